@@ -1,0 +1,47 @@
+//! gale-http: sans-IO HTTP/1.1 for Gale — request-head parsing with limits, chunked decoding,
+//! response encoding and the per-second Date cache. Bytes in, decisions out: never touches a
+//! socket; no napi, no uv, no logging, no unsafe.
+//!
+//! ```
+//! use gale_http::{parse_head, write_simple_response, DateCache, Limits};
+//! use std::time::SystemTime;
+//!
+//! let buf = b"GET /hello HTTP/1.1\r\nHost: a\r\n\r\n";
+//! let mut headers = Vec::new();
+//! let mut out = Vec::new();
+//! let date = DateCache::new(SystemTime::now());
+//! match parse_head(buf, &Limits::default(), &mut headers) {
+//!     Ok(Some(head)) => {
+//!         assert_eq!(head.path.get(buf), b"/hello");
+//!         write_simple_response(&mut out, 200, &date, b"text/plain", b"", b"hi", !head.keep_alive, false);
+//!     }
+//!     Ok(None) => { /* read more bytes, then call again */ }
+//!     Err(err) => gale_http::write_error_response(&mut out, &err, &date), // then close
+//! }
+//! assert!(out.starts_with(b"HTTP/1.1 200 OK\r\n"));
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod chunked;
+mod date;
+mod diagnose;
+mod error;
+mod fields;
+mod head;
+mod limits;
+mod response;
+mod span;
+mod target;
+
+pub use chunked::{ChunkedDecoder, Decoded};
+pub use date::DateCache;
+pub use error::Error;
+pub use head::{parse_head, BodyKind, RequestHead};
+pub use limits::Limits;
+pub use response::{
+    is_header_value, is_token, reason, write_chunk, write_content_length, write_error_response,
+    write_simple_response, write_status_line, LAST_CHUNK,
+};
+pub use span::{HeaderSpan, Span};

@@ -1,0 +1,243 @@
+//! Size limits for request heads and the early checks that refuse an incomplete head as soon
+//! as it can no longer fit, so a slow or hostile client cannot make the server buffer forever.
+
+use crate::diagnose;
+use crate::error::{Error, Kind};
+use crate::head::RequestHead;
+
+/// Header-array size on the stack; `Limits::max_headers` is capped to it.
+pub(crate) const HEADER_CAP: usize = 1024;
+/// Slack over `max_uri_bytes` for method, spaces and version while the request line is open.
+const REQUEST_LINE_SLACK: usize = 64;
+
+/// Size limits applied by [`crate::parse_head`].
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Request line, headers and their CRLFs, through the blank line. Default 16 KiB.
+    pub max_head_bytes: usize,
+    /// Number of header fields. Default 100; values above 1024 act as 1024.
+    pub max_headers: usize,
+    /// Length of the request-target. Default 8 KiB.
+    pub max_uri_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_head_bytes: 16 * 1024,
+            max_headers: 100,
+            max_uri_bytes: 8 * 1024,
+        }
+    }
+}
+
+/// The head is not complete yet: fail early if it can no longer fit, else ask for more.
+/// `uri` is the request-target if httparse got past it.
+pub(crate) fn incomplete(
+    buf: &[u8],
+    uri: Option<&str>,
+    limits: &Limits,
+) -> Result<Option<RequestHead>, Error> {
+    let uri_too_long = match uri {
+        Some(uri) => uri.len() > limits.max_uri_bytes,
+        None => {
+            let line = &buf[diagnose::leading_blank_lines(buf)..];
+            line.len() > limits.max_uri_bytes.saturating_add(REQUEST_LINE_SLACK)
+                && memchr::memchr(b'\n', line).is_none()
+        }
+    };
+    if uri_too_long {
+        return Err(Error::with_limit(
+            Kind::UriTooLong,
+            limits.max_uri_bytes as u64,
+        ));
+    }
+    if buf.len() > limits.max_head_bytes {
+        return Err(Error::with_limit(
+            Kind::HeadTooLarge,
+            limits.max_head_bytes as u64,
+        ));
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Kind;
+    use crate::parse_head;
+
+    /// Outcome of parsing: complete, incomplete, or the error kind with its limit.
+    #[derive(Debug, PartialEq, Eq)]
+    enum Got {
+        Complete,
+        Incomplete,
+        Failed(Kind, Option<u64>),
+    }
+
+    fn run(buf: &[u8], limits: &Limits) -> Got {
+        match parse_head(buf, limits, &mut Vec::new()) {
+            Ok(Some(head)) => {
+                assert!(head.head_len <= buf.len());
+                Got::Complete
+            }
+            Ok(None) => Got::Incomplete,
+            Err(e) => Got::Failed(e.kind(), e.limit()),
+        }
+    }
+
+    fn limits(head: usize, headers: usize, uri: usize) -> Limits {
+        Limits {
+            max_head_bytes: head,
+            max_headers: headers,
+            max_uri_bytes: uri,
+        }
+    }
+
+    /// A GET whose target is exactly `uri_len` bytes, with `n` headers (the first is Host).
+    fn request(uri_len: usize, n: usize) -> Vec<u8> {
+        let mut req = format!("GET /{} HTTP/1.1\r\n", "a".repeat(uri_len - 1));
+        for i in 0..n {
+            req.push_str(if i == 0 { "Host: h\r\n" } else { "X: y\r\n" });
+        }
+        req.push_str("\r\n");
+        req.into_bytes()
+    }
+
+    #[test]
+    fn defaults() {
+        let l = Limits::default();
+        assert_eq!(
+            (l.max_head_bytes, l.max_headers, l.max_uri_bytes),
+            (16384, 100, 8192)
+        );
+    }
+
+    #[test]
+    fn boundaries() {
+        use Got::*;
+        let req = request(10, 3); // 10-byte target, 3 headers
+        let len = req.len();
+        let table: &[(&str, &[u8], Limits, Got)] = &[
+            // Head bytes, complete head.
+            ("head at limit", &req, limits(len, 100, 100), Complete),
+            (
+                "head over",
+                &req,
+                limits(len - 1, 100, 100),
+                Failed(Kind::HeadTooLarge, Some(len as u64 - 1)),
+            ),
+            // Head bytes, incomplete head: a buffer of exactly the limit may still grow into a head.
+            (
+                "partial at limit",
+                &req[..len - 1],
+                limits(len - 1, 100, 100),
+                Incomplete,
+            ),
+            (
+                "partial over",
+                &req[..len - 1],
+                limits(len - 2, 100, 100),
+                Failed(Kind::HeadTooLarge, Some(len as u64 - 2)),
+            ),
+            // Header count.
+            ("headers at limit", &req, limits(1000, 3, 100), Complete),
+            (
+                "headers over",
+                &req,
+                limits(1000, 2, 100),
+                Failed(Kind::TooManyHeaders, Some(2)),
+            ),
+            (
+                "no headers allowed",
+                &req,
+                limits(1000, 0, 100),
+                Failed(Kind::TooManyHeaders, Some(0)),
+            ),
+            // URI, complete head.
+            ("uri at limit", &req, limits(1000, 100, 10), Complete),
+            (
+                "uri over",
+                &req,
+                limits(1000, 100, 9),
+                Failed(Kind::UriTooLong, Some(9)),
+            ),
+            // URI over while headers are still arriving: refused without waiting.
+            (
+                "uri over, partial",
+                &req[..len - 3],
+                limits(1000, 100, 9),
+                Failed(Kind::UriTooLong, Some(9)),
+            ),
+        ];
+        for (name, buf, limits, want) in table {
+            assert_eq!(run(buf, limits), *want, "{name}");
+        }
+    }
+
+    #[test]
+    fn open_request_line() {
+        // max_uri 100: an unterminated request line may reach 164 bytes before 414.
+        let l = limits(1000, 100, 100);
+        let line = format!("GET /{}", "a".repeat(200));
+        assert_eq!(run(&line.as_bytes()[..164], &l), Got::Incomplete);
+        assert_eq!(
+            run(&line.as_bytes()[..165], &l),
+            Got::Failed(Kind::UriTooLong, Some(100))
+        );
+        // Leading blank lines are not part of the request line, but count toward the head.
+        let padded = format!("\r\n\r\n{}", &line[..164]);
+        assert_eq!(run(padded.as_bytes(), &l), Got::Incomplete);
+        assert_eq!(
+            run(padded.as_bytes(), &limits(167, 100, 100)),
+            Got::Failed(Kind::HeadTooLarge, Some(167))
+        );
+        // Default limits: a 9 KiB target with no line end yet is refused early with 414.
+        let long = format!("GET /{}", "a".repeat(9 * 1024));
+        assert_eq!(
+            run(long.as_bytes(), &Limits::default()),
+            Got::Failed(Kind::UriTooLong, Some(8192))
+        );
+    }
+
+    #[test]
+    fn header_count_capped_at_1024() {
+        let l = limits(1 << 20, usize::MAX, 100);
+        assert_eq!(run(&request(1, 1024), &l), Got::Complete);
+        assert_eq!(
+            run(&request(1, 1025), &l),
+            Got::Failed(Kind::TooManyHeaders, Some(1024))
+        );
+    }
+
+    #[test]
+    fn default_limits_at_boundary() {
+        let l = Limits::default();
+        let uri_ok = request(8192, 1);
+        let uri_over = request(8193, 1);
+        assert_eq!(run(&uri_ok, &l), Got::Complete);
+        assert_eq!(
+            run(&uri_over, &l),
+            Got::Failed(Kind::UriTooLong, Some(8192))
+        );
+        assert_eq!(run(&request(1, 100), &l), Got::Complete);
+        assert_eq!(
+            run(&request(1, 101), &l),
+            Got::Failed(Kind::TooManyHeaders, Some(100))
+        );
+        // Pad one header value so the head is exactly 16 KiB, then one byte more.
+        let base = b"GET / HTTP/1.1\r\nHost: h\r\nX: \r\n\r\n".len();
+        let make = |total: usize| {
+            format!(
+                "GET / HTTP/1.1\r\nHost: h\r\nX: {}\r\n\r\n",
+                "v".repeat(total - base)
+            )
+            .into_bytes()
+        };
+        assert_eq!(run(&make(16384), &l), Got::Complete);
+        assert_eq!(
+            run(&make(16385), &l),
+            Got::Failed(Kind::HeadTooLarge, Some(16384))
+        );
+    }
+}
