@@ -1,0 +1,23 @@
+// Benchmark app: Fastify 5, logger off, handlers return the value. Serves the HTTP scenarios of
+// bench/lib/scenarios.ts on 127.0.0.1:$PORT. Prints nothing but errors.
+import Fastify from 'fastify';
+
+const app = Fastify({ logger: false });
+
+app.get('/', async () => ({ hello: 'world' }));
+app.get('/json', async () => ({ foo: 'bar', one: [2, 'three'], bar: { baz: 'quux' } }));
+app.get('/text', async (_req, reply) => {
+  reply.type('text/plain; charset=utf-8');
+  return 'Hello 世界';
+});
+app.get('/hello/:name', async (req, reply) => {
+  reply.type('text/plain; charset=utf-8');
+  return `Hello ${req.params.name}`;
+});
+
+try {
+  await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+} catch (err) {
+  console.error(err);
+  process.exit(1);
+}

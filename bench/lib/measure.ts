@@ -1,0 +1,176 @@
+// One validated measurement: start one server (pinned, raised open-file limit), validate the scenario with fetch(),
+// warm up, run the counted iterations with per-response checks, read server CPU time and peak RSS, stop the server.
+import { cpuSeconds, freePort, isRunning, openFileLimit, spawnPinned, stop, vmKiB, waitForPort } from './proc.ts';
+import type { Scenario } from './scenarios.ts';
+import { type Mode, nodeArgs, type ServerDef } from './servers.ts';
+import type { LoadRequest, LoadResult, LoadTool } from './tools.ts';
+import { type Validation, validateOnce } from './validate.ts';
+
+export interface MeasureOptions {
+  server: ServerDef;
+  scenario: Scenario;
+  mode: Mode;
+  tool: LoadTool;
+  durationS: number;
+  warmupS: number;
+  iterations: number;
+  connections: number;
+  threads: number;
+  timeoutS: number;
+  serverCpu: number;
+  loadCpu: number;
+  nofile?: number;
+  startTimeoutS?: number;
+  /** Called before each counted iteration (1-based). */
+  onIteration?: (iteration: number) => void;
+}
+
+export interface IterationResult extends LoadResult {
+  /** Server utime+stime over the counted run, its share of one core, and per response. */
+  serverCpuS: number | null;
+  serverCpuPct: number | null;
+  serverCpuUsPerReq: number | null;
+}
+
+export interface Measurement {
+  server: string;
+  label: string;
+  scenario: string;
+  mode: string;
+  depth: number;
+  ok: boolean;
+  /** Why this server/mode is FAILED; null when every check passed. */
+  failure: string | null;
+  validation: Validation | null;
+  warmup: LoadResult | null;
+  iterations: IterationResult[];
+  startRssKiB: number | null;
+  peakRssKiB: number | null;
+  serverOpenFileLimit: number | null;
+  serverStderr: string;
+}
+
+/**
+ * Why a load run does not count, or null when every response was checked and valid and nothing errored.
+ * `warmup` tolerates timeouts (cold JIT); wrong answers and socket errors still fail it.
+ */
+export function judge(r: LoadResult, warmup = false): string | null {
+  if (r.toolFailure) return r.toolFailure;
+  const p: string[] = [];
+  const names = { connect: 'connect', read: 'read', write: 'write', status: 'HTTP ≥400', timeout: 'timeout' } as const;
+  for (const k of Object.keys(names) as (keyof typeof names)[]) {
+    if (warmup && k === 'timeout') continue;
+    if (r.errors[k] > 0) p.push(`${r.errors[k]} ${names[k]} error${r.errors[k] === 1 ? '' : 's'}`);
+  }
+  if (r.invalid > 0) p.push(`${r.invalid} of ${r.checked} responses invalid (first: ${r.firstInvalid})`);
+  if (r.requests === 0) p.push('no responses');
+  else if (r.checked !== r.requests) p.push(`${r.requests - r.checked} of ${r.requests} responses not checked`);
+  return p.length ? p.join('; ') : null;
+}
+
+/** The gist of a crashed server's stderr: its first error line (and error code), else the last lines. */
+function tail(s: string): string {
+  const lines = s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const first = lines.find((l) => /\b\w*Error\b|^error/i.test(l));
+  const code = lines.find((l) => /^code: /.test(l));
+  return first ? [first, code].filter(Boolean).join(' ') : lines.slice(-5).join(' | ');
+}
+
+export async function measure(o: MeasureOptions): Promise<Measurement> {
+  const m: Measurement = {
+    server: o.server.name,
+    label: o.server.label,
+    scenario: o.scenario.id,
+    mode: o.mode.id,
+    depth: o.mode.depth,
+    ok: false,
+    failure: null,
+    validation: null,
+    warmup: null,
+    iterations: [],
+    startRssKiB: null,
+    peakRssKiB: null,
+    serverOpenFileLimit: null,
+    serverStderr: '',
+  };
+  const unavailable = o.server.unavailable?.() ?? null;
+  if (unavailable) {
+    m.failure = unavailable;
+    return m;
+  }
+  const nofile = o.nofile ?? 65535;
+  const port = await freePort();
+  const proc = spawnPinned(process.execPath, nodeArgs(o.server), {
+    cpu: o.serverCpu,
+    nofile,
+    env: { ...process.env, ...o.server.env, PORT: String(port), NODE_ENV: 'production' },
+  });
+  const serverGone = () => `server exited (${proc.child.exitCode ?? proc.child.signalCode}): ${tail(proc.stderr())}`;
+  try {
+    try {
+      await waitForPort(proc, port, (o.startTimeoutS ?? 20) * 1000);
+    } catch (err) {
+      m.failure = `server did not start: ${(err as Error).message}${proc.stderr() ? `: ${tail(proc.stderr())}` : ''}`;
+      return m;
+    }
+    m.serverOpenFileLimit = openFileLimit(proc.pid);
+    if (m.serverOpenFileLimit !== null && m.serverOpenFileLimit < o.connections + 256) {
+      m.failure = `server open-file limit is ${m.serverOpenFileLimit}, too low for ${o.connections} connections`;
+      return m;
+    }
+    const base = `http://127.0.0.1:${port}`;
+    const v = await validateOnce(base, o.scenario);
+    m.validation = v.seen;
+    if (v.problem) {
+      m.failure = v.problem;
+      return m;
+    }
+    m.startRssKiB = vmKiB(proc.pid, 'VmRSS');
+    const req = (durationS: number): LoadRequest => ({
+      url: base + o.scenario.path,
+      scenario: o.scenario,
+      depth: o.mode.depth,
+      durationS,
+      connections: o.connections,
+      threads: o.threads,
+      timeoutS: o.timeoutS,
+      cpu: o.loadCpu,
+      nofile,
+    });
+    if (o.warmupS > 0) {
+      m.warmup = await o.tool.run(req(o.warmupS));
+      const bad = isRunning(proc) ? judge(m.warmup, true) : serverGone();
+      if (bad) {
+        m.failure = `warm-up: ${bad}`;
+        return m;
+      }
+    }
+    for (let i = 1; i <= o.iterations; i++) {
+      o.onIteration?.(i);
+      const c0 = cpuSeconds(proc.pid);
+      const r = await o.tool.run(req(o.durationS));
+      const c1 = cpuSeconds(proc.pid);
+      const cpu = c0 !== null && c1 !== null ? c1 - c0 : null;
+      m.iterations.push({
+        ...r,
+        serverCpuS: cpu,
+        serverCpuPct: cpu !== null && r.durationS > 0 ? (100 * cpu) / r.durationS : null,
+        serverCpuUsPerReq: cpu !== null && r.requests > 0 ? (cpu * 1e6) / r.requests : null,
+      });
+      const bad = isRunning(proc) ? judge(r) : serverGone();
+      if (bad) {
+        m.failure = `iteration ${i}: ${bad}`;
+        return m;
+      }
+    }
+    m.peakRssKiB = vmKiB(proc.pid, 'VmHWM');
+    m.ok = true;
+    return m;
+  } finally {
+    await stop(proc);
+    m.serverStderr = proc.stderr();
+  }
+}

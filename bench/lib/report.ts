@@ -1,0 +1,121 @@
+// Turns measurements into figures (median/min/max over iterations), the Markdown table printed to stdout, and the
+// raw JSON written to bench/results/<date>-<host>/<scenario>.json.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Measurement } from './measure.ts';
+
+/** wrk above this share of its core is the bottleneck: the req/s figure measures wrk, not the server. */
+export const TOOL_BOUND_PCT = 90;
+
+export interface Summary {
+  medianRps: number;
+  minRps: number;
+  maxRps: number;
+  p50Us: number | null;
+  p99Us: number | null;
+  cpuUsPerReq: number | null;
+  peakRssMiB: number | null;
+  toolCpuPct: number | null;
+  toolBound: boolean;
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  if (n === 0) return Number.NaN;
+  return n % 2 ? (s[(n - 1) / 2] as number) : ((s[n / 2 - 1] as number) + (s[n / 2] as number)) / 2;
+}
+
+function medianOrNull(xs: readonly (number | null)[]): number | null {
+  const v = xs.filter((x): x is number => x !== null);
+  return v.length ? median(v) : null;
+}
+
+/** Median, or null if any value is unknown (a median over the known ones only would be biased). */
+function allOrNull(xs: readonly (number | null)[]): number | null {
+  return xs.some((x) => x === null) ? null : medianOrNull(xs);
+}
+
+export function summarize(m: Measurement): Summary | null {
+  if (!m.ok || m.iterations.length === 0) return null;
+  const it = m.iterations;
+  const rps = it.map((r) => r.rps);
+  const toolCpuPct = medianOrNull(it.map((r) => r.toolCpuPct));
+  return {
+    medianRps: median(rps),
+    minRps: Math.min(...rps),
+    maxRps: Math.max(...rps),
+    p50Us: allOrNull(it.map((r) => r.latencyUs.p50)),
+    p99Us: allOrNull(it.map((r) => r.latencyUs.p99)),
+    cpuUsPerReq: medianOrNull(it.map((r) => r.serverCpuUsPerReq)),
+    peakRssMiB: m.peakRssKiB === null ? null : m.peakRssKiB / 1024,
+    toolCpuPct,
+    toolBound: toolCpuPct !== null && toolCpuPct >= TOOL_BOUND_PCT,
+  };
+}
+
+const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+const lat = (us: number | null, mark = ''): string =>
+  us === null
+    ? 'n/a'
+    : `${us < 1000 ? `${Math.round(us)} µs` : us < 1e6 ? `${(us / 1000).toFixed(2)} ms` : `${(us / 1e6).toFixed(2)} s`}${mark}`;
+const modeLabel = (m: Measurement): string => (m.depth > 1 ? `pipelined ×${m.depth}` : 'plain');
+
+export function markdownTable(ms: readonly Measurement[]): string {
+  const baseline = (server: string, mode: string): Summary | null => {
+    const b = ms.find((x) => x.server === server && x.mode === mode);
+    return b ? summarize(b) : null;
+  };
+  const ratio = (s: Summary, b: Summary | null): string => (b ? `${(s.medianRps / b.medianRps).toFixed(2)}×` : '—');
+  const lines = [
+    '| server | mode | median req/s | min–max req/s | p50 | p99 | CPU µs/req | peak RSS MiB | vs node:http | vs Express |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const notes: string[] = [];
+  let anyBound = false;
+  for (const m of ms) {
+    const s = summarize(m);
+    if (!s) {
+      lines.push(`| ${m.label} | ${modeLabel(m)} | **FAILED** | — | — | — | — | — | — | — |`);
+      notes.push(`- **${m.label} ${modeLabel(m)} FAILED**: ${m.failure ?? 'no iterations'}`);
+      continue;
+    }
+    anyBound ||= s.toolBound;
+    lines.push(
+      `| ${m.label} | ${modeLabel(m)} | ${int(s.medianRps)}${s.toolBound ? ' ‡' : ''} | ${int(s.minRps)}–${int(s.maxRps)} | ` +
+        `${lat(s.p50Us, m.depth > 1 ? ' †' : '')} | ${lat(s.p99Us, m.depth > 1 ? ' †' : '')} | ${s.cpuUsPerReq === null ? '—' : s.cpuUsPerReq.toFixed(1)} | ` +
+        `${s.peakRssMiB === null ? '—' : s.peakRssMiB.toFixed(1)} | ${ratio(s, baseline('node-http', m.mode))} | ` +
+        `${ratio(s, baseline('express', m.mode))} |`,
+    );
+  }
+  if (anyBound) {
+    notes.push(
+      `- ‡ wrk used ≥${TOOL_BOUND_PCT}% of its core: the figure measures wrk (one thread saturates near 145 000 req/s ` +
+        'on this machine), not the server. Compare pipelined figures and CPU µs/req.',
+    );
+  }
+  if (ms.some((m) => m.depth > 1 && m.ok)) {
+    notes.push(
+      '- † Pipelined latency is per write of N requests and skewed upward by wrk\'s coordinated-omission correction ' +
+        '(n/a = wrk could not compute it); compare servers on pipelined req/s and CPU µs/req, not on this latency.',
+    );
+  }
+  notes.push(
+    '- CPU µs/req = server utime+stime (all threads) over the counted run ÷ responses. ' +
+      'Peak RSS = VmHWM of the server process. Ratios compare median req/s in the same mode.',
+  );
+  return `${lines.join('\n')}\n\n${notes.join('\n')}\n`;
+}
+
+export function writeResults(dir: string, scenarioId: string, data: unknown): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${scenarioId}.json`);
+  writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+  return file;
+}
+
+export function formatDuration(s: number): string {
+  const m = Math.floor(s / 60);
+  const r = Math.round(s % 60);
+  return m ? `${m}m ${String(r).padStart(2, '0')}s` : `${r}s`;
+}

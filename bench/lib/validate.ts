@@ -1,0 +1,72 @@
+// Pre-run validation: fetch the scenario once and check status, Content-Type and the exact body bytes before any load
+// is counted. (During the run the load tool checks status and body of every response.)
+import type { Scenario } from './scenarios.ts';
+
+export interface Validation {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+function parseContentType(v: string): { type: string; params: Map<string, string> } {
+  const [type = '', ...rest] = v.split(';');
+  const params = new Map<string, string>();
+  for (const p of rest) {
+    const i = p.indexOf('=');
+    if (i > 0)
+      params.set(
+        p.slice(0, i).trim().toLowerCase(),
+        p
+          .slice(i + 1)
+          .trim()
+          .replace(/^"|"$/g, '')
+          .toLowerCase(),
+      );
+  }
+  return { type: type.trim().toLowerCase(), params };
+}
+
+/** null when `actual` satisfies `expected` (same media type, expected params present, any charset is utf-8). */
+export function contentTypeProblem(actual: string | null, expected: string): string | null {
+  if (actual === null) return `no Content-Type (expected "${expected}")`;
+  const a = parseContentType(actual);
+  const e = parseContentType(expected);
+  const bad = `Content-Type "${actual}" (expected "${expected}")`;
+  if (a.type !== e.type) return bad;
+  for (const [k, v] of e.params) if (a.params.get(k) !== v) return bad;
+  const cs = a.params.get('charset');
+  if (cs !== undefined && cs !== 'utf-8' && cs !== 'utf8') return bad;
+  return null;
+}
+
+/** Fetches the scenario once; returns what was seen and a problem description (null when it matches exactly). */
+export async function validateOnce(
+  baseUrl: string,
+  scenario: Scenario,
+  timeoutMs = 5000,
+): Promise<{ seen: Validation | null; problem: string | null }> {
+  let res: Response;
+  let body: Buffer;
+  try {
+    res = await fetch(baseUrl + scenario.path, {
+      method: scenario.method,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    body = Buffer.from(await res.arrayBuffer());
+  } catch (err) {
+    return { seen: null, problem: `request failed: ${(err as Error).message}` };
+  }
+  const seen: Validation = {
+    status: res.status,
+    headers: Object.fromEntries(res.headers),
+    body: body.toString('utf8'),
+  };
+  const problems: string[] = [];
+  if (res.status !== scenario.status) problems.push(`status ${res.status} (expected ${scenario.status})`);
+  const ct = contentTypeProblem(res.headers.get('content-type'), scenario.contentType);
+  if (ct) problems.push(ct);
+  if (!body.equals(scenario.body)) {
+    problems.push(`body ${JSON.stringify(body.toString('utf8').slice(0, 120))} (expected ${JSON.stringify(scenario.body.toString('utf8'))})`);
+  }
+  return { seen, problem: problems.length ? `validation: ${problems.join('; ')}` : null };
+}

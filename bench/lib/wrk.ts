@@ -1,0 +1,135 @@
+// The wrk load tool: writes the validating Lua script (lib/wrk-validate.lua) for a scenario, runs wrk pinned to its
+// core with a hard time limit, and parses the BENCH_JSON line that the script's done() prints.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { atExit, commandExists, cpuSeconds, spawnPinned, stop } from './proc.ts';
+import type { LoadRequest, LoadResult, LoadTool } from './tools.ts';
+
+const template = readFileSync(new URL('./wrk-validate.lua', import.meta.url), 'utf8');
+
+/** A Lua string literal holding exactly these bytes (decimal escapes for anything not plain ASCII). */
+function luaBytes(buf: Buffer): string {
+  let s = '"';
+  for (const b of buf) {
+    s += b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${b}`;
+  }
+  return `${s}"`;
+}
+
+export function wrkScript(req: Pick<LoadRequest, 'scenario' | 'depth'>): string {
+  const { scenario, depth } = req;
+  const cfg =
+    `local bench = { method = ${luaBytes(Buffer.from(scenario.method))}, path = ${luaBytes(Buffer.from(scenario.path))}, ` +
+    `status = ${scenario.status}, body = ${luaBytes(scenario.body)}, depth = ${depth} }\n`;
+  return cfg + template;
+}
+
+interface WrkJson {
+  requests: number;
+  duration_us: number;
+  errors: LoadResult['errors'];
+  latency_us: { min: number; mean: number; max: number; p50: number; p90: number; p99: number; p999: number };
+  checked: number;
+  invalid: number;
+  first_invalid: string;
+}
+
+function emptyResult(toolFailure: string, toolCpuPct: number | null = null): LoadResult {
+  return {
+    toolFailure,
+    requests: 0,
+    durationS: 0,
+    rps: 0,
+    latencyUs: { min: 0, mean: 0, max: 0, p50: null, p90: null, p99: null, p999: null },
+    errors: { connect: 0, read: 0, write: 0, status: 0, timeout: 0 },
+    checked: 0,
+    invalid: 0,
+    firstInvalid: '',
+    toolCpuPct,
+  };
+}
+
+async function run(req: LoadRequest): Promise<LoadResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'gale-bench-'));
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  const unhook = atExit(removeDir);
+  const scriptPath = join(dir, 'validate.lua');
+  writeFileSync(scriptPath, wrkScript(req));
+  const args = [
+    `-t${req.threads}`,
+    `-c${req.connections}`,
+    `-d${req.durationS}s`,
+    `--timeout`,
+    `${req.timeoutS}s`,
+    '-s',
+    scriptPath,
+    req.url,
+  ];
+  const proc = spawnPinned('wrk', args, { cpu: req.cpu, nofile: req.nofile });
+  // Sample wrk's own CPU time to tell when the load generator, not the server, is the limit.
+  const t0 = performance.now();
+  const c0 = cpuSeconds(proc.pid) ?? 0;
+  let last = { t: t0, c: c0 };
+  const sampler = setInterval(() => {
+    const c = cpuSeconds(proc.pid);
+    if (c !== null) last = { t: performance.now(), c };
+  }, 200);
+  const limitMs = (req.durationS + req.timeoutS + 15) * 1000;
+  let killed = false;
+  const killer = setTimeout(() => {
+    killed = true;
+    void stop(proc, 1000);
+  }, limitMs);
+  const { code, signal } = await proc.exited;
+  clearInterval(sampler);
+  clearTimeout(killer);
+  removeDir();
+  unhook();
+  const toolCpuPct = last.t - t0 > 500 ? (100 * (last.c - c0)) / ((last.t - t0) / 1000) : null;
+
+  if (killed) return emptyResult(`wrk did not finish within ${limitMs / 1000}s and was killed`, toolCpuPct);
+  const line = proc
+    .stdout()
+    .split('\n')
+    .find((l) => l.startsWith('BENCH_JSON '));
+  if (code !== 0 || !line) {
+    const why = (proc.stderr().trim() || proc.stdout().trim()).split('\n').slice(-3).join(' | ');
+    return emptyResult(`wrk exited with ${code ?? signal}${why ? `: ${why}` : ''}`, toolCpuPct);
+  }
+  const j = JSON.parse(line.slice('BENCH_JSON '.length)) as WrkJson;
+  const durationS = j.duration_us / 1e6;
+  // wrk's percentile() returns 0 when its coordinated-omission correction put samples below the recorded minimum
+  // (happens when pipelining: the correction interval is per response, not per write). 0 is then "unknown".
+  const pct = (v: number): number | null => (v === 0 && j.latency_us.max > 0 ? null : v);
+  const l = j.latency_us;
+  return {
+    requests: j.requests,
+    durationS,
+    rps: durationS > 0 ? j.requests / durationS : 0,
+    latencyUs: { ...l, p50: pct(l.p50), p90: pct(l.p90), p99: pct(l.p99), p999: pct(l.p999) },
+    errors: j.errors,
+    checked: j.checked,
+    invalid: j.invalid,
+    firstInvalid: j.first_invalid,
+    toolCpuPct,
+  };
+}
+
+export const wrk: LoadTool = {
+  id: 'wrk',
+  missing() {
+    if (commandExists('wrk')) return null;
+    return [
+      'wrk is not installed. Install it, then run the benchmark again:',
+      '  Debian/Ubuntu: sudo apt-get update && sudo apt-get install -y wrk',
+      '  macOS:         brew install wrk',
+    ].join('\n');
+  },
+  version() {
+    const r = spawnSync('wrk', ['-v'], { encoding: 'utf8' });
+    return `${r.stdout}${r.stderr}`.split('\n')[0]?.trim() ?? 'unknown';
+  },
+  run,
+};

@@ -1,0 +1,83 @@
+// Self-test of the benchmark harness: deliberately wrong servers (404, wrong body, wrong Content-Type, answers that go
+// wrong only mid-run, also under pipelining) must be reported FAILED, and a correct one must pass.
+// Run: node --import tsx bench/selftest.ts   (exit code 0 = harness rejects every defect)
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type Measurement, measure } from './lib/measure.ts';
+import { findScenario } from './lib/scenarios.ts';
+import { benchDir, type Mode, type ServerDef } from './lib/servers.ts';
+import { wrk } from './lib/wrk.ts';
+
+const hello = findScenario('hello');
+assert.ok(hello);
+
+function wrongServer(mode: string): ServerDef {
+  return {
+    name: `wrong-${mode}`,
+    label: `wrong (${mode})`,
+    entry: join(benchDir, 'fixtures', 'wrong-server.mjs'),
+    env: { WRONG_MODE: mode, LATE_OK: '2000' },
+  };
+}
+
+/** One short validated measurement of the `hello` scenario against `server`. */
+export function quickMeasure(server: ServerDef, mode: Mode = { id: 'plain', depth: 1 }): Promise<Measurement> {
+  assert.ok(hello);
+  return measure({
+    server,
+    scenario: hello,
+    mode,
+    tool: wrk,
+    durationS: 1,
+    warmupS: 0,
+    iterations: 1,
+    connections: 10,
+    threads: 1,
+    timeoutS: 2,
+    serverCpu: 0,
+    loadCpu: 1,
+  });
+}
+
+export async function selftest(): Promise<void> {
+  const missing = wrk.missing();
+  if (missing) throw new Error(missing);
+  const cases: [string, Mode, RegExp | null][] = [
+    ['404', { id: 'plain', depth: 1 }, /status 404/],
+    ['body', { id: 'plain', depth: 1 }, /body/],
+    ['ctype', { id: 'plain', depth: 1 }, /Content-Type "text\/html"/],
+    ['late', { id: 'plain', depth: 1 }, /responses invalid \(first: status 200, 17-byte body: \{"hello":"w0rld"\}\)/],
+    ['late', { id: 'pipelined', depth: 16 }, /responses invalid/],
+    ['late404', { id: 'plain', depth: 1 }, /HTTP ≥400 errors?; \d+ of \d+ responses invalid \(first: status 404/],
+    ['ok', { id: 'plain', depth: 1 }, null],
+    ['ok', { id: 'pipelined', depth: 16 }, null],
+  ];
+  for (const [defect, mode, expected] of cases) {
+    const m = await quickMeasure(wrongServer(defect), mode);
+    const what = `${defect}/${mode.id}`;
+    if (expected) {
+      assert.equal(m.ok, false, `${what}: a wrong server must be reported FAILED`);
+      assert.match(m.failure ?? '', expected, `${what}: unexpected reason`);
+      assert.equal(m.iterations.filter((i) => i.invalid === 0 && !i.toolFailure).length, 0, `${what}: no clean figure`);
+    } else {
+      assert.equal(m.ok, true, `${what}: a correct server must pass (${m.failure})`);
+      assert.ok((m.iterations[0]?.requests ?? 0) > 0, `${what}: counted responses`);
+      assert.equal(m.iterations[0]?.checked, m.iterations[0]?.requests, `${what}: every response checked`);
+    }
+    console.log(`ok  ${what.padEnd(16)} ${m.ok ? 'passed' : `FAILED as expected: ${m.failure}`}`);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  selftest().then(
+    () => {
+      console.log('selftest: harness reports every defect as FAILED');
+      process.exit(0);
+    },
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
