@@ -1,0 +1,170 @@
+//! `Handler` for the engine: opens a handle scope and a callback scope per loop wakeup, then calls the
+//! JS `dispatch(id, route, ...params)` and `onEvent(kind, id)` functions with raw `napi_call_function`.
+
+use std::cell::{Cell, RefCell};
+use std::ptr;
+
+use gale_server::{Event, Handler, Server};
+use napi::sys::{self, napi_env, napi_ref, napi_value};
+
+use crate::napi_util as nu;
+
+pub(crate) const EV_ABORT: u32 = 0;
+pub(crate) const EV_DRAIN: u32 = 1;
+pub(crate) const EV_CLOSED: u32 = 2;
+
+pub(crate) struct JsHandler {
+    pub env: napi_env,
+    pub dispatch: napi_ref,
+    pub on_event: napi_ref,
+    pub resource: napi_ref,
+    pub async_ctx: sys::napi_async_context,
+    depth: Cell<u32>,
+    scope: Cell<sys::napi_handle_scope>,
+    cb_scope: Cell<sys::napi_callback_scope>,
+    dispatch_fn: Cell<napi_value>,
+    recv: Cell<napi_value>,
+    argv: RefCell<Vec<napi_value>>,
+}
+
+impl JsHandler {
+    pub fn new(env: napi_env, dispatch: napi_value, on_event: napi_value, resource: napi_value) -> JsHandler {
+        let mut d = ptr::null_mut();
+        let mut e = ptr::null_mut();
+        let mut r = ptr::null_mut();
+        let mut ctx = ptr::null_mut();
+        // SAFETY: the values are live in the caller's scope; references keep them alive afterwards.
+        unsafe {
+            sys::napi_create_reference(env, dispatch, 1, &mut d);
+            sys::napi_create_reference(env, on_event, 1, &mut e);
+            sys::napi_create_reference(env, resource, 1, &mut r);
+            sys::napi_async_init(env, resource, nu::latin1(env, b"GaleServer"), &mut ctx);
+        }
+        JsHandler {
+            env,
+            dispatch: d,
+            on_event: e,
+            resource: r,
+            async_ctx: ctx,
+            depth: Cell::new(0),
+            scope: Cell::new(ptr::null_mut()),
+            cb_scope: Cell::new(ptr::null_mut()),
+            dispatch_fn: Cell::new(ptr::null_mut()),
+            recv: Cell::new(ptr::null_mut()),
+            argv: RefCell::new(Vec::with_capacity(8)),
+        }
+    }
+
+    fn ref_value(&self, r: napi_ref) -> napi_value {
+        let mut v = ptr::null_mut();
+        // SAFETY: r is a strong reference we own.
+        unsafe { sys::napi_get_reference_value(self.env, r, &mut v) };
+        v
+    }
+
+    fn call(&self, f: napi_value, argv: &[napi_value]) {
+        let mut result = ptr::null_mut();
+        // SAFETY: f and argv are live values in the open handle scope.
+        let st = unsafe {
+            sys::napi_call_function(self.env, self.recv.get(), f, argv.len(), argv.as_ptr(), &mut result)
+        };
+        if st != sys::Status::napi_ok {
+            nu::report_pending(self.env);
+        }
+    }
+}
+
+impl Handler for JsHandler {
+    fn begin(&self) {
+        let depth = self.depth.get();
+        self.depth.set(depth + 1);
+        if depth > 0 {
+            return;
+        }
+        let env = self.env;
+        let mut scope = ptr::null_mut();
+        let mut cb_scope = ptr::null_mut();
+        // SAFETY: called from a libuv callback on the JS thread, outside any JS frame.
+        unsafe {
+            sys::napi_open_handle_scope(env, &mut scope);
+            let resource = self.ref_value(self.resource);
+            sys::napi_open_callback_scope(env, resource, self.async_ctx, &mut cb_scope);
+        }
+        self.scope.set(scope);
+        self.cb_scope.set(cb_scope);
+        self.dispatch_fn.set(self.ref_value(self.dispatch));
+        self.recv.set(nu::undefined(env));
+    }
+
+    fn end(&self) {
+        let depth = self.depth.get() - 1;
+        self.depth.set(depth);
+        if depth > 0 {
+            return;
+        }
+        // SAFETY: closes exactly the scopes opened in begin, innermost first. Closing the outermost
+        // callback scope runs process.nextTick callbacks and promise jobs.
+        unsafe {
+            sys::napi_close_callback_scope(self.env, self.cb_scope.get());
+            sys::napi_close_handle_scope(self.env, self.scope.get());
+        }
+    }
+
+    fn request(&self, server: &Server, id: u32, route: u32) {
+        let env = self.env;
+        let mut argv = self.argv.borrow_mut();
+        argv.clear();
+        argv.push(nu::uint(env, id));
+        argv.push(nu::uint(env, route));
+        server.with_req(id, |r| {
+            for p in r.params() {
+                argv.push(nu::string(env, p));
+            }
+        });
+        // The JS call may re-enter the engine but never this handler's request path, so holding
+        // argv's borrow across it is safe; copy anyway to keep the RefCell free for nesting.
+        let args: smallvec_like::Args = smallvec_like::Args::from(&argv[..]);
+        drop(argv);
+        self.call(self.dispatch_fn.get(), args.as_slice());
+    }
+
+    fn event(&self, _server: &Server, ev: Event) {
+        let env = self.env;
+        let (kind, id) = match ev {
+            Event::Abort(id) => (EV_ABORT, id),
+            Event::Drain(id) => (EV_DRAIN, id),
+            Event::Closed => (EV_CLOSED, 0),
+        };
+        let f = self.ref_value(self.on_event);
+        self.call(f, &[nu::uint(env, kind), nu::uint(env, id)]);
+    }
+}
+
+/// A fixed-capacity argument list on the stack (routes rarely have more than a few params).
+mod smallvec_like {
+    use napi::sys::napi_value;
+
+    pub enum Args {
+        Inline([napi_value; 8], usize),
+        Heap(Vec<napi_value>),
+    }
+
+    impl Args {
+        pub fn from(v: &[napi_value]) -> Args {
+            if v.len() <= 8 {
+                let mut a = [std::ptr::null_mut(); 8];
+                a[..v.len()].copy_from_slice(v);
+                Args::Inline(a, v.len())
+            } else {
+                Args::Heap(v.to_vec())
+            }
+        }
+
+        pub fn as_slice(&self) -> &[napi_value] {
+            match self {
+                Args::Inline(a, n) => &a[..*n],
+                Args::Heap(v) => v,
+            }
+        }
+    }
+}

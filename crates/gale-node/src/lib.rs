@@ -1,0 +1,18 @@
+//! gale-node: the napi binding, the only crate that names napi. It builds `createServer`, whose
+//! object's methods are raw Node-API functions bound to one `gale_server::Server`, and implements
+//! `gale_server::Handler` by calling the JS dispatch function inside one callback scope per wakeup.
+
+mod handler;
+mod methods;
+mod napi_util;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+/// Module entry: adds `createServer` to the exports object.
+#[napi(module_exports)]
+pub fn init(exports: Object<'_>, env: Env) -> Result<()> {
+    // SAFETY: env and exports are live for the duration of module registration.
+    unsafe { methods::register(env.raw(), exports.raw()) };
+    Ok(())
+}

@@ -1,0 +1,78 @@
+//! Per-connection state: the socket, unparsed input, corked output and the queue of in-flight requests
+//! that keeps pipelined responses in order.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+
+use mio::net::TcpStream;
+
+/// What the connection is waiting for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// The next request head (or nothing, when idle).
+    Head,
+    /// The body of this request record.
+    Body(usize),
+    /// No more requests are read: the last one said `Connection: close`, or input was bad.
+    Done,
+    /// Output is flushed and the write side shut down; input is read and dropped until EOF or timeout,
+    /// so the client sees our last response instead of a reset.
+    Lingering,
+}
+
+pub(crate) struct Conn {
+    pub sock: TcpStream,
+    pub peer: SocketAddr,
+    /// Unparsed input (a pooled buffer while non-empty).
+    pub rbuf: Vec<u8>,
+    pub wbuf: Vec<u8>,
+    pub wpos: usize,
+    /// Request records in arrival order; the front one writes straight into `wbuf`.
+    pub inflight: VecDeque<usize>,
+    pub phase: Phase,
+    /// When the current phase (or idle period) started, in server milliseconds.
+    pub since: u64,
+    /// A partial head is buffered (the headers timeout runs).
+    pub partial: bool,
+    /// Reading is paused: too many requests in flight or too much pending output.
+    pub read_paused: bool,
+    /// A write hit EAGAIN; the next writable event flushes.
+    pub want_write: bool,
+    /// Listed in the server's dirty list for the end-of-batch flush.
+    pub dirty: bool,
+    /// Close once all output is flushed.
+    pub close_after_flush: bool,
+    /// The peer sent EOF.
+    pub eof: bool,
+}
+
+impl Conn {
+    pub fn new(sock: TcpStream, peer: SocketAddr, now: u64) -> Conn {
+        Conn {
+            sock,
+            peer,
+            rbuf: Vec::new(),
+            wbuf: Vec::new(),
+            wpos: 0,
+            inflight: VecDeque::new(),
+            phase: Phase::Head,
+            since: now,
+            partial: false,
+            read_paused: false,
+            want_write: false,
+            dirty: false,
+            close_after_flush: false,
+            eof: false,
+        }
+    }
+
+    /// Output accepted but not yet written to the socket.
+    pub fn pending(&self) -> usize {
+        self.wbuf.len() - self.wpos
+    }
+
+    /// Nothing in flight, nothing half-received: safe to close on shutdown or idle timeout.
+    pub fn is_idle(&self) -> bool {
+        self.inflight.is_empty() && self.rbuf.is_empty() && self.phase == Phase::Head
+    }
+}

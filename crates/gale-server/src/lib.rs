@@ -1,0 +1,110 @@
+//! gale-server: all of Gale's I/O. Non-blocking sockets in a mio poller whose fd is watched by one
+//! `uv_poll` on the Node loop, so requests are parsed and handed to JS synchronously, on the JS thread.
+//! Depends on the sans-IO crates (gale-http, gale-router) and never names napi: JS is behind `Handler`.
+
+mod conn;
+mod engine;
+mod lifecycle;
+mod output;
+mod request;
+mod uv;
+mod view;
+
+use std::cell::{Cell, RefCell};
+
+pub use gale_http::Limits;
+pub use gale_router::{MethodSel, RouterOptions};
+pub use uv::UvLoop;
+pub use output::Reply;
+pub use view::ReqView;
+
+/// Server settings; defaults mirror Node's http server where Node has one.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Request head limits (431/414).
+    pub limits: Limits,
+    /// Largest request body in bytes (413). Default 1 MiB.
+    pub body_limit: u64,
+    /// Time allowed for a request head to arrive, from its first byte (408). Default 60 s.
+    pub headers_timeout_ms: u64,
+    /// Time allowed for a request body to arrive, from the end of its head (408). Default 300 s.
+    pub request_timeout_ms: u64,
+    /// An idle keep-alive connection is closed after this. Default 65 s.
+    pub keep_alive_timeout_ms: u64,
+    /// Router matching options (case sensitivity, strict trailing slash).
+    pub router: RouterOptions,
+    /// Most requests in flight on one connection before reading from it pauses.
+    pub max_pipeline: usize,
+    /// Pending output on a connection above which `write` reports backpressure and reading pauses.
+    pub high_water_mark: usize,
+    /// Listen backlog.
+    pub backlog: i32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            limits: Limits::default(),
+            body_limit: 1024 * 1024,
+            headers_timeout_ms: 60_000,
+            request_timeout_ms: 300_000,
+            keep_alive_timeout_ms: 65_000,
+            router: RouterOptions {
+                case_sensitive: false,
+                strict: false,
+            },
+            max_pipeline: 64,
+            high_water_mark: 64 * 1024,
+            backlog: 4096,
+        }
+    }
+}
+
+/// Something JS must hear about; delivered only from libuv callbacks, never inside a JS call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The client went away before the response to this request ended.
+    Abort(u32),
+    /// Output for this streaming response fell below the high-water mark.
+    Drain(u32),
+    /// The server has stopped: listener closed and every connection gone.
+    Closed,
+}
+
+/// The JS side, as the engine sees it. Implemented by gale-node.
+pub trait Handler {
+    /// Opens whatever scope JS calls need (handle scope, callback scope) for one loop wakeup.
+    fn begin(&self);
+    /// Closes it; promise jobs and `process.nextTick` callbacks run here.
+    fn end(&self);
+    /// A request routed to JS route `route`; `id` names it in every later call.
+    fn request(&self, server: &Server, id: u32, route: u32);
+    /// Delivers an event.
+    fn event(&self, server: &Server, ev: Event);
+}
+
+/// A route's target inside the router.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Target {
+    Js(u32),
+    Fixed(u32),
+}
+
+/// The uv handles of a listening server.
+#[derive(Clone, Copy)]
+pub(crate) struct Handles {
+    poll: uv::UvHandle,
+    tick: uv::UvHandle,
+    kick: uv::UvHandle,
+}
+
+/// One HTTP server on the Node loop. Shared as `Rc<Server>`; every method borrows state briefly so JS,
+/// called from inside the engine, can call back in.
+pub struct Server {
+    inner: RefCell<engine::Inner>,
+    events_buf: RefCell<mio::Events>,
+    handler: Box<dyn Handler>,
+    uv_loop: UvLoop,
+    kick_pending: Cell<bool>,
+    handles: Cell<Option<Handles>>,
+}

@@ -1,0 +1,303 @@
+//! Server lifecycle: creation, route registration, listen, the uv callbacks (poll, tick, kick),
+//! batch scopes, graceful and forced shutdown, and teardown of the uv handles.
+
+use std::cell::{Cell, RefCell};
+use std::ffi::c_int;
+use std::io;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::os::fd::AsRawFd;
+use std::rc::Rc;
+
+use gale_router::MethodSel;
+use mio::Interest;
+use socket2::{Domain, Protocol, Socket, Type};
+
+use crate::engine::{Inner, LISTENER};
+use crate::output::Fixed;
+use crate::uv::{self, UvHandle, UvLoop};
+use crate::{Config, Event, Handler, Handles, Server, Target};
+
+/// Most rounds of deferred work and event delivery in one batch before yielding to the loop.
+const MAX_ROUNDS: usize = 16;
+
+unsafe extern "C" fn on_poll(h: UvHandle, _status: c_int, _events: c_int) {
+    // SAFETY: the handle's data is a strong Rc<Server> pointer, released only in its close callback.
+    let server = unsafe { &*(uv::handle_data(h) as *const Server) };
+    server.on_ready();
+}
+
+unsafe extern "C" fn on_tick(h: UvHandle) {
+    // SAFETY: as in on_poll.
+    let server = unsafe { &*(uv::handle_data(h) as *const Server) };
+    server.begin_batch();
+    server.inner.borrow_mut().on_tick();
+    server.end_batch();
+}
+
+unsafe extern "C" fn on_kick(h: UvHandle) {
+    // SAFETY: as in on_poll.
+    let server = unsafe { &*(uv::handle_data(h) as *const Server) };
+    server.kick_pending.set(false);
+    server.begin_batch();
+    server.end_batch();
+}
+
+unsafe extern "C" fn on_closed_poll(h: UvHandle) {
+    // SAFETY: libuv is done with h; its data is the Rc pointer created in `listen`.
+    unsafe {
+        let data = uv::handle_data(h) as *const Server;
+        uv::free_handle(h, true);
+        drop(Rc::from_raw(data));
+    }
+}
+
+unsafe extern "C" fn on_closed_timer(h: UvHandle) {
+    // SAFETY: as in on_closed_poll.
+    unsafe {
+        let data = uv::handle_data(h) as *const Server;
+        uv::free_handle(h, false);
+        drop(Rc::from_raw(data));
+    }
+}
+
+fn to_io(e: String) -> io::Error {
+    io::Error::other(e)
+}
+
+impl Server {
+    /// Creates a server bound to Node's loop `uv_loop`; nothing listens until `listen`.
+    pub fn new(cfg: Config, handler: Box<dyn Handler>, uv_loop: UvLoop) -> io::Result<Rc<Server>> {
+        Ok(Rc::new(Server {
+            inner: RefCell::new(Inner::new(cfg)?),
+            events_buf: RefCell::new(mio::Events::with_capacity(1024)),
+            handler,
+            uv_loop,
+            kick_pending: Cell::new(false),
+            handles: Cell::new(None),
+        }))
+    }
+
+    /// Registers a JS route; returns its param names in capture order.
+    pub fn add_route(&self, method: MethodSel, pattern: &str, route: u32) -> Result<Vec<String>, String> {
+        self.inner
+            .borrow_mut()
+            .router
+            .insert(method, pattern, Target::Js(route))
+            .map_err(|e| e.to_string())
+    }
+
+    /// Registers a response answered entirely in the engine.
+    pub fn add_fixed(
+        &self,
+        method: MethodSel,
+        pattern: &str,
+        status: u16,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+    ) -> Result<(), String> {
+        if !(100..=999).contains(&status) {
+            return Err(format!("invalid status code {status}: use 100-999"));
+        }
+        let mut lines = Vec::new();
+        for (name, value) in headers {
+            if !gale_http::is_token(name.as_bytes()) {
+                return Err(format!("invalid header name {name:?}"));
+            }
+            if !gale_http::is_header_value(value.as_bytes()) {
+                return Err(format!("invalid value for header {name:?}"));
+            }
+            let lower = name.to_ascii_lowercase();
+            if lower == "content-length" || lower == "transfer-encoding" || lower == "connection" {
+                return Err(format!("header {name:?} is set by the engine"));
+            }
+            lines.extend_from_slice(name.as_bytes());
+            lines.extend_from_slice(b": ");
+            lines.extend_from_slice(value.as_bytes());
+            lines.extend_from_slice(b"\r\n");
+        }
+        let mut inner = self.inner.borrow_mut();
+        let id = inner.fixed.len() as u32;
+        inner
+            .router
+            .insert(method, pattern, Target::Fixed(id))
+            .map_err(|e| e.to_string())?;
+        inner.fixed.push(Fixed {
+            status,
+            headers: lines,
+            body,
+        });
+        Ok(())
+    }
+
+    /// Binds and starts accepting on `host:port` (port 0 picks a free port). Returns the bound address.
+    pub fn listen(self: &Rc<Self>, host: &str, port: u16) -> io::Result<SocketAddr> {
+        let addr = (host, port)
+            .to_socket_addrs()?
+            .next()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "host resolved to nothing"))?;
+        let mut inner = self.inner.borrow_mut();
+        if inner.listener.is_some() || inner.closing {
+            return Err(io::Error::other("server is already listening or closed"));
+        }
+        let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+        socket.set_reuse_address(true)?;
+        if addr.is_ipv6() {
+            // "::" accepts IPv4 too, like Node's default.
+            let _ = socket.set_only_v6(false);
+        }
+        socket.set_nonblocking(true)?;
+        socket.bind(&addr.into())?;
+        socket.listen(inner.cfg.backlog)?;
+        let std_listener: std::net::TcpListener = socket.into();
+        let bound = std_listener.local_addr()?;
+        let mut listener = mio::net::TcpListener::from_std(std_listener);
+        inner
+            .poll
+            .registry()
+            .register(&mut listener, LISTENER, Interest::READABLE)?;
+        inner.listener = Some(listener);
+        let poll_fd = inner.poll.as_raw_fd();
+        drop(inner);
+        if self.handles.get().is_none() {
+            let data = || Rc::into_raw(self.clone()) as *const std::ffi::c_void;
+            let poll = uv::poll_new(self.uv_loop, poll_fd, data(), on_poll).map_err(to_io)?;
+            let tick = uv::timer_new(self.uv_loop, data()).map_err(to_io)?;
+            let kick = uv::timer_new(self.uv_loop, data()).map_err(to_io)?;
+            let cfg = &self.inner.borrow().cfg;
+            let shortest = cfg
+                .headers_timeout_ms
+                .min(cfg.keep_alive_timeout_ms)
+                .min(cfg.request_timeout_ms);
+            let every = (shortest / 4).clamp(10, 1000);
+            // SAFETY: tick is a live timer created just above.
+            unsafe { uv::timer_start(tick, on_tick, every, every) };
+            self.handles.set(Some(Handles { poll, tick, kick }));
+        }
+        Ok(bound)
+    }
+
+    /// Graceful shutdown: stop accepting, close idle connections, answer in-flight requests with
+    /// `Connection: close`. `Event::Closed` follows once every connection is gone.
+    pub fn close(&self) {
+        {
+            let mut inner = self.inner.borrow_mut();
+            inner.closing = true;
+            if let Some(mut l) = inner.listener.take() {
+                let _ = inner.poll.registry().deregister(&mut l);
+            }
+            let idle: Vec<usize> = inner
+                .conns
+                .iter()
+                .filter(|(_, c)| c.is_idle())
+                .map(|(k, _)| k)
+                .collect();
+            for cid in idle {
+                inner.close_conn(cid);
+            }
+            inner.maybe_finished();
+        }
+        self.after_call();
+    }
+
+    /// Closes every connection now; JS hears `Abort` for each unanswered request, then `Closed`.
+    pub fn force_close(&self) {
+        {
+            let mut inner = self.inner.borrow_mut();
+            inner.closing = true;
+            if let Some(mut l) = inner.listener.take() {
+                let _ = inner.poll.registry().deregister(&mut l);
+            }
+            let all: Vec<usize> = inner.conns.iter().map(|(k, _)| k).collect();
+            for cid in all {
+                inner.close_conn(cid);
+            }
+            inner.maybe_finished();
+        }
+        self.after_call();
+    }
+
+    /// Number of open connections (for tests and stats).
+    pub fn connection_count(&self) -> usize {
+        self.inner.borrow().conns.len()
+    }
+
+    pub(crate) fn begin_batch(&self) {
+        self.handler.begin();
+        self.inner.borrow_mut().in_batch = true;
+    }
+
+    /// Runs deferred reads, flushes, delivers events, then closes the JS scope (microtasks run,
+    /// their responses still corked) and flushes once more.
+    pub(crate) fn end_batch(&self) {
+        for _ in 0..MAX_ROUNDS {
+            let deferred = std::mem::take(&mut self.inner.borrow_mut().deferred);
+            for &cid in &deferred {
+                self.read_and_process(cid);
+            }
+            self.inner.borrow_mut().flush_dirty();
+            let delivered = self.deliver_events();
+            if deferred.is_empty() && !delivered {
+                break;
+            }
+        }
+        self.handler.end();
+        let more = {
+            let mut inner = self.inner.borrow_mut();
+            inner.flush_dirty();
+            inner.in_batch = false;
+            !inner.events.is_empty() || !inner.deferred.is_empty()
+        };
+        if more {
+            self.schedule_kick();
+        }
+    }
+
+    /// Delivers queued events to JS; true if there were any.
+    fn deliver_events(&self) -> bool {
+        let mut any = false;
+        loop {
+            let ev = self.inner.borrow_mut().events.pop_front();
+            let Some(ev) = ev else { return any };
+            any = true;
+            if ev == Event::Closed {
+                self.teardown();
+            }
+            self.handler.event(self, ev);
+        }
+    }
+
+    /// After a call from JS: anything that must reach JS waits for a loop callback (kick).
+    pub(crate) fn after_call(&self) {
+        let inner = self.inner.borrow();
+        if !inner.in_batch && (!inner.events.is_empty() || !inner.deferred.is_empty()) {
+            drop(inner);
+            self.schedule_kick();
+        }
+    }
+
+    fn schedule_kick(&self) {
+        if self.kick_pending.get() {
+            return;
+        }
+        if let Some(h) = self.handles.get() {
+            self.kick_pending.set(true);
+            // SAFETY: kick is a live timer until teardown, which also clears `handles`.
+            unsafe { uv::timer_start(h.kick, on_kick, 0, 0) };
+        } else {
+            // Never listened: nothing runs on the loop, so deliver right away.
+            self.deliver_events();
+        }
+    }
+
+    /// Closes the uv handles; each close callback drops its strong reference.
+    fn teardown(&self) {
+        if let Some(h) = self.handles.take() {
+            // SAFETY: the handles are live (taken out of `handles` exactly once).
+            unsafe {
+                uv::close(h.poll, true, on_closed_poll);
+                uv::close(h.tick, false, on_closed_timer);
+                uv::close(h.kick, false, on_closed_timer);
+            }
+        }
+    }
+}

@@ -1,0 +1,444 @@
+//! Responses: encoding replies from JS and native answers, keeping pipelined responses in order,
+//! corked flushing, backpressure (pause reading, `drain` events) and lingering close.
+
+use std::io::{ErrorKind, Write};
+use std::net::Shutdown;
+
+use gale_http::{write_content_length, write_status_line, DateCache};
+
+use crate::conn::Phase;
+use crate::engine::Inner;
+use crate::request::Action;
+use crate::{Event, Server};
+
+/// A response registered up front and replayed without entering JS.
+pub(crate) struct Fixed {
+    pub status: u16,
+    /// "Name: value\r\n" lines, Content-Type included.
+    pub headers: Vec<u8>,
+    pub body: Vec<u8>,
+}
+
+impl Fixed {
+    pub fn encode(&self, out: &mut Vec<u8>, date: &DateCache, close: bool, head_only: bool) {
+        out.clear();
+        gale_http::write_simple_response(
+            out,
+            self.status,
+            date,
+            b"",
+            &self.headers,
+            &self.body,
+            close,
+            head_only,
+        );
+    }
+}
+
+/// Encodes an engine-made plain-text answer (404, 405, 400) into `out`.
+pub(crate) fn encode_native(
+    out: &mut Vec<u8>,
+    date: &DateCache,
+    status: u16,
+    extra: &[u8],
+    body: &[u8],
+    close: bool,
+    head_only: bool,
+) {
+    out.clear();
+    gale_http::write_simple_response(
+        out,
+        status,
+        date,
+        b"text/plain; charset=utf-8",
+        extra,
+        body,
+        close,
+        head_only,
+    );
+}
+
+/// What JS passes for a response head.
+#[derive(Clone, Copy, Debug)]
+pub struct Reply<'a> {
+    pub status: u16,
+    /// The Content-Type value, or empty for none.
+    pub content_type: &'a [u8],
+    /// Extra header lines, each "Name: value\r\n", already validated.
+    pub headers: &'a [u8],
+}
+
+fn no_body_status(status: u16) -> bool {
+    status == 204 || status == 304 || (100..200).contains(&status)
+}
+
+/// Appends a chunk-size line for `len` bytes.
+fn chunk_size_line(out: &mut Vec<u8>, len: usize) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut tmp = [0u8; 16];
+    let mut i = tmp.len();
+    let mut n = len;
+    loop {
+        i -= 1;
+        tmp[i] = HEX[n & 15];
+        n >>= 4;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&tmp[i..]);
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Lets `fill` append the `len` body bytes it promised (kept exact even if it misbehaves, so the
+/// framing and Content-Length already written stay true).
+fn append_with(out: &mut Vec<u8>, len: usize, fill: impl FnOnce(&mut Vec<u8>)) {
+    let start = out.len();
+    fill(out);
+    out.resize(start + len, 0);
+}
+
+impl Inner {
+    /// After output was added for `cid`: flush now, or at the end of the batch when inside one.
+    pub fn touch(&mut self, cid: usize) {
+        let hwm = self.cfg.high_water_mark;
+        let Some(conn) = self.conns.get_mut(cid) else {
+            return;
+        };
+        if self.in_batch && conn.pending() <= hwm {
+            if !conn.dirty {
+                conn.dirty = true;
+                self.dirty.push(cid);
+            }
+            return;
+        }
+        self.flush(cid);
+        if let Some(conn) = self.conns.get_mut(cid) {
+            if conn.pending() > hwm {
+                conn.read_paused = true;
+            }
+        }
+    }
+
+    pub fn flush_dirty(&mut self) {
+        while let Some(cid) = self.dirty.pop() {
+            if let Some(c) = self.conns.get_mut(cid) {
+                c.dirty = false;
+                self.flush(cid);
+            }
+        }
+    }
+
+    /// Writes pending output; on EAGAIN waits for the writable edge.
+    pub fn flush(&mut self, cid: usize) {
+        let Some(conn) = self.conns.get_mut(cid) else {
+            return;
+        };
+        while conn.wpos < conn.wbuf.len() {
+            match conn.sock.write(&conn.wbuf[conn.wpos..]) {
+                Ok(0) => {
+                    self.close_conn(cid);
+                    return;
+                }
+                Ok(n) => conn.wpos += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    conn.want_write = true;
+                    break;
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => {
+                    self.close_conn(cid);
+                    return;
+                }
+            }
+        }
+        if conn.wpos == conn.wbuf.len() {
+            conn.wbuf.clear();
+            conn.wpos = 0;
+            conn.want_write = false;
+            if conn.wbuf.capacity() > 256 * 1024 {
+                conn.wbuf = Vec::new();
+            }
+            if conn.close_after_flush {
+                if conn.eof {
+                    self.close_conn(cid);
+                    return;
+                }
+                let _ = conn.sock.shutdown(Shutdown::Write);
+                conn.phase = Phase::Lingering;
+                conn.close_after_flush = false;
+                conn.since = self.now;
+                conn.read_paused = false;
+                self.deferred.push(cid);
+                return;
+            }
+        }
+        self.after_output(cid);
+    }
+
+    /// Output shrank: wake a paused reader and a waiting streamer.
+    fn after_output(&mut self, cid: usize) {
+        let hwm = self.cfg.high_water_mark;
+        let max_pipeline = self.cfg.max_pipeline;
+        let Some(conn) = self.conns.get_mut(cid) else {
+            return;
+        };
+        if conn.pending() > hwm {
+            return;
+        }
+        if conn.read_paused && conn.inflight.len() < max_pipeline && conn.phase != Phase::Lingering
+        {
+            conn.read_paused = false;
+            self.deferred.push(cid);
+        }
+        if let Some(&front) = conn.inflight.front() {
+            let req = self.reqs.get_mut(front);
+            if req.want_drain {
+                req.want_drain = false;
+                self.events.push_back(Event::Drain(req.id(front)));
+            }
+        }
+    }
+
+    /// The front response (and any finished ones behind it) are complete: move the queue on.
+    fn advance(&mut self, cid: usize) {
+        let closing = self.closing;
+        let now = self.now;
+        let conn = &mut self.conns[cid];
+        while let Some(&front) = conn.inflight.front() {
+            let req = self.reqs.get_mut(front);
+            if !req.out.is_empty() {
+                conn.wbuf.extend_from_slice(&req.out);
+                req.out.clear();
+            }
+            if !req.ended {
+                break;
+            }
+            let close = !req.keep_alive || req.native_close;
+            conn.inflight.pop_front();
+            self.reqs.free(front);
+            if close {
+                conn.close_after_flush = true;
+                conn.phase = Phase::Done;
+                break;
+            }
+        }
+        if conn.inflight.is_empty() {
+            conn.since = now;
+            if closing && conn.phase == Phase::Head && conn.rbuf.is_empty() && !conn.partial {
+                conn.close_after_flush = true;
+                conn.phase = Phase::Done;
+            }
+        }
+        self.after_output(cid);
+    }
+
+    /// Marks `idx` ended and pushes its bytes toward the socket.
+    fn complete(&mut self, idx: usize) {
+        let req = self.reqs.get_mut(idx);
+        req.ended = true;
+        req.js_owned = false;
+        let cid = req.conn;
+        if self.conns[cid].inflight.front() == Some(&idx) {
+            self.advance(cid);
+        }
+        self.touch(cid);
+    }
+
+    /// Sends the pre-encoded native answer of `idx`.
+    pub fn end_native(&mut self, idx: usize) {
+        let req = self.reqs.get_mut(idx);
+        let cid = req.conn;
+        let conn = &mut self.conns[cid];
+        if conn.inflight.front() == Some(&idx) {
+            conn.wbuf.extend_from_slice(&req.native);
+        } else {
+            req.out.extend_from_slice(&req.native);
+        }
+        self.complete(idx);
+    }
+
+    /// Resolves a JS id to a record that can still take output. Frees detached ones.
+    fn writable_req(&mut self, id: u32) -> Option<usize> {
+        let idx = self.reqs.lookup(id)?;
+        let req = self.reqs.get_mut(idx);
+        if req.detached {
+            if !req.ended {
+                req.ended = true;
+                self.reqs.free(idx);
+            }
+            return None;
+        }
+        if req.ended || req.action == Some(Action::Native) {
+            return None;
+        }
+        Some(idx)
+    }
+
+    /// Writes a response head for `idx` into its output place.
+    fn write_head(&mut self, idx: usize, reply: &Reply, len: Option<usize>) {
+        let closing = self.closing;
+        let req = self.reqs.get_mut(idx);
+        let conn = &mut self.conns[req.conn];
+        let last = conn.inflight.back() == Some(&idx);
+        if closing && last {
+            req.keep_alive = false;
+        }
+        if len.is_none() && req.minor == 0 {
+            // HTTP/1.0 has no chunked coding: the body ends when the connection does.
+            req.keep_alive = false;
+        }
+        let front = conn.inflight.front() == Some(&idx);
+        let out = if front { &mut conn.wbuf } else { &mut req.out };
+        write_status_line(out, reply.status);
+        out.extend_from_slice(self.date.header_line());
+        if !reply.content_type.is_empty() {
+            out.extend_from_slice(b"Content-Type: ");
+            out.extend_from_slice(reply.content_type);
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(reply.headers);
+        if !no_body_status(reply.status) {
+            match len {
+                Some(n) => write_content_length(out, n as u64),
+                None if req.minor == 1 => {
+                    out.extend_from_slice(b"Transfer-Encoding: chunked\r\n");
+                    req.chunked_out = true;
+                }
+                None => {}
+            }
+        }
+        if !req.keep_alive {
+            out.extend_from_slice(b"Connection: close\r\n");
+        } else if req.minor == 0 {
+            out.extend_from_slice(b"Connection: keep-alive\r\n");
+        }
+        out.extend_from_slice(b"\r\n");
+        if no_body_status(reply.status) {
+            req.head_only = true;
+        }
+        req.started = true;
+    }
+
+    /// Appends body bytes for a started response (framed when chunked; dropped for HEAD).
+    fn write_body(&mut self, idx: usize, len: usize, fill: impl FnOnce(&mut Vec<u8>), last: bool) {
+        let req = self.reqs.get_mut(idx);
+        let conn = &mut self.conns[req.conn];
+        let front = conn.inflight.front() == Some(&idx);
+        let out = if front { &mut conn.wbuf } else { &mut req.out };
+        if req.head_only {
+            return;
+        }
+        if req.chunked_out {
+            if len > 0 {
+                chunk_size_line(out, len);
+                append_with(out, len, fill);
+                out.extend_from_slice(b"\r\n");
+            }
+            if last {
+                out.extend_from_slice(gale_http::LAST_CHUNK);
+            }
+        } else if len > 0 {
+            append_with(out, len, fill);
+        }
+    }
+
+    /// Output pending for `idx`: the socket's when it is the front response, else its own buffer.
+    fn pending_for(&self, idx: usize) -> usize {
+        let req = self.reqs.get(idx);
+        match self.conns.get(req.conn) {
+            Some(c) if c.inflight.front() == Some(&idx) => c.pending(),
+            _ => req.out.len(),
+        }
+    }
+}
+
+impl Server {
+    /// Sends a whole response to request `id`: head, then `body_len` bytes written by `fill`.
+    /// Returns false when the request is gone (client left, or already answered).
+    pub fn end(&self, id: u32, reply: &Reply, body_len: usize, fill: impl FnOnce(&mut Vec<u8>)) -> bool {
+        let ok = {
+            let mut inner = self.inner.borrow_mut();
+            match inner.writable_req(id) {
+                Some(idx) if !inner.reqs.get(idx).started => {
+                    inner.write_head(idx, reply, Some(body_len));
+                    inner.write_body(idx, body_len, fill, false);
+                    inner.complete(idx);
+                    true
+                }
+                _ => false,
+            }
+        };
+        self.after_call();
+        ok
+    }
+
+    /// Starts a streamed response (chunked on HTTP/1.1). Returns false when the request is gone.
+    pub fn write_head(&self, id: u32, reply: &Reply) -> bool {
+        let ok = {
+            let mut inner = self.inner.borrow_mut();
+            match inner.writable_req(id) {
+                Some(idx) if !inner.reqs.get(idx).started => {
+                    inner.write_head(idx, reply, None);
+                    let cid = inner.reqs.get(idx).conn;
+                    inner.touch(cid);
+                    true
+                }
+                _ => false,
+            }
+        };
+        self.after_call();
+        ok
+    }
+
+    /// Writes a body chunk of a streamed response. `None`: the request is gone; `Some(false)`: buffered
+    /// over the high-water mark, wait for `Event::Drain`.
+    pub fn write(&self, id: u32, len: usize, fill: impl FnOnce(&mut Vec<u8>)) -> Option<bool> {
+        let r = {
+            let mut inner = self.inner.borrow_mut();
+            match inner.writable_req(id) {
+                Some(idx) if inner.reqs.get(idx).started => {
+                    inner.write_body(idx, len, fill, false);
+                    let cid = inner.reqs.get(idx).conn;
+                    inner.touch(cid);
+                    let below = inner.pending_for(idx) <= inner.cfg.high_water_mark;
+                    if !below {
+                        inner.reqs.get_mut(idx).want_drain = true;
+                    }
+                    Some(below)
+                }
+                _ => None,
+            }
+        };
+        self.after_call();
+        r
+    }
+
+    /// Ends a streamed response, optionally with a last chunk.
+    pub fn end_stream(&self, id: u32, len: usize, fill: impl FnOnce(&mut Vec<u8>)) -> bool {
+        let ok = {
+            let mut inner = self.inner.borrow_mut();
+            match inner.writable_req(id) {
+                Some(idx) if inner.reqs.get(idx).started => {
+                    inner.write_body(idx, len, fill, true);
+                    inner.complete(idx);
+                    true
+                }
+                _ => false,
+            }
+        };
+        self.after_call();
+        ok
+    }
+
+    /// JS lets go of a request it will not answer (after an abort). Frees the record.
+    pub fn release(&self, id: u32) {
+        let mut inner = self.inner.borrow_mut();
+        if let Some(idx) = inner.reqs.lookup(id) {
+            let req = inner.reqs.get_mut(idx);
+            if req.detached {
+                inner.reqs.free(idx);
+            }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! Request records: one per request from head parse until its response is written (or JS lets go).
+//! Records are pooled and keep their buffers' capacity, so a steady load allocates nothing.
+//! Ids handed to JS carry a generation, so a stale id can never reach a recycled record.
+
+use gale_http::{ChunkedDecoder, HeaderSpan, Span};
+
+/// Index bits in a request id; the rest is the generation.
+const INDEX_BITS: u32 = 20;
+const INDEX_MASK: u32 = (1 << INDEX_BITS) - 1;
+/// At most this many requests can be alive at once (pipelined or awaiting JS).
+pub(crate) const MAX_REQUESTS: usize = INDEX_MASK as usize;
+
+/// What answers a request once its body has arrived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Action {
+    /// Call the JS route with this id.
+    Js(u32),
+    /// The bytes in `Req::native` are the whole response.
+    Native,
+}
+
+/// One param capture: a span into `head` or, when it had to be percent-decoded, into `param_buf`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Param {
+    pub span: Span,
+    pub decoded: bool,
+}
+
+#[derive(Default)]
+pub(crate) struct Req {
+    pub gen: u32,
+    pub in_use: bool,
+    /// Connection slab index; meaningless once `detached`.
+    pub conn: usize,
+    /// The connection closed before the response ended.
+    pub detached: bool,
+    /// JS holds this request: dispatched and neither ended nor released.
+    pub js_owned: bool,
+    /// A copy of the request head; every span below points into it.
+    pub head: Vec<u8>,
+    pub headers: Vec<HeaderSpan>,
+    pub method: Span,
+    pub target: Span,
+    pub path: Span,
+    pub query: Option<Span>,
+    pub params: Vec<Param>,
+    pub param_buf: Vec<u8>,
+    pub minor: u8,
+    pub keep_alive: bool,
+    pub head_only: bool,
+    pub expect_continue: bool,
+    pub body: Vec<u8>,
+    pub body_left: u64,
+    pub chunked: Option<ChunkedDecoder>,
+    pub action: Option<Action>,
+    /// Pre-encoded native response (404, 405, fixed routes, errors), sent once the body is in.
+    pub native: Vec<u8>,
+    /// The native response ends the connection.
+    pub native_close: bool,
+    /// The response head has been written (streaming responses).
+    pub started: bool,
+    pub chunked_out: bool,
+    /// The response is complete.
+    pub ended: bool,
+    /// Response bytes produced while an earlier pipelined response is still pending.
+    pub out: Vec<u8>,
+    /// JS wants a drain event when output falls below the high-water mark.
+    pub want_drain: bool,
+}
+
+impl Req {
+    fn reset(&mut self) {
+        self.detached = false;
+        self.js_owned = false;
+        self.head.clear();
+        self.headers.clear();
+        self.params.clear();
+        self.param_buf.clear();
+        self.query = None;
+        self.keep_alive = true;
+        self.head_only = false;
+        self.expect_continue = false;
+        self.body.clear();
+        self.body_left = 0;
+        self.chunked = None;
+        self.action = None;
+        self.native.clear();
+        self.native_close = false;
+        self.started = false;
+        self.chunked_out = false;
+        self.ended = false;
+        self.out.clear();
+        self.want_drain = false;
+        // Large buffers from an upload or a big response are not kept for the next request.
+        for v in [&mut self.body, &mut self.out, &mut self.native] {
+            if v.capacity() > 64 * 1024 {
+                *v = Vec::new();
+            }
+        }
+    }
+
+    /// The id JS uses for this record.
+    pub fn id(&self, index: usize) -> u32 {
+        (self.gen << INDEX_BITS) | index as u32
+    }
+
+    /// Bytes of one param capture.
+    pub fn param(&self, p: &Param) -> &[u8] {
+        if p.decoded {
+            p.span.get(&self.param_buf)
+        } else {
+            p.span.get(&self.head)
+        }
+    }
+}
+
+/// The pool of request records.
+#[derive(Default)]
+pub(crate) struct ReqPool {
+    slots: Vec<Req>,
+    free: Vec<usize>,
+}
+
+impl ReqPool {
+    /// Takes a clean record; `None` when MAX_REQUESTS are alive.
+    pub fn alloc(&mut self, conn: usize) -> Option<usize> {
+        let idx = match self.free.pop() {
+            Some(i) => i,
+            None if self.slots.len() < MAX_REQUESTS => {
+                self.slots.push(Req::default());
+                self.slots.len() - 1
+            }
+            None => return None,
+        };
+        let r = &mut self.slots[idx];
+        r.reset();
+        r.in_use = true;
+        r.conn = conn;
+        Some(idx)
+    }
+
+    pub fn free(&mut self, idx: usize) {
+        let r = &mut self.slots[idx];
+        if r.in_use {
+            r.in_use = false;
+            r.gen = (r.gen + 1) & (u32::MAX >> INDEX_BITS);
+            self.free.push(idx);
+        }
+    }
+
+    /// Resolves a JS id to a live record index.
+    pub fn lookup(&self, id: u32) -> Option<usize> {
+        let idx = (id & INDEX_MASK) as usize;
+        let r = self.slots.get(idx)?;
+        (r.in_use && r.gen == id >> INDEX_BITS).then_some(idx)
+    }
+
+    pub fn get(&self, idx: usize) -> &Req {
+        &self.slots[idx]
+    }
+
+    pub fn get_mut(&mut self, idx: usize) -> &mut Req {
+        &mut self.slots[idx]
+    }
+
+    #[cfg(test)]
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_ids_never_resolve() {
+        let mut pool = ReqPool::default();
+        let a = pool.alloc(0).unwrap();
+        let id = pool.get(a).id(a);
+        assert_eq!(pool.lookup(id), Some(a));
+        pool.free(a);
+        assert_eq!(pool.lookup(id), None);
+        let b = pool.alloc(1).unwrap();
+        assert_eq!(a, b, "slot is reused");
+        assert_eq!(pool.lookup(id), None, "old id stays stale");
+        assert_eq!(pool.lookup(pool.get(b).id(b)), Some(b));
+        assert_eq!(pool.live(), 1);
+    }
+
+    #[test]
+    fn reset_clears_state() {
+        let mut pool = ReqPool::default();
+        let a = pool.alloc(0).unwrap();
+        pool.get_mut(a).body.extend_from_slice(b"x");
+        pool.get_mut(a).ended = true;
+        pool.free(a);
+        let b = pool.alloc(0).unwrap();
+        assert!(pool.get(b).body.is_empty());
+        assert!(!pool.get(b).ended);
+        assert!(pool.get(b).keep_alive);
+    }
+}

@@ -1,0 +1,166 @@
+//! The few libuv calls Gale needs, resolved at run time from the Node process that loaded us.
+//! We never build or link a second libuv: Node exports its `uv_*` symbols, so `dlsym` finds them.
+//! Handles are opaque blocks sized by `uv_handle_size`; only `data` (documented as the first field) is touched.
+
+use std::ffi::{c_int, c_void, CStr};
+use std::sync::OnceLock;
+
+/// Opaque libuv loop pointer (`uv_loop_t*`), as handed over by `napi_get_uv_event_loop`.
+pub type UvLoop = *mut c_void;
+/// Opaque libuv handle pointer (`uv_handle_t*`, `uv_poll_t*`, `uv_timer_t*`).
+pub type UvHandle = *mut c_void;
+
+pub type PollCb = unsafe extern "C" fn(handle: UvHandle, status: c_int, events: c_int);
+pub type TimerCb = unsafe extern "C" fn(handle: UvHandle);
+pub type CloseCb = unsafe extern "C" fn(handle: UvHandle);
+
+/// `UV_READABLE` from uv.h.
+pub const READABLE: c_int = 1;
+// uv_handle_type values from uv.h (UV_HANDLE_TYPE_MAP order, starting at 1).
+const UV_POLL: c_int = 8;
+const UV_TIMER: c_int = 13;
+
+struct Api {
+    handle_size: unsafe extern "C" fn(c_int) -> usize,
+    poll_init: unsafe extern "C" fn(UvLoop, UvHandle, c_int) -> c_int,
+    poll_start: unsafe extern "C" fn(UvHandle, c_int, PollCb) -> c_int,
+    poll_stop: unsafe extern "C" fn(UvHandle) -> c_int,
+    timer_init: unsafe extern "C" fn(UvLoop, UvHandle) -> c_int,
+    timer_start: unsafe extern "C" fn(UvHandle, TimerCb, u64, u64) -> c_int,
+    timer_stop: unsafe extern "C" fn(UvHandle) -> c_int,
+    close: unsafe extern "C" fn(UvHandle, CloseCb),
+    unref: unsafe extern "C" fn(UvHandle),
+}
+
+fn sym(name: &CStr) -> Result<*mut c_void, String> {
+    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only reads the process's symbol tables.
+    let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+    if p.is_null() {
+        Err(format!(
+            "libuv symbol {} not found: Gale must be loaded inside Node.js",
+            name.to_string_lossy()
+        ))
+    } else {
+        Ok(p)
+    }
+}
+
+fn api() -> Result<&'static Api, String> {
+    static API: OnceLock<Result<Api, String>> = OnceLock::new();
+    API.get_or_init(|| {
+        // SAFETY: each symbol is the libuv function of that name, whose C signature matches the field's type.
+        unsafe {
+            Ok(Api {
+                handle_size: std::mem::transmute::<*mut c_void, _>(sym(c"uv_handle_size")?),
+                poll_init: std::mem::transmute::<*mut c_void, _>(sym(c"uv_poll_init")?),
+                poll_start: std::mem::transmute::<*mut c_void, _>(sym(c"uv_poll_start")?),
+                poll_stop: std::mem::transmute::<*mut c_void, _>(sym(c"uv_poll_stop")?),
+                timer_init: std::mem::transmute::<*mut c_void, _>(sym(c"uv_timer_init")?),
+                timer_start: std::mem::transmute::<*mut c_void, _>(sym(c"uv_timer_start")?),
+                timer_stop: std::mem::transmute::<*mut c_void, _>(sym(c"uv_timer_stop")?),
+                close: std::mem::transmute::<*mut c_void, _>(sym(c"uv_close")?),
+                unref: std::mem::transmute::<*mut c_void, _>(sym(c"uv_unref")?),
+            })
+        }
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+fn check(rc: c_int, what: &str) -> Result<(), String> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(format!("{what} failed with libuv error {rc}"))
+    }
+}
+
+/// Allocates zeroed, 16-byte aligned storage for a handle of `kind` and stores `data` in its first field.
+fn alloc_handle(kind: c_int, data: *const c_void) -> Result<UvHandle, String> {
+    let api = api()?;
+    // SAFETY: uv_handle_size is a pure function of the handle type.
+    let size = unsafe { (api.handle_size)(kind) };
+    let layout = std::alloc::Layout::from_size_align(size.max(16), 16).map_err(|e| e.to_string())?;
+    // SAFETY: layout has a non-zero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    if p.is_null() {
+        return Err("out of memory allocating a libuv handle".into());
+    }
+    // SAFETY: `void* data` is the first, public field of every uv handle; p is aligned and large enough.
+    unsafe { *(p as *mut *const c_void) = data };
+    Ok(p as UvHandle)
+}
+
+/// Frees storage from `alloc_handle`; call only from the handle's close callback.
+///
+/// # Safety
+/// `h` must come from `alloc_handle(kind, …)` and libuv must be done with it (close callback ran).
+pub unsafe fn free_handle(h: UvHandle, kind_is_poll: bool) {
+    let Ok(api) = api() else { return };
+    let kind = if kind_is_poll { UV_POLL } else { UV_TIMER };
+    // SAFETY: same size computation as in alloc_handle.
+    let size = unsafe { (api.handle_size)(kind) };
+    let layout = std::alloc::Layout::from_size_align(size.max(16), 16).expect("valid layout");
+    // SAFETY: h was allocated with this layout by alloc_handle (caller's contract).
+    unsafe { std::alloc::dealloc(h as *mut u8, layout) };
+}
+
+/// Reads the `data` field of a handle.
+///
+/// # Safety
+/// `h` must be a live handle from `alloc_handle`.
+pub unsafe fn handle_data(h: UvHandle) -> *const c_void {
+    // SAFETY: data is the first field (caller guarantees h is a live handle).
+    unsafe { *(h as *const *const c_void) }
+}
+
+/// A `uv_poll_t` watching `fd` for readability on `lp`.
+pub fn poll_new(lp: UvLoop, fd: c_int, data: *const c_void, cb: PollCb) -> Result<UvHandle, String> {
+    let api = api()?;
+    let h = alloc_handle(UV_POLL, data)?;
+    // SAFETY: lp is Node's loop (from napi_get_uv_event_loop) and h is fresh handle storage.
+    check(unsafe { (api.poll_init)(lp, h, fd) }, "uv_poll_init")?;
+    // SAFETY: h was initialised just above.
+    check(unsafe { (api.poll_start)(h, READABLE, cb) }, "uv_poll_start")?;
+    Ok(h)
+}
+
+/// A repeating `uv_timer_t` that does not keep the loop alive on its own.
+pub fn timer_new(lp: UvLoop, data: *const c_void) -> Result<UvHandle, String> {
+    let api = api()?;
+    let h = alloc_handle(UV_TIMER, data)?;
+    // SAFETY: lp is Node's loop and h is fresh handle storage.
+    check(unsafe { (api.timer_init)(lp, h) }, "uv_timer_init")?;
+    // SAFETY: h is an initialised handle.
+    unsafe { (api.unref)(h) };
+    Ok(h)
+}
+
+/// Starts (or restarts) a timer.
+///
+/// # Safety
+/// `h` must be a live timer from `timer_new`.
+pub unsafe fn timer_start(h: UvHandle, cb: TimerCb, timeout_ms: u64, repeat_ms: u64) {
+    if let Ok(api) = api() {
+        // SAFETY: caller guarantees h is a live timer handle.
+        unsafe { (api.timer_start)(h, cb, timeout_ms, repeat_ms) };
+    }
+}
+
+/// Stops and closes a handle; `cb` runs on a later loop turn and must free it.
+///
+/// # Safety
+/// `h` must be a live handle that has not been closed yet.
+pub unsafe fn close(h: UvHandle, is_poll: bool, cb: CloseCb) {
+    if let Ok(api) = api() {
+        // SAFETY: caller guarantees h is live and not yet closing.
+        unsafe {
+            if is_poll {
+                (api.poll_stop)(h);
+            } else {
+                (api.timer_stop)(h);
+            }
+            (api.close)(h, cb);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! Read-only access to a request record for the binding: method, target, headers, params, body, peer.
+//! Everything is borrowed from the record; the binding copies only what JS asks for.
+
+use std::net::SocketAddr;
+
+use crate::request::Req;
+use crate::Server;
+
+/// A borrowed view of one request, valid for the duration of `Server::with_req`'s closure.
+pub struct ReqView<'a> {
+    req: &'a Req,
+    peer: Option<SocketAddr>,
+}
+
+impl<'a> ReqView<'a> {
+    /// The method token, e.g. `b"GET"`.
+    pub fn method(&self) -> &'a [u8] {
+        self.req.method.get(&self.req.head)
+    }
+
+    /// The raw request-target, query included.
+    pub fn target(&self) -> &'a [u8] {
+        self.req.target.get(&self.req.head)
+    }
+
+    /// The path part of the target (not percent-decoded).
+    pub fn path(&self) -> &'a [u8] {
+        self.req.path.get(&self.req.head)
+    }
+
+    /// The query string without `?`, if any.
+    pub fn query(&self) -> Option<&'a [u8]> {
+        self.req.query.map(|q| q.get(&self.req.head))
+    }
+
+    /// 0 for HTTP/1.0, 1 for HTTP/1.1.
+    pub fn minor_version(&self) -> u8 {
+        self.req.minor
+    }
+
+    /// Headers in arrival order, names as sent.
+    pub fn headers(&self) -> impl Iterator<Item = (&'a [u8], &'a [u8])> + 'a {
+        let head = &self.req.head;
+        self.req
+            .headers
+            .iter()
+            .map(move |h| (h.name.get(head), h.value.get(head)))
+    }
+
+    /// The first header named `name` (ASCII case-insensitive).
+    pub fn header(&self, name: &[u8]) -> Option<&'a [u8]> {
+        self.headers()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v)
+    }
+
+    /// Route params in pattern order, percent-decoded.
+    pub fn params(&self) -> impl Iterator<Item = &'a [u8]> + 'a {
+        let req = self.req;
+        req.params.iter().map(move |p| req.param(p))
+    }
+
+    /// The whole request body (bodies are received before the handler runs).
+    pub fn body(&self) -> &'a [u8] {
+        &self.req.body
+    }
+
+    /// The peer address, while the connection is open.
+    pub fn peer(&self) -> Option<SocketAddr> {
+        self.peer
+    }
+}
+
+impl Server {
+    /// Runs `f` on request `id` if it is still known (live or awaiting JS after an abort).
+    pub fn with_req<R>(&self, id: u32, f: impl FnOnce(&ReqView) -> R) -> Option<R> {
+        let inner = self.inner.borrow();
+        let idx = inner.reqs.lookup(id)?;
+        let req = inner.reqs.get(idx);
+        let peer = if req.detached {
+            None
+        } else {
+            inner.conns.get(req.conn).map(|c| c.peer)
+        };
+        Some(f(&ReqView { req, peer }))
+    }
+}

@@ -1,0 +1,95 @@
+// The only file that loads Gale's native binding: a per-platform npm package when one is installed,
+// else the addon built from source into ../native by scripts/build-native.mjs.
+import { createRequire } from 'node:module';
+
+/** Methods of one native server (see crates/gale-node/src/methods.rs). */
+export interface NativeServer {
+  route(method: string, path: string, id: number): string[];
+  fixed(method: string, path: string, status: number, headers: string[], body: string | Uint8Array): void;
+  listen(host: string, port: number): [address: string, port: number, family: string];
+  close(): void;
+  forceClose(): void;
+  connections(): number;
+  end(
+    id: number,
+    status: number,
+    contentType: number | string | undefined,
+    headers: string | undefined,
+    body: string | Uint8Array | undefined,
+  ): boolean;
+  writeHead(id: number, status: number, contentType: number | string | undefined, headers: string | undefined): boolean;
+  write(id: number, chunk: string | Uint8Array): boolean;
+  endStream(id: number, chunk: string | Uint8Array | undefined): boolean;
+  release(id: number): void;
+  method(id: number): string | undefined;
+  url(id: number): string | undefined;
+  headers(id: number): string[] | undefined;
+  header(id: number, lowerName: string): string | undefined;
+  body(id: number): Buffer | undefined;
+  remote(id: number): [address: string, port: number, family: string] | null | undefined;
+  version(id: number): number | undefined;
+}
+
+/** Options the engine reads (every field optional; defaults live in gale-server). */
+export interface NativeOptions {
+  bodyLimit?: number;
+  maxHeaderSize?: number;
+  maxHeaders?: number;
+  maxUriLength?: number;
+  headersTimeout?: number;
+  requestTimeout?: number;
+  keepAliveTimeout?: number;
+  caseSensitive?: boolean;
+  strict?: boolean;
+  maxPipeline?: number;
+  highWaterMark?: number;
+  backlog?: number;
+}
+
+export type DispatchFn = (id: number, route: number, ...params: string[]) => void;
+export type EventFn = (kind: number, id: number) => void;
+
+interface Binding {
+  createServer(options: NativeOptions, dispatch: DispatchFn, onEvent: EventFn): NativeServer;
+}
+
+/** Event kinds from crates/gale-node/src/handler.rs. */
+export const EV_ABORT = 0;
+export const EV_DRAIN = 1;
+export const EV_CLOSED = 2;
+
+/** Content types the engine knows by index (crates/gale-node/src/methods.rs). */
+export const CT_NONE = 0;
+export const CT_JSON = 1;
+export const CT_TEXT = 2;
+export const CT_BYTES = 3;
+export const CT_HTML = 4;
+
+function platformTriple(): string {
+  const { platform, arch } = process;
+  if (platform !== 'linux') return `${platform}-${arch}`;
+  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  return `linux-${arch}-${report?.header?.glibcVersionRuntime ? 'gnu' : 'musl'}`;
+}
+
+function load(): Binding {
+  const require = createRequire(import.meta.url);
+  const triple = platformTriple();
+  const tried: string[] = [];
+  for (const id of [`@gale-http/${triple}`, `../native/gale.${triple}.node`]) {
+    try {
+      return require(id) as Binding;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'MODULE_NOT_FOUND') throw err;
+      tried.push(id);
+    }
+  }
+  throw new Error(
+    `Gale's native engine for ${triple} was not found (tried ${tried.join(', ')}). ` +
+      'Build it from source: install Rust from https://rustup.rs, then run `npm install` (or `npm run build`) in the Gale checkout.',
+  );
+}
+
+/** The loaded binding. */
+export const native: Binding = load();
