@@ -6,7 +6,7 @@ use std::mem::MaybeUninit;
 use crate::diagnose::{self, Version};
 use crate::error::{Error, Kind};
 use crate::fields;
-use crate::limits::{incomplete, Limits, HEADER_CAP};
+use crate::limits::{incomplete, request_line_too_long, uri_too_long, Limits, HEADER_CAP};
 use crate::span::{HeaderSpan, Span};
 use crate::target;
 
@@ -86,11 +86,11 @@ pub fn parse_head(
     );
     let head_len = match parsed {
         Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => return incomplete(buf, req.path, limits),
+        Ok(httparse::Status::Partial) => return incomplete(buf, req.method, req.path, limits),
         Err(httparse::Error::Version) => {
             return match diagnose::classify_version(buf) {
                 Version::Unsupported => Err(Error::new(Kind::VersionNotSupported)),
-                Version::Incomplete => incomplete(buf, req.path, limits),
+                Version::Incomplete => incomplete(buf, req.method, req.path, limits),
                 Version::Malformed => Err(Error::new(Kind::BadVersion)),
             }
         }
@@ -101,11 +101,8 @@ pub fn parse_head(
     let (Some(method), Some(uri), Some(minor)) = (req.method, req.path, req.version) else {
         return Err(Error::new(Kind::BadVersion));
     };
-    if uri.len() > limits.max_uri_bytes {
-        return Err(Error::with_limit(
-            Kind::UriTooLong,
-            limits.max_uri_bytes as u64,
-        ));
+    if request_line_too_long(buf, Some(method), Some(uri), limits) {
+        return Err(uri_too_long(limits));
     }
     // Spans are u32: a head past 4 GiB is refused whatever the configured limit.
     if head_len > limits.max_head_bytes || u32::try_from(head_len).is_err() {

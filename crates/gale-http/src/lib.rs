@@ -13,7 +13,8 @@
 //! match parse_head(buf, &Limits::default(), &mut headers) {
 //!     Ok(Some(head)) => {
 //!         assert_eq!(head.path.get(buf), b"/hello");
-//!         write_simple_response(&mut out, 200, &date, b"text/plain", b"", b"hi", !head.keep_alive, false);
+//!         let close = !head.keep_alive;
+//!         write_simple_response(&mut out, 200, &date, b"text/plain", b"", b"hi", close, false);
 //!     }
 //!     Ok(None) => { /* read more bytes, then call again */ }
 //!     Err(err) => gale_http::write_error_response(&mut out, &err, &date), // then close
@@ -42,6 +43,6 @@ pub use head::{parse_head, BodyKind, RequestHead};
 pub use limits::Limits;
 pub use response::{
     is_header_value, is_token, reason, write_chunk, write_content_length, write_error_response,
-    write_simple_response, write_status_line, LAST_CHUNK,
+    write_simple_response, write_status_line, CONTINUE_100, LAST_CHUNK,
 };
 pub use span::{HeaderSpan, Span};

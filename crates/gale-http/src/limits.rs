@@ -32,25 +32,15 @@ impl Default for Limits {
 }
 
 /// The head is not complete yet: fail early if it can no longer fit, else ask for more.
-/// `uri` is the request-target if httparse got past it.
+/// `method` and `uri` are what httparse got through so far.
 pub(crate) fn incomplete(
     buf: &[u8],
+    method: Option<&str>,
     uri: Option<&str>,
     limits: &Limits,
 ) -> Result<Option<RequestHead>, Error> {
-    let uri_too_long = match uri {
-        Some(uri) => uri.len() > limits.max_uri_bytes,
-        None => {
-            let line = &buf[diagnose::leading_blank_lines(buf)..];
-            line.len() > limits.max_uri_bytes.saturating_add(REQUEST_LINE_SLACK)
-                && memchr::memchr(b'\n', line).is_none()
-        }
-    };
-    if uri_too_long {
-        return Err(Error::with_limit(
-            Kind::UriTooLong,
-            limits.max_uri_bytes as u64,
-        ));
+    if request_line_too_long(buf, method, uri, limits) {
+        return Err(uri_too_long(limits));
     }
     if buf.len() > limits.max_head_bytes {
         return Err(Error::with_limit(
@@ -59,6 +49,33 @@ pub(crate) fn incomplete(
         ));
     }
     Ok(None)
+}
+
+pub(crate) fn uri_too_long(limits: &Limits) -> Error {
+    Error::with_limit(Kind::UriTooLong, limits.max_uri_bytes as u64)
+}
+
+/// Whether the request line is too long, whether or not it is complete: its target is over
+/// `max_uri_bytes`, or its method over `max_uri_bytes + 64` (the slack an open request line
+/// gets before its method ends). Judging partial and complete lines alike means the answer
+/// never depends on how the bytes were split into reads.
+pub(crate) fn request_line_too_long(
+    buf: &[u8],
+    method: Option<&str>,
+    uri: Option<&str>,
+    limits: &Limits,
+) -> bool {
+    let max_uri = limits.max_uri_bytes;
+    let max_method = max_uri.saturating_add(REQUEST_LINE_SLACK);
+    match (method, uri) {
+        (Some(method), Some(uri)) => uri.len() > max_uri || method.len() > max_method,
+        (Some(method), None) => {
+            // The target is open: everything after "METHOD SP" so far belongs to it.
+            let target_start = method.as_ptr() as usize - buf.as_ptr() as usize + method.len() + 1;
+            buf.len().saturating_sub(target_start) > max_uri || method.len() > max_method
+        }
+        (None, _) => buf.len() - diagnose::leading_blank_lines(buf) > max_method,
+    }
 }
 
 #[cfg(test)]
@@ -177,20 +194,43 @@ mod tests {
 
     #[test]
     fn open_request_line() {
-        // max_uri 100: an unterminated request line may reach 164 bytes before 414.
+        // max_uri 100: an open target is refused as soon as it passes 100 bytes.
         let l = limits(1000, 100, 100);
         let line = format!("GET /{}", "a".repeat(200));
-        assert_eq!(run(&line.as_bytes()[..164], &l), Got::Incomplete);
+        assert_eq!(run(&line.as_bytes()[..104], &l), Got::Incomplete);
         assert_eq!(
-            run(&line.as_bytes()[..165], &l),
+            run(&line.as_bytes()[..105], &l),
             Got::Failed(Kind::UriTooLong, Some(100))
         );
         // Leading blank lines are not part of the request line, but count toward the head.
-        let padded = format!("\r\n\r\n{}", &line[..164]);
+        let padded = format!("\r\n\r\n{}", &line[..104]);
         assert_eq!(run(padded.as_bytes(), &l), Got::Incomplete);
         assert_eq!(
-            run(padded.as_bytes(), &limits(167, 100, 100)),
-            Got::Failed(Kind::HeadTooLarge, Some(167))
+            run(padded.as_bytes(), &limits(107, 100, 100)),
+            Got::Failed(Kind::HeadTooLarge, Some(107))
+        );
+        // The method is open until its SP: a line of only method gets the same slack, and a
+        // complete method longer than that is refused too, so splitting never changes the answer.
+        let method = "M".repeat(165);
+        assert_eq!(run(&method.as_bytes()[..164], &l), Got::Incomplete);
+        assert_eq!(
+            run(method.as_bytes(), &l),
+            Got::Failed(Kind::UriTooLong, Some(100))
+        );
+        let whole = format!("{} / HTTP/1.1\r\nHost: a\r\n\r\n", &method[..164]);
+        assert_eq!(run(whole.as_bytes(), &l), Got::Complete);
+        let whole = format!("{method} / HTTP/1.1\r\nHost: a\r\n\r\n");
+        assert_eq!(
+            run(whole.as_bytes(), &l),
+            Got::Failed(Kind::UriTooLong, Some(100))
+        );
+        // Once the method is done, the open target alone is measured against max_uri.
+        let open = format!("{} /{}", &method[..150], "a".repeat(99));
+        assert_eq!(run(open.as_bytes(), &l), Got::Incomplete);
+        let open = format!("{open}a");
+        assert_eq!(
+            run(open.as_bytes(), &l),
+            Got::Failed(Kind::UriTooLong, Some(100))
         );
         // Default limits: a 9 KiB target with no line end yet is refused early with 414.
         let long = format!("GET /{}", "a".repeat(9 * 1024));

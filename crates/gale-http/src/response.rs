@@ -7,6 +7,10 @@ use crate::error::Error;
 /// The terminating zero-size chunk with an empty trailer section.
 pub const LAST_CHUNK: &[u8] = b"0\r\n\r\n";
 
+/// The interim response to send before reading the body of a request whose
+/// [`crate::RequestHead::expect_continue`] is set.
+pub const CONTINUE_100: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+
 // One table drives both `reason` and the precomputed status lines, so they cannot disagree.
 macro_rules! status_table {
     ($($code:literal => $reason:literal,)*) => {

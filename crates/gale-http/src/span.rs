@@ -1,7 +1,7 @@
 //! Spans: byte ranges into the caller's buffer, so a parsed head borrows nothing and the
 //! server can keep the buffer, the spans and the head in separate places.
 
-/// A byte range `start..end` of the buffer given to [`parse_head`].
+/// A byte range `start..end` of the buffer given to [`crate::parse_head`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Span {
     /// First byte.
