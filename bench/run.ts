@@ -21,8 +21,9 @@ function localDate(d: Date): string {
 
 function pkgVersion(name: string): string | null {
   try {
-    return (JSON.parse(readFileSync(join(repoDir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
-      .version;
+    return (
+      JSON.parse(readFileSync(join(repoDir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
+    ).version;
   } catch {
     return null;
   }
@@ -146,7 +147,9 @@ async function main(): Promise<number> {
         results.push(m);
         const s = summarize(m);
         if (s) {
-          log(`    ${server.name} ${mode.id}: ${Math.round(s.medianRps).toLocaleString('en-US')} req/s median, all responses valid`);
+          log(
+            `    ${server.name} ${mode.id}: ${Math.round(s.medianRps).toLocaleString('en-US')} req/s median, all responses valid`,
+          );
         } else {
           anyFailed = true;
           log(`    ${server.name} ${mode.id}: FAILED: ${m.failure}`);

@@ -96,7 +96,7 @@ export function markdownTable(ms: readonly Measurement[]): string {
   }
   if (ms.some((m) => m.depth > 1 && m.ok)) {
     notes.push(
-      '- † Pipelined latency is per write of N requests and skewed upward by wrk\'s coordinated-omission correction ' +
+      "- † Pipelined latency is per write of N requests and skewed upward by wrk's coordinated-omission correction " +
         '(n/a = wrk could not compute it); compare servers on pipelined req/s and CPU µs/req, not on this latency.',
     );
   }

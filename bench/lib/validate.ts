@@ -66,7 +66,9 @@ export async function validateOnce(
   const ct = contentTypeProblem(res.headers.get('content-type'), scenario.contentType);
   if (ct) problems.push(ct);
   if (!body.equals(scenario.body)) {
-    problems.push(`body ${JSON.stringify(body.toString('utf8').slice(0, 120))} (expected ${JSON.stringify(scenario.body.toString('utf8'))})`);
+    problems.push(
+      `body ${JSON.stringify(body.toString('utf8').slice(0, 120))} (expected ${JSON.stringify(scenario.body.toString('utf8'))})`,
+    );
   }
   return { seen, problem: problems.length ? `validation: ${problems.join('; ')}` : null };
 }

@@ -228,7 +228,7 @@ impl fmt::Display for Error {
             Kind::TooManyHeaders => write!(
                 f,
                 "{reason}: the request has more than {limit} header fields. Send fewer \
-                 headers, or raise the server's maxHeadersCount option."
+                 headers, or raise the server's maxHeaders option."
             ),
             Kind::TrailersTooLarge => write!(
                 f,

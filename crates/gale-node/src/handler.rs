@@ -28,7 +28,12 @@ pub(crate) struct JsHandler {
 }
 
 impl JsHandler {
-    pub fn new(env: napi_env, dispatch: napi_value, on_event: napi_value, resource: napi_value) -> JsHandler {
+    pub fn new(
+        env: napi_env,
+        dispatch: napi_value,
+        on_event: napi_value,
+        resource: napi_value,
+    ) -> JsHandler {
         let mut d = ptr::null_mut();
         let mut e = ptr::null_mut();
         let mut r = ptr::null_mut();
@@ -66,7 +71,14 @@ impl JsHandler {
         let mut result = ptr::null_mut();
         // SAFETY: f and argv are live values in the open handle scope.
         let st = unsafe {
-            sys::napi_call_function(self.env, self.recv.get(), f, argv.len(), argv.as_ptr(), &mut result)
+            sys::napi_call_function(
+                self.env,
+                self.recv.get(),
+                f,
+                argv.len(),
+                argv.as_ptr(),
+                &mut result,
+            )
         };
         if st != sys::Status::napi_ok {
             nu::report_pending(self.env);

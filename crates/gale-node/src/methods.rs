@@ -37,7 +37,14 @@ pub unsafe fn register(env: napi_env, exports: napi_value) {
     let mut f = ptr::null_mut();
     // SAFETY: creating a plain function on a live env.
     unsafe {
-        sys::napi_create_function(env, c"createServer".as_ptr(), 12, Some(create_server), ptr::null_mut(), &mut f);
+        sys::napi_create_function(
+            env,
+            c"createServer".as_ptr(),
+            12,
+            Some(create_server),
+            ptr::null_mut(),
+            &mut f,
+        );
     }
     nu::set_prop(env, exports, c"createServer", f);
 }
@@ -52,20 +59,38 @@ fn method(env: napi_env, obj: napi_value, name: &CStr, cb: Cb, server: &Rc<Serve
     let mut f = ptr::null_mut();
     // SAFETY: the function's data pointer stays valid until its finalizer drops the Rc.
     unsafe {
-        sys::napi_create_function(env, name.as_ptr(), name.to_bytes().len() as isize, Some(cb), data, &mut f);
-        sys::napi_add_finalizer(env, f, data, Some(drop_server), ptr::null_mut(), ptr::null_mut());
+        sys::napi_create_function(
+            env,
+            name.as_ptr(),
+            name.to_bytes().len() as isize,
+            Some(cb),
+            data,
+            &mut f,
+        );
+        sys::napi_add_finalizer(
+            env,
+            f,
+            data,
+            Some(drop_server),
+            ptr::null_mut(),
+            ptr::null_mut(),
+        );
     }
     nu::set_prop(env, obj, name, f);
 }
 
 fn num_opt(env: napi_env, opts: napi_value, name: &CStr) -> Option<f64> {
     let v = nu::get_prop(env, opts, name);
-    (nu::type_of(env, v) == ValueType::napi_number).then(|| nu::get_f64(env, v)).flatten()
+    (nu::type_of(env, v) == ValueType::napi_number)
+        .then(|| nu::get_f64(env, v))
+        .flatten()
 }
 
 fn bool_opt(env: napi_env, opts: napi_value, name: &CStr) -> Option<bool> {
     let v = nu::get_prop(env, opts, name);
-    (nu::type_of(env, v) == ValueType::napi_boolean).then(|| nu::get_bool(env, v)).flatten()
+    (nu::type_of(env, v) == ValueType::napi_boolean)
+        .then(|| nu::get_bool(env, v))
+        .flatten()
 }
 
 fn config(env: napi_env, opts: napi_value) -> Config {
@@ -115,8 +140,14 @@ fn config(env: napi_env, opts: napi_value) -> Config {
 
 unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, _) = nu::args::<3>(env, info);
-    if nu::type_of(env, argv[1]) != ValueType::napi_function || nu::type_of(env, argv[2]) != ValueType::napi_function {
-        return nu::throw(env, "createServer(options, dispatch, onEvent): dispatch and onEvent must be functions", true);
+    if nu::type_of(env, argv[1]) != ValueType::napi_function
+        || nu::type_of(env, argv[2]) != ValueType::napi_function
+    {
+        return nu::throw(
+            env,
+            "createServer(options, dispatch, onEvent): dispatch and onEvent must be functions",
+            true,
+        );
     }
     let cfg = config(env, argv[0]);
     let mut lp = ptr::null_mut();
@@ -170,13 +201,20 @@ unsafe fn server<'a>(data: *mut c_void) -> &'a Server {
 }
 
 fn method_sel(env: napi_env, v: napi_value) -> Result<MethodSel, napi_value> {
-    let m = nu::get_string(env, v).ok_or_else(|| nu::throw(env, "method must be a string", true))?;
+    let m =
+        nu::get_string(env, v).ok_or_else(|| nu::throw(env, "method must be a string", true))?;
     if m == b"ALL" {
         return Ok(MethodSel::All);
     }
     gale_router::Method::from_bytes(&m)
         .map(MethodSel::One)
-        .ok_or_else(|| nu::throw(env, &format!("unknown method {:?}", String::from_utf8_lossy(&m)), true))
+        .ok_or_else(|| {
+            nu::throw(
+                env,
+                &format!("unknown method {:?}", String::from_utf8_lossy(&m)),
+                true,
+            )
+        })
 }
 
 unsafe extern "C" fn route(env: napi_env, info: napi_callback_info) -> napi_value {
@@ -187,13 +225,21 @@ unsafe extern "C" fn route(env: napi_env, info: napi_callback_info) -> napi_valu
         Ok(m) => m,
         Err(e) => return e,
     };
-    let (Some(pattern), Some(id)) = (nu::get_string(env, argv[1]), nu::get_u32(env, argv[2])) else {
-        return nu::throw(env, "route(method, path, id): path must be a string and id a number", true);
+    let (Some(pattern), Some(id)) = (nu::get_string(env, argv[1]), nu::get_u32(env, argv[2]))
+    else {
+        return nu::throw(
+            env,
+            "route(method, path, id): path must be a string and id a number",
+            true,
+        );
     };
     let pattern = String::from_utf8_lossy(&pattern);
     match s.add_route(sel, &pattern, id) {
         Ok(names) => {
-            let vals: Vec<napi_value> = names.iter().map(|n| nu::string(env, n.as_bytes())).collect();
+            let vals: Vec<napi_value> = names
+                .iter()
+                .map(|n| nu::string(env, n.as_bytes()))
+                .collect();
             nu::array(env, &vals)
         }
         Err(msg) => nu::throw(env, &msg, false),
@@ -208,8 +254,13 @@ unsafe extern "C" fn fixed(env: napi_env, info: napi_callback_info) -> napi_valu
         Ok(m) => m,
         Err(e) => return e,
     };
-    let (Some(pattern), Some(status)) = (nu::get_string(env, argv[1]), nu::get_u32(env, argv[2])) else {
-        return nu::throw(env, "fixed(method, path, status, headers, body): bad arguments", true);
+    let (Some(pattern), Some(status)) = (nu::get_string(env, argv[1]), nu::get_u32(env, argv[2]))
+    else {
+        return nu::throw(
+            env,
+            "fixed(method, path, status, headers, body): bad arguments",
+            true,
+        );
     };
     let mut headers = Vec::new();
     let mut len = 0u32;
@@ -225,9 +276,16 @@ unsafe extern "C" fn fixed(env: napi_env, info: napi_callback_info) -> napi_valu
             sys::napi_get_element(env, argv[3], i + 1, &mut v);
         }
         let (Some(k), Some(v)) = (nu::get_string(env, k), nu::get_string(env, v)) else {
-            return nu::throw(env, "fixed(): header names and values must be strings", true);
+            return nu::throw(
+                env,
+                "fixed(): header names and values must be strings",
+                true,
+            );
         };
-        headers.push((String::from_utf8_lossy(&k).into_owned(), String::from_utf8_lossy(&v).into_owned()));
+        headers.push((
+            String::from_utf8_lossy(&k).into_owned(),
+            String::from_utf8_lossy(&v).into_owned(),
+        ));
         i += 2;
     }
     let body = match nu::get_string(env, argv[4]) {
@@ -247,7 +305,14 @@ unsafe extern "C" fn fixed(env: napi_env, info: napi_callback_info) -> napi_valu
 fn addr_array(env: napi_env, a: std::net::SocketAddr) -> napi_value {
     let ip = a.ip().to_string();
     let family: &[u8] = if a.is_ipv4() { b"IPv4" } else { b"IPv6" };
-    nu::array(env, &[nu::string(env, ip.as_bytes()), nu::uint(env, a.port() as u32), nu::latin1(env, family)])
+    nu::array(
+        env,
+        &[
+            nu::string(env, ip.as_bytes()),
+            nu::uint(env, a.port() as u32),
+            nu::latin1(env, family),
+        ],
+    )
 }
 
 unsafe extern "C" fn listen(env: napi_env, info: napi_callback_info) -> napi_value {
@@ -276,7 +341,11 @@ unsafe extern "C" fn listen(env: napi_env, info: napi_callback_info) -> napi_val
             let code = format!("{code}\0");
             // SAFETY: both strings are NUL-terminated.
             unsafe {
-                sys::napi_throw_error(env, code.as_ptr() as *const c_char, msg.as_ptr() as *const c_char);
+                sys::napi_throw_error(
+                    env,
+                    code.as_ptr() as *const c_char,
+                    msg.as_ptr() as *const c_char,
+                );
             }
             ptr::null_mut()
         }
@@ -304,10 +373,22 @@ unsafe extern "C" fn connections(env: napi_env, info: napi_callback_info) -> nap
 }
 
 /// Reads (status, content type, header lines) arguments into the scratch buffers and runs `f`.
-fn with_reply<R>(env: napi_env, status: napi_value, ctype: napi_value, headers: napi_value, f: impl FnOnce(&Reply) -> R) -> Result<R, napi_value> {
+fn with_reply<R>(
+    env: napi_env,
+    status: napi_value,
+    ctype: napi_value,
+    headers: napi_value,
+    f: impl FnOnce(&Reply) -> R,
+) -> Result<R, napi_value> {
     let status = match nu::get_u32(env, status) {
         Some(s) if (100..=999).contains(&s) => s as u16,
-        _ => return Err(nu::throw(env, "status must be an integer from 100 to 999", true)),
+        _ => {
+            return Err(nu::throw(
+                env,
+                "status must be an integer from 100 to 999",
+                true,
+            ))
+        }
     };
     SCRATCH.with(|cell| {
         let mut scratch = cell.borrow_mut();
@@ -333,7 +414,11 @@ fn with_reply<R>(env: napi_env, status: napi_value, ctype: napi_value, headers: 
         } else {
             b""
         };
-        Ok(f(&Reply { status, content_type: ct, headers: hdrs }))
+        Ok(f(&Reply {
+            status,
+            content_type: ct,
+            headers: hdrs,
+        }))
     })
 }
 
@@ -348,9 +433,13 @@ fn body_arg<'a>(env: napi_env, v: napi_value) -> Result<Body<'a>, napi_value> {
     match nu::type_of(env, v) {
         ValueType::napi_undefined | ValueType::napi_null => Ok(Body::None),
         ValueType::napi_string => Ok(Body::Str(v, nu::utf8_len(env, v).unwrap_or(0))),
-        _ => nu::get_bytes(env, v)
-            .map(Body::Bytes)
-            .ok_or_else(|| nu::throw(env, "body must be a string, a Uint8Array or undefined", true)),
+        _ => nu::get_bytes(env, v).map(Body::Bytes).ok_or_else(|| {
+            nu::throw(
+                env,
+                "body must be a string, a Uint8Array or undefined",
+                true,
+            )
+        }),
     }
 }
 
@@ -383,7 +472,9 @@ unsafe extern "C" fn end(env: napi_env, info: napi_callback_info) -> napi_value 
         Ok(b) => b,
         Err(e) => return e,
     };
-    match with_reply(env, argv[1], argv[2], argv[3], |reply| s.end(id, reply, body.len(), |out| body.append(env, out))) {
+    match with_reply(env, argv[1], argv[2], argv[3], |reply| {
+        s.end(id, reply, body.len(), |out| body.append(env, out))
+    }) {
         Ok(ok) => nu::boolean(env, ok),
         Err(e) => e,
     }
@@ -396,7 +487,9 @@ unsafe extern "C" fn write_head(env: napi_env, info: napi_callback_info) -> napi
     let Some(id) = nu::get_u32(env, argv[0]) else {
         return nu::throw(env, "writeHead(): id must be a number", true);
     };
-    match with_reply(env, argv[1], argv[2], argv[3], |reply| s.write_head(id, reply)) {
+    match with_reply(env, argv[1], argv[2], argv[3], |reply| {
+        s.write_head(id, reply)
+    }) {
         Ok(ok) => nu::boolean(env, ok),
         Err(e) => e,
     }
@@ -414,7 +507,9 @@ unsafe extern "C" fn write(env: napi_env, info: napi_callback_info) -> napi_valu
         Err(e) => return e,
     };
     // A request that is gone reports "keep going": JS learns of the abort from its event.
-    let ok = s.write(id, body.len(), |out| body.append(env, out)).unwrap_or(true);
+    let ok = s
+        .write(id, body.len(), |out| body.append(env, out))
+        .unwrap_or(true);
     nu::boolean(env, ok)
 }
 
@@ -429,7 +524,10 @@ unsafe extern "C" fn end_stream(env: napi_env, info: napi_callback_info) -> napi
         Ok(b) => b,
         Err(e) => return e,
     };
-    nu::boolean(env, s.end_stream(id, body.len(), |out| body.append(env, out)))
+    nu::boolean(
+        env,
+        s.end_stream(id, body.len(), |out| body.append(env, out)),
+    )
 }
 
 unsafe extern "C" fn release(env: napi_env, info: napi_callback_info) -> napi_value {
@@ -443,14 +541,19 @@ unsafe extern "C" fn release(env: napi_env, info: napi_callback_info) -> napi_va
 }
 
 /// Runs `f` on request `argv[0]`, returning undefined when it is gone.
-fn on_req(env: napi_env, info: napi_callback_info, f: impl FnOnce(&gale_server::ReqView, napi_value) -> napi_value) -> napi_value {
+fn on_req(
+    env: napi_env,
+    info: napi_callback_info,
+    f: impl FnOnce(&gale_server::ReqView, napi_value) -> napi_value,
+) -> napi_value {
     let (argv, _, data) = nu::args::<2>(env, info);
     // SAFETY: data installed by `method`.
     let s = unsafe { server(data) };
     let Some(id) = nu::get_u32(env, argv[0]) else {
         return nu::throw(env, "request id must be a number", true);
     };
-    s.with_req(id, |r| f(r, argv[1])).unwrap_or_else(|| nu::undefined(env))
+    s.with_req(id, |r| f(r, argv[1]))
+        .unwrap_or_else(|| nu::undefined(env))
 }
 
 unsafe extern "C" fn req_method(env: napi_env, info: napi_callback_info) -> napi_value {

@@ -23,13 +23,23 @@ pub fn throw(env: napi_env, msg: &str, type_error: bool) -> napi_value {
 }
 
 /// Reads up to N arguments and the function's data pointer.
-pub fn args<const N: usize>(env: napi_env, info: sys::napi_callback_info) -> ([napi_value; N], usize, *mut c_void) {
+pub fn args<const N: usize>(
+    env: napi_env,
+    info: sys::napi_callback_info,
+) -> ([napi_value; N], usize, *mut c_void) {
     let mut argv = [ptr::null_mut(); N];
     let mut argc = N;
     let mut data = ptr::null_mut();
     // SAFETY: argv has room for argc values.
     unsafe {
-        sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), &mut data);
+        sys::napi_get_cb_info(
+            env,
+            info,
+            &mut argc,
+            argv.as_mut_ptr(),
+            ptr::null_mut(),
+            &mut data,
+        );
     }
     (argv, argc.min(N), data)
 }
@@ -114,7 +124,15 @@ pub fn get_bytes<'a>(env: napi_env, v: napi_value) -> Option<&'a [u8]> {
     let mut data: *mut c_void = ptr::null_mut();
     // SAFETY: v is a typed array; Node-API returns its data pointer adjusted by byte_offset.
     unsafe {
-        sys::napi_get_typedarray_info(env, v, &mut ty, &mut len, &mut data, ptr::null_mut(), ptr::null_mut());
+        sys::napi_get_typedarray_info(
+            env,
+            v,
+            &mut ty,
+            &mut len,
+            &mut data,
+            ptr::null_mut(),
+            ptr::null_mut(),
+        );
     }
     if ty != sys::TypedarrayType::uint8_array && ty != sys::TypedarrayType::uint8_clamped_array {
         return None;
@@ -129,14 +147,18 @@ pub fn get_bytes<'a>(env: napi_env, v: napi_value) -> Option<&'a [u8]> {
 pub fn string(env: napi_env, s: &[u8]) -> napi_value {
     let mut v = ptr::null_mut();
     // SAFETY: s is a valid slice; napi copies it.
-    unsafe { sys::napi_create_string_utf8(env, s.as_ptr() as *const c_char, s.len() as isize, &mut v) };
+    unsafe {
+        sys::napi_create_string_utf8(env, s.as_ptr() as *const c_char, s.len() as isize, &mut v)
+    };
     v
 }
 
 pub fn latin1(env: napi_env, s: &[u8]) -> napi_value {
     let mut v = ptr::null_mut();
     // SAFETY: s is a valid slice; napi copies it.
-    unsafe { sys::napi_create_string_latin1(env, s.as_ptr() as *const c_char, s.len() as isize, &mut v) };
+    unsafe {
+        sys::napi_create_string_latin1(env, s.as_ptr() as *const c_char, s.len() as isize, &mut v)
+    };
     v
 }
 
@@ -184,7 +206,13 @@ pub fn buffer_copy(env: napi_env, bytes: &[u8]) -> napi_value {
     let mut v = ptr::null_mut();
     // SAFETY: napi copies len bytes from the slice.
     unsafe {
-        sys::napi_create_buffer_copy(env, bytes.len(), bytes.as_ptr() as *const c_void, ptr::null_mut(), &mut v)
+        sys::napi_create_buffer_copy(
+            env,
+            bytes.len(),
+            bytes.as_ptr() as *const c_void,
+            ptr::null_mut(),
+            &mut v,
+        )
     };
     v
 }

@@ -217,7 +217,8 @@ impl Inner {
                 conn.phase = Phase::Body(idx);
                 conn.since = now;
                 if expect && conn.inflight.len() == 1 && *pos == data.len() {
-                    conn.wbuf.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
+                    conn.wbuf
+                        .extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
                     self.touch(cid);
                 }
                 Step::Continue
@@ -230,23 +231,26 @@ impl Inner {
         let req = self.reqs.get_mut(idx);
         let method = req.method.get(&req.head);
         let path = req.path.get(&req.head);
-        let (status, extra): (u16, &[u8]) =
-            match self.router.find(method, path, &mut self.param_scratch) {
-                Found::Route(&Target::Js(route)) => {
-                    let base = req.path.start;
-                    for &(s, e) in &self.param_scratch {
-                        let span = gale_http::Span {
-                            start: base + s,
-                            end: base + e,
-                        };
-                        let raw = span.get(&req.head);
-                        if memchr_pct(raw) {
-                            let start = req.param_buf.len() as u32;
-                            let mut tmp = std::mem::take(&mut self.discard);
-                            if decode_param(raw, &mut tmp).is_err() {
-                                self.discard = tmp;
-                                let close = !req.keep_alive;
-                                crate::output::encode_native(
+        let (status, extra): (u16, &[u8]) = match self.router.find(
+            method,
+            path,
+            &mut self.param_scratch,
+        ) {
+            Found::Route(&Target::Js(route)) => {
+                let base = req.path.start;
+                for &(s, e) in &self.param_scratch {
+                    let span = gale_http::Span {
+                        start: base + s,
+                        end: base + e,
+                    };
+                    let raw = span.get(&req.head);
+                    if memchr_pct(raw) {
+                        let start = req.param_buf.len() as u32;
+                        let mut tmp = std::mem::take(&mut self.discard);
+                        if decode_param(raw, &mut tmp).is_err() {
+                            self.discard = tmp;
+                            let close = !req.keep_alive;
+                            crate::output::encode_native(
                                     &mut req.native,
                                     &self.date,
                                     400,
@@ -255,53 +259,53 @@ impl Inner {
                                     close,
                                     req.head_only,
                                 );
-                                req.action = Some(Action::Native);
-                                return;
-                            }
-                            req.param_buf.extend_from_slice(&tmp);
-                            self.discard = tmp;
-                            let end = req.param_buf.len() as u32;
-                            req.params.push(Param {
-                                span: gale_http::Span { start, end },
-                                decoded: true,
-                            });
-                        } else {
-                            req.params.push(Param {
-                                span,
-                                decoded: false,
-                            });
+                            req.action = Some(Action::Native);
+                            return;
                         }
+                        req.param_buf.extend_from_slice(&tmp);
+                        self.discard = tmp;
+                        let end = req.param_buf.len() as u32;
+                        req.params.push(Param {
+                            span: gale_http::Span { start, end },
+                            decoded: true,
+                        });
+                    } else {
+                        req.params.push(Param {
+                            span,
+                            decoded: false,
+                        });
                     }
-                    req.action = Some(Action::Js(route));
-                    return;
                 }
-                Found::Route(&Target::Fixed(f)) => {
-                    let close = !req.keep_alive;
-                    self.fixed[f as usize].encode(&mut req.native, &self.date, close, req.head_only);
-                    req.action = Some(Action::Native);
-                    return;
-                }
-                Found::MethodNotAllowed { allow } => {
-                    req.native.clear();
-                    let mut extra = Vec::with_capacity(allow.len() + 9);
-                    extra.extend_from_slice(b"Allow: ");
-                    extra.extend_from_slice(allow.as_bytes());
-                    extra.extend_from_slice(b"\r\n");
-                    let close = !req.keep_alive;
-                    crate::output::encode_native(
-                        &mut req.native,
-                        &self.date,
-                        405,
-                        &extra,
-                        b"Method Not Allowed",
-                        close,
-                        req.head_only,
-                    );
-                    req.action = Some(Action::Native);
-                    return;
-                }
-                Found::NotFound => (404, b""),
-            };
+                req.action = Some(Action::Js(route));
+                return;
+            }
+            Found::Route(&Target::Fixed(f)) => {
+                let close = !req.keep_alive;
+                self.fixed[f as usize].encode(&mut req.native, &self.date, close, req.head_only);
+                req.action = Some(Action::Native);
+                return;
+            }
+            Found::MethodNotAllowed { allow } => {
+                req.native.clear();
+                let mut extra = Vec::with_capacity(allow.len() + 9);
+                extra.extend_from_slice(b"Allow: ");
+                extra.extend_from_slice(allow.as_bytes());
+                extra.extend_from_slice(b"\r\n");
+                let close = !req.keep_alive;
+                crate::output::encode_native(
+                    &mut req.native,
+                    &self.date,
+                    405,
+                    &extra,
+                    b"Method Not Allowed",
+                    close,
+                    req.head_only,
+                );
+                req.action = Some(Action::Native);
+                return;
+            }
+            Found::NotFound => (404, b""),
+        };
         let close = !req.keep_alive;
         crate::output::encode_native(
             &mut req.native,
@@ -323,7 +327,11 @@ impl Inner {
         let req = self.reqs.get_mut(idx);
         let keep = req.action != Some(Action::Native);
         let done = if let Some(dec) = req.chunked.as_mut() {
-            let sink = if keep { &mut req.body } else { &mut self.discard };
+            let sink = if keep {
+                &mut req.body
+            } else {
+                &mut self.discard
+            };
             let r = dec.decode(avail, sink);
             self.discard.clear();
             match r {

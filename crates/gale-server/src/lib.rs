@@ -14,8 +14,8 @@ use std::cell::{Cell, RefCell};
 
 pub use gale_http::Limits;
 pub use gale_router::{MethodSel, RouterOptions};
-pub use uv::UvLoop;
 pub use output::Reply;
+pub use uv::UvLoop;
 pub use view::ReqView;
 
 /// Server settings; defaults mirror Node's http server where Node has one.

@@ -78,7 +78,12 @@ impl Server {
     }
 
     /// Registers a JS route; returns its param names in capture order.
-    pub fn add_route(&self, method: MethodSel, pattern: &str, route: u32) -> Result<Vec<String>, String> {
+    pub fn add_route(
+        &self,
+        method: MethodSel,
+        pattern: &str,
+        route: u32,
+    ) -> Result<Vec<String>, String> {
         self.inner
             .borrow_mut()
             .router
@@ -131,10 +136,9 @@ impl Server {
 
     /// Binds and starts accepting on `host:port` (port 0 picks a free port). Returns the bound address.
     pub fn listen(self: &Rc<Self>, host: &str, port: u16) -> io::Result<SocketAddr> {
-        let addr = (host, port)
-            .to_socket_addrs()?
-            .next()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "host resolved to nothing"))?;
+        let addr = (host, port).to_socket_addrs()?.next().ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidInput, "host resolved to nothing")
+        })?;
         let mut inner = self.inner.borrow_mut();
         if inner.listener.is_some() || inner.closing {
             return Err(io::Error::other("server is already listening or closed"));

@@ -356,7 +356,13 @@ impl Inner {
 impl Server {
     /// Sends a whole response to request `id`: head, then `body_len` bytes written by `fill`.
     /// Returns false when the request is gone (client left, or already answered).
-    pub fn end(&self, id: u32, reply: &Reply, body_len: usize, fill: impl FnOnce(&mut Vec<u8>)) -> bool {
+    pub fn end(
+        &self,
+        id: u32,
+        reply: &Reply,
+        body_len: usize,
+        fill: impl FnOnce(&mut Vec<u8>),
+    ) -> bool {
         let ok = {
             let mut inner = self.inner.borrow_mut();
             match inner.writable_req(id) {

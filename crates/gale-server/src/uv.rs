@@ -20,16 +20,25 @@ pub const READABLE: c_int = 1;
 const UV_POLL: c_int = 8;
 const UV_TIMER: c_int = 13;
 
+type HandleSizeFn = unsafe extern "C" fn(c_int) -> usize;
+type PollInitFn = unsafe extern "C" fn(UvLoop, UvHandle, c_int) -> c_int;
+type PollStartFn = unsafe extern "C" fn(UvHandle, c_int, PollCb) -> c_int;
+type HandleFn = unsafe extern "C" fn(UvHandle) -> c_int;
+type TimerInitFn = unsafe extern "C" fn(UvLoop, UvHandle) -> c_int;
+type TimerStartFn = unsafe extern "C" fn(UvHandle, TimerCb, u64, u64) -> c_int;
+type CloseFn = unsafe extern "C" fn(UvHandle, CloseCb);
+type UnrefFn = unsafe extern "C" fn(UvHandle);
+
 struct Api {
-    handle_size: unsafe extern "C" fn(c_int) -> usize,
-    poll_init: unsafe extern "C" fn(UvLoop, UvHandle, c_int) -> c_int,
-    poll_start: unsafe extern "C" fn(UvHandle, c_int, PollCb) -> c_int,
-    poll_stop: unsafe extern "C" fn(UvHandle) -> c_int,
-    timer_init: unsafe extern "C" fn(UvLoop, UvHandle) -> c_int,
-    timer_start: unsafe extern "C" fn(UvHandle, TimerCb, u64, u64) -> c_int,
-    timer_stop: unsafe extern "C" fn(UvHandle) -> c_int,
-    close: unsafe extern "C" fn(UvHandle, CloseCb),
-    unref: unsafe extern "C" fn(UvHandle),
+    handle_size: HandleSizeFn,
+    poll_init: PollInitFn,
+    poll_start: PollStartFn,
+    poll_stop: HandleFn,
+    timer_init: TimerInitFn,
+    timer_start: TimerStartFn,
+    timer_stop: HandleFn,
+    close: CloseFn,
+    unref: UnrefFn,
 }
 
 fn sym(name: &CStr) -> Result<*mut c_void, String> {
@@ -51,15 +60,19 @@ fn api() -> Result<&'static Api, String> {
         // SAFETY: each symbol is the libuv function of that name, whose C signature matches the field's type.
         unsafe {
             Ok(Api {
-                handle_size: std::mem::transmute::<*mut c_void, _>(sym(c"uv_handle_size")?),
-                poll_init: std::mem::transmute::<*mut c_void, _>(sym(c"uv_poll_init")?),
-                poll_start: std::mem::transmute::<*mut c_void, _>(sym(c"uv_poll_start")?),
-                poll_stop: std::mem::transmute::<*mut c_void, _>(sym(c"uv_poll_stop")?),
-                timer_init: std::mem::transmute::<*mut c_void, _>(sym(c"uv_timer_init")?),
-                timer_start: std::mem::transmute::<*mut c_void, _>(sym(c"uv_timer_start")?),
-                timer_stop: std::mem::transmute::<*mut c_void, _>(sym(c"uv_timer_stop")?),
-                close: std::mem::transmute::<*mut c_void, _>(sym(c"uv_close")?),
-                unref: std::mem::transmute::<*mut c_void, _>(sym(c"uv_unref")?),
+                handle_size: std::mem::transmute::<*mut c_void, HandleSizeFn>(sym(
+                    c"uv_handle_size",
+                )?),
+                poll_init: std::mem::transmute::<*mut c_void, PollInitFn>(sym(c"uv_poll_init")?),
+                poll_start: std::mem::transmute::<*mut c_void, PollStartFn>(sym(c"uv_poll_start")?),
+                poll_stop: std::mem::transmute::<*mut c_void, HandleFn>(sym(c"uv_poll_stop")?),
+                timer_init: std::mem::transmute::<*mut c_void, TimerInitFn>(sym(c"uv_timer_init")?),
+                timer_start: std::mem::transmute::<*mut c_void, TimerStartFn>(sym(
+                    c"uv_timer_start",
+                )?),
+                timer_stop: std::mem::transmute::<*mut c_void, HandleFn>(sym(c"uv_timer_stop")?),
+                close: std::mem::transmute::<*mut c_void, CloseFn>(sym(c"uv_close")?),
+                unref: std::mem::transmute::<*mut c_void, UnrefFn>(sym(c"uv_unref")?),
             })
         }
     })
@@ -80,7 +93,8 @@ fn alloc_handle(kind: c_int, data: *const c_void) -> Result<UvHandle, String> {
     let api = api()?;
     // SAFETY: uv_handle_size is a pure function of the handle type.
     let size = unsafe { (api.handle_size)(kind) };
-    let layout = std::alloc::Layout::from_size_align(size.max(16), 16).map_err(|e| e.to_string())?;
+    let layout =
+        std::alloc::Layout::from_size_align(size.max(16), 16).map_err(|e| e.to_string())?;
     // SAFETY: layout has a non-zero size.
     let p = unsafe { std::alloc::alloc_zeroed(layout) };
     if p.is_null() {
@@ -115,13 +129,21 @@ pub unsafe fn handle_data(h: UvHandle) -> *const c_void {
 }
 
 /// A `uv_poll_t` watching `fd` for readability on `lp`.
-pub fn poll_new(lp: UvLoop, fd: c_int, data: *const c_void, cb: PollCb) -> Result<UvHandle, String> {
+pub fn poll_new(
+    lp: UvLoop,
+    fd: c_int,
+    data: *const c_void,
+    cb: PollCb,
+) -> Result<UvHandle, String> {
     let api = api()?;
     let h = alloc_handle(UV_POLL, data)?;
     // SAFETY: lp is Node's loop (from napi_get_uv_event_loop) and h is fresh handle storage.
     check(unsafe { (api.poll_init)(lp, h, fd) }, "uv_poll_init")?;
     // SAFETY: h was initialised just above.
-    check(unsafe { (api.poll_start)(h, READABLE, cb) }, "uv_poll_start")?;
+    check(
+        unsafe { (api.poll_start)(h, READABLE, cb) },
+        "uv_poll_start",
+    )?;
     Ok(h)
 }
 

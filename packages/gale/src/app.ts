@@ -223,6 +223,19 @@ export class App {
       return;
     }
     if (res.finished) return;
+    if (
+      out !== undefined &&
+      typeof (out as PromiseLike<unknown>).then !== 'function' &&
+      !(out instanceof globalThis.Response)
+    ) {
+      // A plain returned value: answer now, on the synchronous path (no snapshot, no tracking).
+      try {
+        res.send(out);
+      } catch (err) {
+        this.fail(err, req, res);
+      }
+      if (res.finished) return;
+    }
     req._deferred = true;
     this.live[id & MASK] = res;
     if (out !== undefined) this.reply(out, req, res);

@@ -9,6 +9,7 @@ export type HeaderValue = string | number | readonly string[];
 
 // RFC 9110 token and field-value checks: a value with CR/LF would split the response.
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const BAD_VALUE = /[\0-\x08\x0a-\x1f\x7f]/;
 /** Headers the engine writes itself from the body it is given. */
 const ENGINE_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'date']);
@@ -63,7 +64,8 @@ export class Response {
     if (this.headersSent) {
       throw new GaleError(ErrorCodes.HEADERS_SENT, `cannot set header "${name}": the response head was already sent`);
     }
-    if (!TOKEN.test(name)) throw new GaleError(ErrorCodes.INVALID_HEADER, `invalid header name ${JSON.stringify(name)}`);
+    if (!TOKEN.test(name))
+      throw new GaleError(ErrorCodes.INVALID_HEADER, `invalid header name ${JSON.stringify(name)}`);
     const values = typeof value === 'object' ? value : [String(value)];
     for (const v of values) {
       if (BAD_VALUE.test(v)) {
@@ -114,13 +116,12 @@ export class Response {
 
   /** Sends a string (text/plain), bytes (application/octet-stream) or any other value as JSON. */
   send(body?: unknown): void {
-    if (body === undefined || body === null) return this.finish(this._ctype, undefined);
-    if (typeof body === 'string') return this.finish(this._ctype === CT_NONE ? CT_TEXT : this._ctype, body);
-    if (body instanceof Uint8Array) return this.finish(this._ctype === CT_NONE ? CT_BYTES : this._ctype, body);
-    if (body instanceof ArrayBuffer) {
-      return this.finish(this._ctype === CT_NONE ? CT_BYTES : this._ctype, new Uint8Array(body));
-    }
-    this.json(body);
+    const none = this._ctype === CT_NONE;
+    if (body === undefined || body === null) this.finish(this._ctype, undefined);
+    else if (typeof body === 'string') this.finish(none ? CT_TEXT : this._ctype, body);
+    else if (body instanceof Uint8Array) this.finish(none ? CT_BYTES : this._ctype, body);
+    else if (body instanceof ArrayBuffer) this.finish(none ? CT_BYTES : this._ctype, new Uint8Array(body));
+    else this.json(body);
   }
 
   /** Sends HTML. */

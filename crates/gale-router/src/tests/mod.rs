@@ -51,11 +51,7 @@ fn build(
     (router, names)
 }
 
-fn check(
-    opts: RouterOptions,
-    routes: &[(MethodSel, &str)],
-    cases: &[(&str, &str, Want)],
-) {
+fn check(opts: RouterOptions, routes: &[(MethodSel, &str)], cases: &[(&str, &str, Want)]) {
     let (router, names) = build(opts, routes);
     let mut params = vec![(7, 7)];
     for (method, path, want) in cases {

@@ -1,0 +1,37 @@
+// The demo `npm start` serves: every scenario of ../shared/bench/scenarios.md that Gale serves so far,
+// with the exact bodies and headers given there. Port 3000, or PORT.
+import { gale } from 'gale';
+
+const app = gale();
+
+// json / hello: a returned object is sent as application/json.
+app.get('/json', () => ({ foo: 'bar', one: [2, 'three'], bar: { baz: 'quux' } }));
+app.get('/', () => ({ hello: 'world' }));
+
+// text: a returned string is sent as text/plain; charset=utf-8.
+app.get('/text', () => 'Hello 世界');
+
+// params: route params are percent-decoded.
+app.get('/hello/:name', (req) => `Hello ${req.params.name}`);
+
+// body-json: a JSON object in, its key count out.
+app.post('/body', async (req) => {
+  const body = await req.json();
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { keys: 0 };
+  return { keys: Object.keys(body).length };
+});
+
+// A fixed response answered entirely by the native engine, never entering JavaScript.
+app.fixed('GET', '/health', { body: 'ok' });
+
+const port = Number(process.env.PORT ?? 3000);
+const host = process.env.HOST ?? '0.0.0.0';
+const addr = await app.listen(port, host);
+console.log(`Gale demo listening on http://localhost:${addr.port}/json`);
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, async () => {
+    await app.close({ timeout: 5000 });
+    process.exit(0);
+  });
+}

@@ -1,0 +1,34 @@
+// `npm test`: runs every node:test suite (tests/, packages/*/src, bench/) through tsx, one process
+// per file. Fails when no test file is found, so an empty run can never pass.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const roots = ['tests', 'packages', 'bench'].map((d) => join(root, d));
+const files = [];
+function walk(dir) {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'dist' || name === 'results') continue;
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p);
+    else if (name.endsWith('.test.ts') || name.endsWith('.test.mjs')) files.push(relative(root, p));
+  }
+}
+for (const r of roots) {
+  try {
+    walk(r);
+  } catch {}
+}
+const only = process.argv.slice(2);
+const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
+if (selected.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+selected.sort();
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...selected], {
+  cwd: root,
+  stdio: 'inherit',
+});
+process.exit(r.status ?? 1);
