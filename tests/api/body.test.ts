@@ -1,0 +1,168 @@
+// Body readers: text(), json(), arrayBuffer(), stream(); invalid JSON; body limit through the API.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { test } from 'node:test';
+import type { App } from '../helpers.js';
+import { simpleRequest, T, withApp } from '../helpers.js';
+
+function routes(app: App): void {
+  app.post('/text', async (req) => {
+    const s = await req.text();
+    return { type: typeof s, value: s };
+  });
+  app.post('/json', async (req) => ({ received: await req.json() }));
+  app.post('/ab', async (req) => {
+    const ab = await req.arrayBuffer();
+    const bytes = new Uint8Array(ab);
+    return {
+      isArrayBuffer: ab instanceof ArrayBuffer,
+      length: bytes.length,
+      sha: createHash('sha256').update(bytes).digest('hex'),
+    };
+  });
+  app.post('/stream', async (req) => {
+    const hash = createHash('sha256');
+    let length = 0;
+    let chunks = 0;
+    for await (const chunk of req.stream()) {
+      const b = chunk as Buffer;
+      hash.update(b);
+      length += b.length;
+      chunks++;
+    }
+    return { length, chunks, sha: hash.digest('hex') };
+  });
+  app.post('/stream-events', (req) => {
+    return new Promise((resolve, reject) => {
+      const parts: Buffer[] = [];
+      const s = req.stream();
+      s.on('data', (c: Buffer) => parts.push(Buffer.from(c)));
+      s.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+      s.on('error', reject);
+    });
+  });
+}
+
+function sha(b: Uint8Array): string {
+  return createHash('sha256').update(b).digest('hex');
+}
+
+test('req.text() returns the UTF-8 decoded body', T, async (t) => {
+  const { url } = await withApp(t, routes);
+  const body = 'héllo wörld — ✓ 🚀';
+  const r = await fetch(`${url}/text`, { method: 'POST', body });
+  assert.equal(r.status, 200);
+  assert.deepEqual(await r.json(), { type: 'string', value: body });
+});
+
+test('req.text() of a multi-byte character split across chunks', T, async (t) => {
+  const { port } = await withApp(t, routes);
+  // "é" = C3 A9: the two bytes arrive in different chunks
+  const res = await simpleRequest(port, {
+    method: 'POST',
+    path: '/text',
+    headers: { 'Transfer-Encoding': 'chunked' },
+    body: Buffer.concat([Buffer.from('3\r\ncaf\r\n1\r\n\xc3\r\n1\r\n\xa9\r\n0\r\n\r\n', 'latin1')]),
+  });
+  assert.equal(res.status, 200);
+  assert.deepEqual(JSON.parse(res.text), { type: 'string', value: 'café' });
+});
+
+test('req.json() parses the body', T, async (t) => {
+  const { url } = await withApp(t, routes);
+  const value = { a: 1, b: [true, null, 'x'], c: { d: 'ü' } };
+  const r = await fetch(`${url}/json`, {
+    method: 'POST',
+    body: JSON.stringify(value),
+    headers: { 'content-type': 'application/json' },
+  });
+  assert.equal(r.status, 200);
+  assert.deepEqual(await r.json(), { received: value });
+});
+
+test('req.json() with invalid JSON → 400, and the server keeps serving', T, async (t) => {
+  const { url } = await withApp(t, routes);
+  const r = await fetch(`${url}/json`, {
+    method: 'POST',
+    body: '{"a": 1,',
+    headers: { 'content-type': 'application/json' },
+  });
+  assert.equal(r.status, 400);
+  await r.arrayBuffer();
+  const ok = await fetch(`${url}/json`, { method: 'POST', body: '[1]' });
+  assert.equal(ok.status, 200);
+  assert.deepEqual(await ok.json(), { received: [1] });
+});
+
+test('req.arrayBuffer() returns the exact bytes (300 KiB binary)', T, async (t) => {
+  const { url } = await withApp(t, routes);
+  const body = new Uint8Array(300 * 1024);
+  for (let i = 0; i < body.length; i++) body[i] = (i * 31 + 7) & 0xff;
+  const r = await fetch(`${url}/ab`, { method: 'POST', body });
+  assert.equal(r.status, 200);
+  assert.deepEqual(await r.json(), { isArrayBuffer: true, length: body.length, sha: sha(body) });
+});
+
+test('req.arrayBuffer() of an empty body', T, async (t) => {
+  const { url } = await withApp(t, routes);
+  const r = await fetch(`${url}/ab`, { method: 'POST', body: '' });
+  assert.deepEqual(await r.json(), { isArrayBuffer: true, length: 0, sha: sha(new Uint8Array(0)) });
+});
+
+test('req.stream() yields the whole body (Content-Length, 512 KiB)', T, async (t) => {
+  const { url } = await withApp(t, routes);
+  const body = new Uint8Array(512 * 1024);
+  for (let i = 0; i < body.length; i++) body[i] = (i ^ (i >> 9)) & 0xff;
+  const r = await fetch(`${url}/stream`, { method: 'POST', body });
+  assert.equal(r.status, 200);
+  const out = (await r.json()) as { length: number; chunks: number; sha: string };
+  assert.equal(out.length, body.length);
+  assert.equal(out.sha, sha(body));
+  assert.ok(out.chunks >= 1);
+});
+
+test('req.stream() with a chunked request body from a streaming client', T, async (t) => {
+  const { url } = await withApp(t, routes);
+  const parts: Uint8Array[] = [];
+  for (let i = 0; i < 20; i++) parts.push(new Uint8Array(5000).fill(i));
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = parts.shift();
+      if (next) {
+        controller.enqueue(next);
+        await new Promise((r) => setTimeout(r, 2));
+      } else controller.close();
+    },
+  });
+  const all = new Uint8Array(100_000);
+  for (let i = 0; i < 20; i++) all.fill(i, i * 5000, (i + 1) * 5000);
+  const r = await fetch(`${url}/stream`, { method: 'POST', body: stream, duplex: 'half' } as RequestInit);
+  assert.equal(r.status, 200);
+  const out = (await r.json()) as { length: number; sha: string };
+  assert.equal(out.length, 100_000);
+  assert.equal(out.sha, sha(all));
+});
+
+test("req.stream() 'data'/'end' events", T, async (t) => {
+  const { url } = await withApp(t, routes);
+  const r = await fetch(`${url}/stream-events`, { method: 'POST', body: 'event based body' });
+  assert.equal(await r.text(), 'event based body');
+});
+
+test('bodyLimit applies to text(): 413 for a body over the limit, fine at the limit', T, async (t) => {
+  const { url } = await withApp(t, routes, { bodyLimit: 1000 });
+  const ok = await fetch(`${url}/text`, { method: 'POST', body: 'a'.repeat(1000) });
+  assert.equal(ok.status, 200);
+  assert.equal(((await ok.json()) as { value: string }).value.length, 1000);
+  let status = 0;
+  try {
+    const big = await fetch(`${url}/text`, { method: 'POST', body: 'a'.repeat(5000) });
+    status = big.status;
+    await big.arrayBuffer().catch(() => undefined);
+  } catch (e) {
+    assert.fail(`fetch failed instead of receiving 413: ${String(e)}`);
+  }
+  assert.equal(status, 413);
+  const after = await fetch(`${url}/text`, { method: 'POST', body: 'still fine' });
+  assert.equal(after.status, 200);
+});
