@@ -165,7 +165,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     let mut obj = ptr::null_mut();
     // SAFETY: plain object creation.
     unsafe { sys::napi_create_object(env, &mut obj) };
-    let table: [(&CStr, Cb); 18] = [
+    let table: [(&CStr, Cb); 19] = [
         (c"route", route),
         (c"fixed", fixed),
         (c"listen", listen),
@@ -177,6 +177,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"write", write),
         (c"endStream", end_stream),
         (c"release", release),
+        (c"destroy", destroy),
         (c"method", req_method),
         (c"url", req_url),
         (c"headers", req_headers),
@@ -536,6 +537,16 @@ unsafe extern "C" fn release(env: napi_env, info: napi_callback_info) -> napi_va
     let s = unsafe { server(data) };
     if let Some(id) = nu::get_u32(env, argv[0]) {
         s.release(id);
+    }
+    nu::undefined(env)
+}
+
+unsafe extern "C" fn destroy(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    if let Some(id) = nu::get_u32(env, argv[0]) {
+        s.destroy(id);
     }
     nu::undefined(env)
 }

@@ -206,8 +206,11 @@ impl Inner {
                     req.chunked = Some(ChunkedDecoder::new(self.cfg.body_limit));
                 }
                 if req.expect_continue && req.action == Some(Action::Native) {
-                    // The answer does not depend on the body: answer now and let the client skip it.
+                    // The answer does not depend on the body: answer now, saying the connection
+                    // closes, so the client need not send the body at all.
+                    req.keep_alive = false;
                     req.native_close = true;
+                    self.route(idx);
                     let r = self.finish_request(idx);
                     self.conns[cid].phase = Phase::Done;
                     return r;
@@ -510,7 +513,10 @@ fn memchr_pct(b: &[u8]) -> bool {
 
 /// Result of one read attempt.
 enum ReadResult {
-    Data,
+    /// Filled the whole spare capacity: there may be more.
+    Full,
+    /// Read less than asked: the receive queue was empty at that moment.
+    Short,
     WouldBlock,
     Eof,
     Error,
@@ -534,9 +540,14 @@ fn read_into(sock: &mut mio::net::TcpStream, buf: &mut Vec<u8>) -> ReadResult {
             )
         };
         if n > 0 {
+            let full = n as usize == spare.len();
             // SAFETY: the kernel initialised exactly n bytes after len.
             unsafe { buf.set_len(buf.len() + n as usize) };
-            return ReadResult::Data;
+            return if full {
+                ReadResult::Full
+            } else {
+                ReadResult::Short
+            };
         }
         if n == 0 {
             return ReadResult::Eof;
@@ -575,15 +586,18 @@ impl Server {
                 }
             }
             if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
-                self.read_and_process(cid);
+                // A short read empties the queue and new data raises a new edge, so only a FIN or
+                // an error needs reading until EAGAIN (the read that sees it).
+                self.read_and_process(cid, ev.is_read_closed() || ev.is_error());
             }
         }
         drop(events);
         self.end_batch();
     }
 
-    /// Reads everything the socket has and runs the parse loop over it.
-    pub(crate) fn read_and_process(&self, cid: usize) {
+    /// Reads what the socket has and runs the parse loop over it. `greedy` reads until EAGAIN or EOF;
+    /// otherwise a short read ends the round (edge-triggered: more data will raise a new edge).
+    pub(crate) fn read_and_process(&self, cid: usize, greedy: bool) {
         let mut buf = {
             let mut inner = self.inner.borrow_mut();
             let Some(conn) = inner.conns.get_mut(cid) else {
@@ -603,6 +617,7 @@ impl Server {
         // Leftover input from a pause is processed before reading more.
         let mut need_read = buf.is_empty();
         loop {
+            let mut last = false;
             if need_read {
                 let r = {
                     let mut inner = self.inner.borrow_mut();
@@ -612,7 +627,8 @@ impl Server {
                     }
                 };
                 match r {
-                    ReadResult::Data => {}
+                    ReadResult::Full => {}
+                    ReadResult::Short => last = !greedy,
                     ReadResult::WouldBlock => break,
                     ReadResult::Eof => {
                         eof = true;
@@ -631,6 +647,7 @@ impl Server {
             match inner.conns.get(cid) {
                 None => break,
                 Some(c) if c.read_paused => break,
+                Some(_) if last => break,
                 Some(_) => {}
             }
         }

@@ -198,6 +198,10 @@ impl Server {
             for cid in idle {
                 inner.close_conn(cid);
             }
+            let busy: Vec<usize> = inner.conns.iter().map(|(k, _)| k).collect();
+            for cid in busy {
+                inner.close_after_inflight(cid);
+            }
             inner.maybe_finished();
         }
         self.after_call();
@@ -236,7 +240,7 @@ impl Server {
         for _ in 0..MAX_ROUNDS {
             let deferred = std::mem::take(&mut self.inner.borrow_mut().deferred);
             for &cid in &deferred {
-                self.read_and_process(cid);
+                self.read_and_process(cid, true);
             }
             self.inner.borrow_mut().flush_dirty();
             let delivered = self.deliver_events();

@@ -98,7 +98,44 @@ fn append_with(out: &mut Vec<u8>, len: usize, fill: impl FnOnce(&mut Vec<u8>)) {
     out.resize(start + len, 0);
 }
 
+/// Makes an already encoded response head say `Connection: close`.
+fn mark_close(out: &mut Vec<u8>) {
+    let Some(end) = out.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return;
+    };
+    let head = &out[..end + 2];
+    if let Some(p) = head
+        .windows(24)
+        .position(|w| w == b"Connection: keep-alive\r\n")
+    {
+        out.splice(p..p + 24, b"Connection: close\r\n".iter().copied());
+    } else if !head.windows(19).any(|w| w == b"Connection: close\r\n") {
+        out.splice(end + 2..end + 2, b"Connection: close\r\n".iter().copied());
+    }
+}
+
 impl Inner {
+    /// Shutdown began: the last response this connection will send must say `Connection: close`,
+    /// and no further requests are read from it.
+    pub fn close_after_inflight(&mut self, cid: usize) {
+        let Some(conn) = self.conns.get_mut(cid) else {
+            return;
+        };
+        let Some(&last) = conn.inflight.back() else {
+            return;
+        };
+        if conn.phase == Phase::Head {
+            conn.phase = Phase::Done;
+        }
+        let req = self.reqs.get_mut(last);
+        req.keep_alive = false;
+        if req.ended {
+            mark_close(&mut req.out);
+        } else if req.action == Some(Action::Native) {
+            mark_close(&mut req.native);
+        }
+    }
+
     /// After output was added for `cid`: flush now, or at the end of the batch when inside one.
     pub fn touch(&mut self, cid: usize) {
         let hwm = self.cfg.high_water_mark;
@@ -435,6 +472,29 @@ impl Server {
         };
         self.after_call();
         ok
+    }
+
+    /// Abandons a response mid-way (a handler failed after streaming started): what was written is
+    /// flushed and the connection closes without the terminating chunk, so the client sees a
+    /// truncated body rather than a complete one.
+    pub fn destroy(&self, id: u32) {
+        {
+            let mut inner = self.inner.borrow_mut();
+            let Some(idx) = inner.reqs.lookup(id) else {
+                return;
+            };
+            let req = inner.reqs.get_mut(idx);
+            req.ended = true;
+            req.js_owned = false;
+            if !req.detached {
+                let cid = req.conn;
+                inner.flush(cid);
+                inner.close_conn(cid);
+            } else {
+                inner.reqs.free(idx);
+            }
+        }
+        self.after_call();
     }
 
     /// JS lets go of a request it will not answer (after an abort). Frees the record.

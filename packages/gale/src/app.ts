@@ -300,8 +300,8 @@ export class App {
     if (status >= 500) this.logger.error(err, `gale: ${status} while handling a request`);
     if (res.finished) return;
     if (res.headersSent) {
-      // Mid-stream: the status is gone; end the body so the client is not left waiting.
-      res.end();
+      // Mid-stream: the status is gone; cut the connection so the client sees a truncated body.
+      res.destroy();
       return;
     }
     let body: string;

@@ -21,6 +21,7 @@ export interface NativeServer {
   write(id: number, chunk: string | Uint8Array): boolean;
   endStream(id: number, chunk: string | Uint8Array | undefined): boolean;
   release(id: number): void;
+  destroy(id: number): void;
   method(id: number): string | undefined;
   url(id: number): string | undefined;
   headers(id: number): string[] | undefined;

@@ -158,6 +158,20 @@ export class Response {
     return this._n.write(this._id, chunk);
   }
 
+  /**
+   * Abandons the response: what was already streamed is flushed, then the connection closes without
+   * completing the body, so the client sees a truncated response instead of a complete one.
+   */
+  destroy(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.headersSent = true;
+    this._req._snapshot();
+    this._host.forget(this._id);
+    this._n.destroy(this._id);
+    this._events?.emit('close');
+  }
+
   /** Listens for `'drain'`, `'close'` (client went away or response done) or `'finish'`. */
   on(event: 'drain' | 'close' | 'finish', listener: () => void): this {
     if (this._events === undefined) this._events = new EventEmitter();
