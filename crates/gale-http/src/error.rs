@@ -23,6 +23,7 @@ pub(crate) enum Kind {
     ConflictingContentLength,
     ContentLengthWithTransferEncoding,
     BadTransferEncoding,
+    UnsupportedTransferCoding,
     MissingHost,
     BadHost,
     BadChunk,
@@ -87,6 +88,7 @@ impl Error {
             Kind::HeadTooLarge | Kind::TooManyHeaders | Kind::TrailersTooLarge => 431,
             Kind::BodyTooLarge => 413,
             Kind::RequestTimeout => 408,
+            Kind::UnsupportedTransferCoding => 501,
             _ => 400,
         }
     }
@@ -186,6 +188,12 @@ impl fmt::Display for Error {
                 "{reason}: the Transfer-Encoding is not supported. Send Transfer-Encoding: \
                  chunked (with chunked as the final coding, applied once) on an HTTP/1.1 \
                  request, or use Content-Length instead."
+            ),
+            Kind::UnsupportedTransferCoding => write!(
+                f,
+                "{reason}: the request body uses a transfer coding other than chunked (such as \
+                 gzip), which this server does not decode. Send the body with \
+                 Transfer-Encoding: chunked alone, or use Content-Length."
             ),
             Kind::MissingHost => write!(
                 f,

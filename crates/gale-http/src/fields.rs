@@ -81,6 +81,10 @@ pub(crate) fn analyze<'a>(
         if !te.final_is_chunked() {
             return Err(Error::new(Kind::BadTransferEncoding));
         }
+        // RFC 9112 §6.1: a coding we do not decode gets 501, never a still-encoded body.
+        if te.other {
+            return Err(Error::new(Kind::UnsupportedTransferCoding));
+        }
         f.body = Some(BodyKind::Chunked);
     } else {
         f.body = content_length.map(|n| {
@@ -119,6 +123,8 @@ struct TeState {
     last_chunked: bool,
     /// `chunked` appeared before another coding (chunked applied twice, or not last).
     chunked_not_last: bool,
+    /// A coding other than `chunked` (gzip, deflate, …) was listed.
+    other: bool,
 }
 
 impl TeState {
@@ -129,6 +135,7 @@ impl TeState {
                 self.chunked_not_last = true;
             }
             self.last_chunked = coding.eq_ignore_ascii_case(b"chunked");
+            self.other |= !self.last_chunked;
         }
     }
 
@@ -236,15 +243,8 @@ mod tests {
                 Some(Length(u64::MAX)),
             ),
             (&[("Transfer-Encoding", "chunked")], Some(Chunked)),
-            (&[("Transfer-Encoding", "gzip, chunked")], Some(Chunked)),
-            (
-                &[
-                    ("Transfer-Encoding", "gzip"),
-                    ("Transfer-Encoding", "CHUNKED"),
-                ],
-                Some(Chunked),
-            ),
-            (&[("Transfer-Encoding", "gzip,,  chunked ")], Some(Chunked)),
+            (&[("Transfer-Encoding", "CHUNKED")], Some(Chunked)),
+            (&[("Transfer-Encoding", ",  chunked ")], Some(Chunked)),
         ];
         for (headers, body) in ok {
             let mut h = vec![("Host", "x")];
@@ -288,6 +288,17 @@ mod tests {
                 1,
                 &[("Transfer-Encoding", "chunked, gzip")],
                 BadTransferEncoding,
+            ),
+            (
+                &[("Transfer-Encoding", "gzip, chunked")],
+                UnsupportedTransferCoding,
+            ),
+            (
+                &[
+                    ("Transfer-Encoding", "gzip"),
+                    ("Transfer-Encoding", "CHUNKED"),
+                ],
+                UnsupportedTransferCoding,
             ),
             (
                 1,
