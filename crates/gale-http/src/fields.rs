@@ -290,10 +290,12 @@ mod tests {
                 BadTransferEncoding,
             ),
             (
+                1,
                 &[("Transfer-Encoding", "gzip, chunked")],
                 UnsupportedTransferCoding,
             ),
             (
+                1,
                 &[
                     ("Transfer-Encoding", "gzip"),
                     ("Transfer-Encoding", "CHUNKED"),
