@@ -195,6 +195,15 @@ test('417: Expect with anything but 100-continue', T, async (t) => {
   await expectRejected(port, `POST /echo HTTP/1.1\r\n${H}Expect: something-else\r\nContent-Length: 2\r\n\r\n`, 417);
 });
 
+test('501: a transfer coding other than chunked is refused, never handed over still encoded', T, async (t) => {
+  const { port } = await withApp(t, routes);
+  await expectRejected(
+    port,
+    `POST /echo HTTP/1.1\r\n${H}Transfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n`,
+    501,
+  );
+});
+
 test('505: HTTP/2.0 request line', T, async (t) => {
   const { port } = await withApp(t, routes);
   await expectRejected(port, `GET /ok HTTP/2.0\r\n${H}\r\n`, 505);
