@@ -508,3 +508,74 @@ impl Server {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_size_lines_are_lowercase_hex() {
+        for (len, want) in [
+            (0usize, "0\r\n"),
+            (1, "1\r\n"),
+            (15, "f\r\n"),
+            (16, "10\r\n"),
+            (4096, "1000\r\n"),
+            (0xdead_beef, "deadbeef\r\n"),
+        ] {
+            let mut out = Vec::new();
+            chunk_size_line(&mut out, len);
+            assert_eq!(out, want.as_bytes(), "len {len}");
+        }
+    }
+
+    #[test]
+    fn mark_close_inserts_replaces_or_keeps() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+                "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+            ),
+            (
+                "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok",
+                "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
+            ),
+            (
+                "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n",
+                "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n",
+            ),
+            // A "Connection: keep-alive" inside the body is not touched.
+            (
+                "HTTP/1.1 200 OK\r\n\r\nConnection: keep-alive\r\n",
+                "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nConnection: keep-alive\r\n",
+            ),
+        ];
+        for (input, want) in cases {
+            let mut out = input.as_bytes().to_vec();
+            mark_close(&mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), *want);
+        }
+    }
+
+    #[test]
+    fn append_with_keeps_promised_length() {
+        let mut out = b"x".to_vec();
+        append_with(&mut out, 3, |o| o.extend_from_slice(b"abcdef"));
+        assert_eq!(out, b"xabc", "a filler that writes too much is cut");
+        append_with(&mut out, 2, |_| {});
+        assert_eq!(
+            out, b"xabc\0\0",
+            "a filler that writes too little is padded"
+        );
+    }
+
+    #[test]
+    fn no_body_statuses() {
+        for s in [100, 101, 199, 204, 304] {
+            assert!(no_body_status(s), "{s}");
+        }
+        for s in [200, 201, 205, 302, 404, 500] {
+            assert!(!no_body_status(s), "{s}");
+        }
+    }
+}
