@@ -30,6 +30,7 @@ mod date;
 mod diagnose;
 mod error;
 mod fields;
+pub mod files;
 mod head;
 mod limits;
 mod response;
