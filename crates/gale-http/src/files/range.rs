@@ -162,14 +162,17 @@ pub fn multipart_closing(out: &mut Vec<u8>, boundary: &str) {
 }
 
 /// Total length of the multipart/byteranges body for `ranges` (heads, bytes and closing), so
-/// Content-Length can be written before the parts.
+/// Content-Length can be written before the parts. Saturates at `u64::MAX` rather than panic.
 pub fn multipart_len(boundary: &str, content_type: &str, ranges: &[(u64, u64)], size: u64) -> u64 {
     let mut scratch = Vec::with_capacity(128);
     let mut total = (boundary.len() + 8) as u64; // the closing delimiter
     for &(start, end) in ranges {
         scratch.clear();
         multipart_part_head(&mut scratch, boundary, content_type, start, end, size);
-        total += scratch.len() as u64 + (end - start + 1);
+        let part = (end.saturating_sub(start)).saturating_add(1);
+        total = total
+            .saturating_add(scratch.len() as u64)
+            .saturating_add(part);
     }
     total
 }
@@ -283,6 +286,10 @@ mod tests {
             ("x", "", &[(9, 9), (0, 0), (3, 6)], 10),
             ("b", "application/octet-stream", &[], 0),
         ];
+        assert_eq!(
+            multipart_len("b", "t", &[(0, u64::MAX - 1)], u64::MAX),
+            u64::MAX
+        );
         let file = b"0123456789";
         for (boundary, ct, ranges, size) in table {
             let mut body = Vec::new();
