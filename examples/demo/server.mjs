@@ -1,6 +1,7 @@
 // The demo `npm start` serves: every scenario of ../shared/bench/scenarios.md that Gale serves so far,
 // with the exact bodies and headers given there. Port 3000, or PORT.
 import { gale } from 'gale';
+import { ensureLargeFile, prerenderedDir, publicDir } from './assets.mjs';
 
 const app = gale();
 
@@ -20,6 +21,12 @@ app.post('/body', async (req) => {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return { keys: 0 };
   return { keys: Object.keys(body).length };
 });
+
+// static / static-large / prerendered: files answered by the native engine (never entering JS), with
+// ETag/Last-Modified/304, Range and an in-memory cache (STATIC_CACHE=0 turns it off).
+ensureLargeFile();
+app.static('/static', publicDir, { cache: process.env.STATIC_CACHE !== '0' });
+app.static('/', prerenderedDir, { extensions: ['html'] });
 
 // A fixed response answered entirely by the native engine, never entering JavaScript.
 app.fixed('GET', '/health', { body: 'ok' });

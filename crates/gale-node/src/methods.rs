@@ -165,7 +165,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     let mut obj = ptr::null_mut();
     // SAFETY: plain object creation.
     unsafe { sys::napi_create_object(env, &mut obj) };
-    let table: [(&CStr, Cb); 19] = [
+    let table: [(&CStr, Cb); 21] = [
         (c"route", route),
         (c"fixed", fixed),
         (c"listen", listen),
@@ -178,6 +178,8 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"endStream", end_stream),
         (c"release", release),
         (c"destroy", destroy),
+        (c"static", static_mount),
+        (c"sendFile", send_file),
         (c"method", req_method),
         (c"url", req_url),
         (c"headers", req_headers),
@@ -549,6 +551,119 @@ unsafe extern "C" fn destroy(env: napi_env, info: napi_callback_info) -> napi_va
         s.destroy(id);
     }
     nu::undefined(env)
+}
+
+/// A JS array of strings as Rust strings (non-strings are skipped).
+fn string_array(env: napi_env, v: napi_value) -> Vec<String> {
+    let mut len = 0u32;
+    let mut is = false;
+    // SAFETY: plain queries on a value from the current scope.
+    unsafe { sys::napi_is_array(env, v, &mut is) };
+    if !is {
+        return Vec::new();
+    }
+    // SAFETY: v is an array.
+    unsafe { sys::napi_get_array_length(env, v, &mut len) };
+    (0..len)
+        .filter_map(|i| {
+            let mut e = ptr::null_mut();
+            // SAFETY: i is within the array's length.
+            unsafe { sys::napi_get_element(env, v, i, &mut e) };
+            nu::get_string(env, e).map(|b| String::from_utf8_lossy(&b).into_owned())
+        })
+        .collect()
+}
+
+fn static_options(env: napi_env, o: napi_value) -> Result<gale_server::StaticOptions, String> {
+    let mut opts = gale_server::StaticOptions::default();
+    if nu::type_of(env, o) != ValueType::napi_object {
+        return Ok(opts);
+    }
+    let v = nu::get_prop(env, o, c"index");
+    if nu::type_of(env, v) == ValueType::napi_object {
+        opts.index = string_array(env, v);
+    }
+    opts.extensions = string_array(env, nu::get_prop(env, o, c"extensions"));
+    let fb = nu::get_prop(env, o, c"fallback");
+    opts.fallback = nu::get_string(env, fb).map(|b| String::from_utf8_lossy(&b).into_owned());
+    if let Some(d) = nu::get_string(env, nu::get_prop(env, o, c"dotfiles")) {
+        opts.dotfiles = match d.as_slice() {
+            b"allow" => gale_server::Dotfiles::Allow,
+            b"deny" => gale_server::Dotfiles::Deny,
+            _ => gale_server::Dotfiles::Ignore,
+        };
+    }
+    opts.max_age = num_opt(env, o, c"maxAge").map(|n| n.max(0.0) as u64);
+    if let Some(src) = nu::get_string(env, nu::get_prop(env, o, c"immutable")) {
+        let src = String::from_utf8_lossy(&src);
+        opts.immutable = Some(
+            regex_lite::Regex::new(&src).map_err(|e| format!("immutable pattern {src:?}: {e}"))?,
+        );
+    }
+    if let Some(b) = bool_opt(env, o, c"cache") {
+        opts.cache = b;
+    }
+    if let Some(n) = num_opt(env, o, c"cacheFileMax") {
+        opts.cache_file_max = n.max(0.0) as u64;
+    }
+    if let Some(n) = num_opt(env, o, c"cacheMax") {
+        opts.cache_max = n.max(0.0) as u64;
+    }
+    if let Some(b) = bool_opt(env, o, c"precompressed") {
+        opts.precompressed = b;
+    }
+    if let Some(b) = bool_opt(env, o, c"compress") {
+        opts.compress = b;
+    }
+    if let Some(b) = bool_opt(env, o, c"redirect") {
+        opts.redirect = b;
+    }
+    if let Some(h) = nu::get_string(env, nu::get_prop(env, o, c"headers")) {
+        opts.headers = h;
+    }
+    Ok(opts)
+}
+
+unsafe extern "C" fn static_mount(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<3>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let (Some(prefix), Some(dir)) = (nu::get_string(env, argv[0]), nu::get_string(env, argv[1]))
+    else {
+        return nu::throw(
+            env,
+            "static(prefix, dir, options): prefix and dir must be strings",
+            true,
+        );
+    };
+    let opts = match static_options(env, argv[2]) {
+        Ok(o) => o,
+        Err(msg) => return nu::throw(env, &msg, true),
+    };
+    let prefix = String::from_utf8_lossy(&prefix);
+    let dir = std::path::PathBuf::from(String::from_utf8_lossy(&dir).into_owned());
+    match s.add_static(&prefix, &dir, opts) {
+        Ok(()) => nu::undefined(env),
+        Err(msg) => nu::throw(env, &msg, false),
+    }
+}
+
+/// sendFile(id, path, headerLines) → 0 sent, 1 request gone, 404 no such file.
+unsafe extern "C" fn send_file(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<3>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let (Some(id), Some(path)) = (nu::get_u32(env, argv[0]), nu::get_string(env, argv[1])) else {
+        return nu::throw(env, "sendFile(id, path, headers): bad arguments", true);
+    };
+    let headers = nu::get_string(env, argv[2]).unwrap_or_default();
+    let path = std::path::PathBuf::from(String::from_utf8_lossy(&path).into_owned());
+    let code = match s.send_file(id, &path, &headers) {
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(status) => status as u32,
+    };
+    nu::uint(env, code)
 }
 
 /// Runs `f` on request `argv[0]`, returning undefined when it is gone.

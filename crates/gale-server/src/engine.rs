@@ -15,6 +15,7 @@ use slab::Slab;
 use crate::conn::{Conn, Phase};
 use crate::output::Fixed;
 use crate::request::{Action, Param, ReqPool};
+use crate::statics::Mount;
 use crate::{Config, Event, Server, Target};
 
 pub(crate) const LISTENER: Token = Token(usize::MAX);
@@ -29,6 +30,7 @@ pub(crate) struct Inner {
     pub reqs: ReqPool,
     pub router: Router<Target>,
     pub fixed: Vec<Fixed>,
+    pub mounts: Vec<Mount>,
     pub date: DateCache,
     hdr_scratch: Vec<HeaderSpan>,
     param_scratch: Vec<(u32, u32)>,
@@ -65,6 +67,7 @@ impl Inner {
             conns: Slab::new(),
             reqs: ReqPool::default(),
             fixed: Vec::new(),
+            mounts: Vec::new(),
             date: DateCache::new(SystemTime::now()),
             hdr_scratch: Vec::new(),
             param_scratch: Vec::new(),
@@ -282,6 +285,25 @@ impl Inner {
                 req.action = Some(Action::Js(route));
                 return;
             }
+            Found::Route(&Target::Static(m)) => {
+                // The raw tail below the prefix (not decoded: the static path check decodes it).
+                // Up to the real end of the path: the router ignores one trailing slash, but
+                // `dir` and `dir/` differ here (redirect vs index file).
+                let end = req.path.end;
+                let slash = req.path.get(&req.head).last() == Some(&b'/');
+                let start = match self.param_scratch.first() {
+                    Some(&(s, _)) => req.path.start + s,
+                    None if slash => end - 1,
+                    None => end,
+                };
+                let span = gale_http::Span { start, end };
+                req.params.push(Param {
+                    span,
+                    decoded: false,
+                });
+                req.action = Some(Action::Static(m));
+                return;
+            }
             Found::Route(&Target::Fixed(f)) => {
                 let close = !req.keep_alive;
                 self.fixed[f as usize].encode(&mut req.native, &self.date, close, req.head_only);
@@ -328,7 +350,7 @@ impl Inner {
             return Step::Stop;
         }
         let req = self.reqs.get_mut(idx);
-        let keep = req.action != Some(Action::Native);
+        let keep = matches!(req.action, Some(Action::Js(_)));
         let done = if let Some(dec) = req.chunked.as_mut() {
             let sink = if keep {
                 &mut req.body
@@ -378,6 +400,12 @@ impl Inner {
                 let req = self.reqs.get_mut(idx);
                 req.js_owned = true;
                 Step::Dispatch(req.id(idx), route)
+            }
+            Some(Action::Static(m)) => {
+                let tail = self.reqs.get(idx).params[0].span;
+                self.serve_static(idx, m as usize, tail);
+                self.end_native(idx);
+                Step::Continue
             }
             _ => {
                 self.end_native(idx);

@@ -7,14 +7,18 @@ mod engine;
 mod lifecycle;
 mod output;
 mod request;
+mod serve;
+mod statics;
 mod uv;
 mod view;
 
 use std::cell::{Cell, RefCell};
 
+pub use gale_http::files::Dotfiles;
 pub use gale_http::Limits;
 pub use gale_router::{MethodSel, RouterOptions};
 pub use output::Reply;
+pub use statics::StaticOptions;
 pub use uv::UvLoop;
 pub use view::ReqView;
 
@@ -88,6 +92,7 @@ pub trait Handler {
 pub(crate) enum Target {
     Js(u32),
     Fixed(u32),
+    Static(u32),
 }
 
 /// The uv handles of a listening server.

@@ -134,6 +134,38 @@ impl Server {
         Ok(())
     }
 
+    /// Mounts directory `dir` at URL `prefix`; files are answered by the engine for GET and HEAD.
+    pub fn add_static(
+        &self,
+        prefix: &str,
+        dir: &std::path::Path,
+        opts: crate::StaticOptions,
+    ) -> Result<(), String> {
+        let prefix = prefix.trim_end_matches('/');
+        if !prefix.is_empty() && !prefix.starts_with('/') {
+            return Err(format!("static prefix {prefix:?} must start with '/'"));
+        }
+        let mount = crate::statics::Mount::new(prefix.to_string(), dir, opts)?;
+        let mut inner = self.inner.borrow_mut();
+        let id = inner.mounts.len() as u32;
+        let get = MethodSel::One(gale_router::Method::Get);
+        if prefix.is_empty() {
+            // A root mount answers "/" only when no route owns it: `app.get('/')` keeps "/".
+            let _ = inner.router.insert(get, "/", Target::Static(id));
+        } else {
+            inner
+                .router
+                .insert(get, prefix, Target::Static(id))
+                .map_err(|e| e.to_string())?;
+        }
+        inner
+            .router
+            .insert(get, &format!("{prefix}/*static_path"), Target::Static(id))
+            .map_err(|e| e.to_string())?;
+        inner.mounts.push(mount);
+        Ok(())
+    }
+
     /// Binds and starts accepting on `host:port` (port 0 picks a free port). Returns the bound address.
     pub fn listen(self: &Rc<Self>, host: &str, port: u16) -> io::Result<SocketAddr> {
         let addr = (host, port).to_socket_addrs()?.next().ok_or_else(|| {

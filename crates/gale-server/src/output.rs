@@ -68,6 +68,52 @@ pub struct Reply<'a> {
     pub headers: &'a [u8],
 }
 
+/// Sends as much of a file body as the socket takes. Ok(true) when all of it is sent.
+fn send_file(
+    sock: &mio::net::TcpStream,
+    body: &mut crate::request::FileBody,
+) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    while body.remaining > 0 {
+        let count = body.remaining.min(1 << 20) as usize;
+        #[cfg(target_os = "linux")]
+        let n = {
+            let mut off = body.offset as libc::off_t;
+            // SAFETY: both fds are open for the duration of the call; off is a valid pointer.
+            unsafe { libc::sendfile(sock.as_raw_fd(), body.file.as_raw_fd(), &mut off, count) }
+        };
+        #[cfg(not(target_os = "linux"))]
+        let n = {
+            use std::os::unix::fs::FileExt;
+            let mut buf = vec![0u8; count.min(64 * 1024)];
+            match body.file.read_at(&mut buf, body.offset) {
+                Ok(0) => 0,
+                Ok(r) => {
+                    // SAFETY: writes r initialised bytes from buf to an open socket.
+                    unsafe { libc::write(sock.as_raw_fd(), buf.as_ptr() as *const libc::c_void, r) }
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        if n > 0 {
+            body.offset += n as u64;
+            body.remaining -= n as u64;
+            continue;
+        }
+        if n == 0 {
+            // The file shrank after its length was sent: the response cannot be completed.
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        let err = std::io::Error::last_os_error();
+        match err.kind() {
+            ErrorKind::WouldBlock => return Ok(false),
+            ErrorKind::Interrupted => {}
+            _ => return Err(err),
+        }
+    }
+    Ok(true)
+}
+
 fn no_body_status(status: u16) -> bool {
     status == 204 || status == 304 || (100..200).contains(&status)
 }
@@ -166,49 +212,72 @@ impl Inner {
         }
     }
 
-    /// Writes pending output; on EAGAIN waits for the writable edge.
+    /// Writes pending output, then the front response's file body; on EAGAIN waits for the writable edge.
     pub fn flush(&mut self, cid: usize) {
-        let Some(conn) = self.conns.get_mut(cid) else {
-            return;
-        };
-        while conn.wpos < conn.wbuf.len() {
-            match conn.sock.write(&conn.wbuf[conn.wpos..]) {
-                Ok(0) => {
-                    self.close_conn(cid);
-                    return;
-                }
-                Ok(n) => conn.wpos += n,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    conn.want_write = true;
-                    break;
-                }
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(_) => {
-                    self.close_conn(cid);
-                    return;
+        loop {
+            let Some(conn) = self.conns.get_mut(cid) else {
+                return;
+            };
+            while conn.wpos < conn.wbuf.len() {
+                match conn.sock.write(&conn.wbuf[conn.wpos..]) {
+                    Ok(0) => {
+                        self.close_conn(cid);
+                        return;
+                    }
+                    Ok(n) => conn.wpos += n,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                        conn.want_write = true;
+                        return;
+                    }
+                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                    Err(_) => {
+                        self.close_conn(cid);
+                        return;
+                    }
                 }
             }
-        }
-        if conn.wpos == conn.wbuf.len() {
             conn.wbuf.clear();
             conn.wpos = 0;
             conn.want_write = false;
             if conn.wbuf.capacity() > 256 * 1024 {
                 conn.wbuf = Vec::new();
             }
-            if conn.close_after_flush {
-                if conn.eof {
+            let Some(&front) = conn.inflight.front() else {
+                break;
+            };
+            let req = self.reqs.get_mut(front);
+            let Some(body) = req.file.as_mut() else {
+                break;
+            };
+            match send_file(&conn.sock, body) {
+                Ok(true) => {
+                    req.file = None;
+                    req.ended = true;
+                    self.advance(cid);
+                }
+                Ok(false) => {
+                    conn.want_write = true;
+                    return;
+                }
+                Err(_) => {
                     self.close_conn(cid);
                     return;
                 }
-                let _ = conn.sock.shutdown(Shutdown::Write);
-                conn.phase = Phase::Lingering;
-                conn.close_after_flush = false;
-                conn.since = self.now;
-                conn.read_paused = false;
-                self.deferred.push(cid);
+            }
+        }
+        let conn = &mut self.conns[cid];
+        if conn.close_after_flush {
+            if conn.eof {
+                self.close_conn(cid);
                 return;
             }
+            let _ = conn.sock.shutdown(Shutdown::Write);
+            conn.phase = Phase::Lingering;
+            conn.close_after_flush = false;
+            conn.since = self.now;
+            conn.read_paused = false;
+            self.deferred.push(cid);
+            return;
         }
         self.after_output(cid);
     }
@@ -223,7 +292,14 @@ impl Inner {
         if conn.pending() > hwm {
             return;
         }
-        if conn.read_paused && conn.inflight.len() < max_pipeline && conn.phase != Phase::Lingering
+        let sending_file = conn
+            .inflight
+            .front()
+            .is_some_and(|&f| self.reqs.get(f).file.is_some());
+        if conn.read_paused
+            && !sending_file
+            && conn.inflight.len() < max_pipeline
+            && conn.phase != Phase::Lingering
         {
             conn.read_paused = false;
             self.deferred.push(cid);
@@ -282,15 +358,26 @@ impl Inner {
         self.touch(cid);
     }
 
-    /// Sends the pre-encoded native answer of `idx`.
+    /// Sends the pre-encoded native answer of `idx`; a file body follows from `flush`.
     pub fn end_native(&mut self, idx: usize) {
         let req = self.reqs.get_mut(idx);
         let cid = req.conn;
         let conn = &mut self.conns[cid];
-        if conn.inflight.front() == Some(&idx) {
+        let front = conn.inflight.front() == Some(&idx);
+        if front {
             conn.wbuf.extend_from_slice(&req.native);
         } else {
             req.out.extend_from_slice(&req.native);
+        }
+        if req.file.is_some() {
+            // The response ends when flush() has sent the file; meanwhile stop reading new requests
+            // so a large download cannot pile up answers behind it.
+            req.js_owned = false;
+            conn.read_paused = true;
+            if front {
+                self.touch(cid);
+            }
+            return;
         }
         self.complete(idx);
     }
@@ -495,6 +582,30 @@ impl Server {
             }
         }
         self.after_call();
+    }
+
+    /// Answers request `id` with the file at `path` (validators, ranges, precompressed siblings), the
+    /// same way static mounts do. `headers` are extra "Name: value\r\n" lines. Err(404) when there
+    /// is no such file; Ok(false) when the request is gone.
+    pub fn send_file(&self, id: u32, path: &std::path::Path, headers: &[u8]) -> Result<bool, u16> {
+        let r = {
+            let mut inner = self.inner.borrow_mut();
+            match inner.writable_req(id) {
+                Some(idx) if !inner.reqs.get(idx).started => {
+                    match crate::statics::Found::from_path(path, true) {
+                        Some(f) => {
+                            inner.serve_found(idx, &f, headers);
+                            inner.end_native(idx);
+                            Ok(true)
+                        }
+                        None => Err(404),
+                    }
+                }
+                _ => Ok(false),
+            }
+        };
+        self.after_call();
+        r
     }
 
     /// JS lets go of a request it will not answer (after an abort). Frees the record.

@@ -17,6 +17,8 @@ pub(crate) enum Action {
     Js(u32),
     /// The bytes in `Req::native` are the whole response.
     Native,
+    /// Static mount with this index; the raw path below the prefix is `params[0]`.
+    Static(u32),
 }
 
 /// One param capture: a span into `head` or, when it had to be percent-decoded, into `param_buf`.
@@ -66,6 +68,15 @@ pub(crate) struct Req {
     pub out: Vec<u8>,
     /// JS wants a drain event when output falls below the high-water mark.
     pub want_drain: bool,
+    /// A file body still to send after the head (static files, `res.sendFile`).
+    pub file: Option<FileBody>,
+}
+
+/// The part of a file a response still has to send; sent with sendfile once the head is out.
+pub(crate) struct FileBody {
+    pub file: std::fs::File,
+    pub offset: u64,
+    pub remaining: u64,
 }
 
 impl Req {
@@ -91,6 +102,7 @@ impl Req {
         self.ended = false;
         self.out.clear();
         self.want_drain = false;
+        self.file = None;
         // Large buffers from an upload or a big response are not kept for the next request.
         for v in [&mut self.body, &mut self.out, &mut self.native] {
             if v.capacity() > 64 * 1024 {

@@ -1,9 +1,10 @@
 // The Gale application: route registration into the native router, the dispatch entry the engine
 // calls for every JS-routed request, return-value conversion, error answers, listen and close.
+import { resolve } from 'node:path';
 import { ErrorCodes, GaleError, HttpError } from './errors.js';
 import { EV_ABORT, EV_CLOSED, EV_DRAIN, type NativeOptions, type NativeServer, native } from './native.js';
 import { Request } from './request.js';
-import { Response, type ResponseHost } from './response.js';
+import { checkHeader, Response, type ResponseHost } from './response.js';
 
 /** A route handler. Return a value instead of calling `res`: string → text, object → JSON, bytes, or a Web `Response`. */
 export type Handler = (req: Request, res: Response) => unknown;
@@ -39,6 +40,32 @@ export interface FixedResponse {
   status?: number;
   headers?: Record<string, string>;
   body: string | Uint8Array;
+}
+
+/** Options for `app.static()`. */
+export interface StaticOptions {
+  /** Files served for a directory, in order. Default `['index.html']`; `false` for none. */
+  index?: string | string[] | false;
+  /** Extensions tried when a path has no file: `['html']` serves `/about` from `about.html`. */
+  extensions?: string[];
+  /** A file (relative to the directory) served with 200 for paths that match nothing: SPA fallback. */
+  fallback?: string;
+  /** Paths with a segment starting with '.': 'ignore' (404, default), 'deny' (403) or 'allow'. */
+  dotfiles?: 'ignore' | 'deny' | 'allow';
+  /** `Cache-Control: public, max-age` in milliseconds, as Express. */
+  maxAge?: number;
+  /** Files whose path matches get `Cache-Control: public, max-age=31536000, immutable` (hashed assets). */
+  immutable?: RegExp;
+  /** Keep files in memory (checked against the disk at most once a second). Default false. */
+  cache?: boolean | { maxFileSize?: number; maxSize?: number };
+  /** Serve `.br`/`.gz` siblings to clients that accept them. Default true. */
+  precompressed?: boolean;
+  /** Compress compressible types on the fly (cached with `cache`). Default false. */
+  compress?: boolean;
+  /** Extra response headers. */
+  headers?: Record<string, string>;
+  /** Redirect a directory without its trailing slash to the slash form. Default true. */
+  redirect?: boolean;
 }
 
 /** The address `listen` bound. */
@@ -139,6 +166,37 @@ export class App {
       );
     }
     this.n.fixed(method.toUpperCase(), path, response.status ?? 200, headers, response.body);
+    return this;
+  }
+
+  /**
+   * Serves the files under `dir` at URL `prefix`, answered by the native engine (never entering JS):
+   * ETag/Last-Modified/304, Range, precompressed `.br`/`.gz`, optional memory cache.
+   *
+   * @example
+   * app.static('/assets', './public', { maxAge: 3_600_000, immutable: /\.[0-9a-f]{8}\./, cache: true });
+   */
+  static(prefix: string, dir: string, options: StaticOptions = {}): this {
+    const cache = options.cache;
+    const headers = Object.entries(options.headers ?? {})
+      .map(([k, v]) => `${checkHeader(k, v)}: ${v}\r\n`)
+      .join('');
+    const index = options.index === false ? [] : options.index === undefined ? undefined : [options.index].flat();
+    this.n.static(prefix, resolve(dir), {
+      index,
+      extensions: options.extensions,
+      fallback: options.fallback,
+      dotfiles: options.dotfiles,
+      maxAge: options.maxAge === undefined ? undefined : Math.floor(options.maxAge / 1000),
+      immutable: options.immutable?.source,
+      cache: cache !== undefined && cache !== false,
+      cacheFileMax: typeof cache === 'object' ? cache.maxFileSize : undefined,
+      cacheMax: typeof cache === 'object' ? cache.maxSize : undefined,
+      precompressed: options.precompressed,
+      compress: options.compress,
+      redirect: options.redirect,
+      headers: headers || undefined,
+    });
     return this;
   }
 

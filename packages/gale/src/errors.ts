@@ -9,6 +9,7 @@ export const ErrorCodes = {
   REQUEST_ENDED: 'GALE_ERR_REQUEST_ENDED',
   ROUTE_CONFLICT: 'GALE_ERR_ROUTE_CONFLICT',
   NOT_LISTENING: 'GALE_ERR_NOT_LISTENING',
+  INVALID_PATH: 'GALE_ERR_INVALID_PATH',
 } as const;
 
 export interface HttpErrorOptions {

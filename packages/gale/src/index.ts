@@ -1,6 +1,6 @@
 // Public entry of the `gale` package: named exports only.
 
-export type { AddressInfo, FixedResponse, GaleOptions, Handler } from './app.js';
+export type { AddressInfo, FixedResponse, GaleOptions, Handler, StaticOptions } from './app.js';
 export { App, gale } from './app.js';
 export type { HttpErrorOptions } from './errors.js';
 export { ErrorCodes, GaleError, HttpError } from './errors.js';

@@ -22,6 +22,8 @@ export interface NativeServer {
   endStream(id: number, chunk: string | Uint8Array | undefined): boolean;
   release(id: number): void;
   destroy(id: number): void;
+  static(prefix: string, dir: string, options: NativeStaticOptions): void;
+  sendFile(id: number, path: string, headers: string | undefined): number;
   method(id: number): string | undefined;
   url(id: number): string | undefined;
   headers(id: number): string[] | undefined;
@@ -45,6 +47,23 @@ export interface NativeOptions {
   maxPipeline?: number;
   highWaterMark?: number;
   backlog?: number;
+}
+
+/** Static mount options as the engine reads them (see crates/gale-node/src/methods.rs). */
+export interface NativeStaticOptions {
+  index?: string[];
+  extensions?: string[];
+  fallback?: string;
+  dotfiles?: 'ignore' | 'deny' | 'allow';
+  maxAge?: number;
+  immutable?: string;
+  cache?: boolean;
+  cacheFileMax?: number;
+  cacheMax?: number;
+  precompressed?: boolean;
+  compress?: boolean;
+  redirect?: boolean;
+  headers?: string;
 }
 
 export type DispatchFn = (id: number, route: number, ...params: string[]) => void;

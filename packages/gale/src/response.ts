@@ -1,7 +1,8 @@
 // The response object handlers receive. A whole reply goes to the engine in one native call; a
 // streamed reply sends its head on the first write() and reports backpressure like a Node stream.
 import { EventEmitter } from 'node:events';
-import { ErrorCodes, GaleError } from './errors.js';
+import { isAbsolute, resolve as resolvePath, sep } from 'node:path';
+import { ErrorCodes, GaleError, HttpError } from './errors.js';
 import { CT_BYTES, CT_HTML, CT_JSON, CT_NONE, CT_TEXT, type NativeServer } from './native.js';
 import type { Request } from './request.js';
 
@@ -13,6 +14,15 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const BAD_VALUE = /[\0-\x08\x0a-\x1f\x7f]/;
 /** Headers the engine writes itself from the body it is given. */
 const ENGINE_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'date']);
+
+/** Validates a header name and value, returning the name (throws GaleError otherwise). */
+export function checkHeader(name: string, value: string): string {
+  if (!TOKEN.test(name)) throw new GaleError(ErrorCodes.INVALID_HEADER, `invalid header name ${JSON.stringify(name)}`);
+  if (BAD_VALUE.test(value)) {
+    throw new GaleError(ErrorCodes.INVALID_HEADER, `invalid character in the value of header "${name}"`);
+  }
+  return name;
+}
 
 /** Hooks the app gives every response (keeps this file free of app imports). */
 export interface ResponseHost {
@@ -127,6 +137,48 @@ export class Response {
   /** Sends HTML. */
   html(body: string): void {
     this.finish(this._ctype === CT_NONE ? CT_HTML : this._ctype, body);
+  }
+
+  /**
+   * Sends a file from disk through the engine's static path (validators, 304, Range, precompressed
+   * siblings). `path` must be absolute unless `root` is given; paths with dot-segments under `root`
+   * and dotfiles are refused with 404. Headers set on `res` are sent too.
+   *
+   * @example
+   * app.get('/report', (req, res) => res.sendFile('report.pdf', { root: '/srv/files' }));
+   */
+  sendFile(path: string, options: { root?: string; dotfiles?: 'ignore' | 'allow' } = {}): void {
+    let full = path;
+    // Dotfile checks cover what the caller did not choose: the part below root, or the file name.
+    let checked: string[];
+    if (options.root !== undefined) {
+      const root = resolvePath(options.root);
+      full = resolvePath(root, path.replace(/^\/+/, ''));
+      if (full !== root && !full.startsWith(root.endsWith(sep) ? root : root + sep)) {
+        throw new HttpError(404, 'Not Found');
+      }
+      checked = full.slice(root.length).split(sep);
+    } else if (!isAbsolute(path)) {
+      throw new GaleError(ErrorCodes.INVALID_PATH, `sendFile needs an absolute path or a root option, got ${path}`);
+    } else {
+      checked = [full.slice(full.lastIndexOf(sep) + 1)];
+    }
+    if (options.dotfiles !== 'allow' && checked.some((seg) => seg.startsWith('.') && seg.length > 1)) {
+      throw new HttpError(404, 'Not Found');
+    }
+    if (this.finished || this.headersSent) {
+      throw new GaleError(ErrorCodes.HEADERS_SENT, 'cannot send a file: a response was already sent');
+    }
+    const lines = this.headerLines();
+    const code = this._n.sendFile(this._id, full, lines);
+    if (code === 404) throw new HttpError(404, 'Not Found');
+    this.finished = true;
+    this.headersSent = true;
+    if (this._req._deferred) {
+      this._req._snapshot();
+      this._host.forget(this._id);
+    }
+    this._events?.emit('finish');
   }
 
   /** Ends the response, with an optional last piece of body. */

@@ -1,0 +1,281 @@
+//! Answers a request from a resolved file: preconditions (304/412), ranges (206/416, multipart),
+//! encoding negotiation (precompressed or cached compressed variants), then a head plus either the
+//! bytes from memory or a file body that `output.rs` streams with sendfile.
+
+use std::fs::File;
+use std::rc::Rc;
+
+use gale_http::files::{self, Conditionals, Encoding, Precondition, Ranges};
+use gale_http::{write_content_length, write_status_line};
+
+use crate::engine::Inner;
+use crate::request::{Action, FileBody, Req};
+use crate::statics::{read_at, Found, Resolved, Variant};
+
+/// Most ranges honoured in one request; more are answered with the whole file.
+const MAX_RANGES: usize = 16;
+/// Largest multipart/byteranges body built in memory; beyond it the whole file is sent.
+const MAX_MULTIPART: u64 = 4 * 1024 * 1024;
+const BOUNDARY: &str = "GALE_BYTERANGES_7d1c3e";
+
+fn header<'a>(req: &'a Req, name: &[u8]) -> Option<&'a [u8]> {
+    req.headers
+        .iter()
+        .find(|h| h.name.get(&req.head).eq_ignore_ascii_case(name))
+        .map(|h| h.value.get(&req.head))
+}
+
+fn line(out: &mut Vec<u8>, name: &str, value: &[u8]) {
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b": ");
+    out.extend_from_slice(value);
+    out.extend_from_slice(b"\r\n");
+}
+
+/// The body of a file response.
+enum Body {
+    None,
+    Bytes(Rc<[u8]>, u64, u64),
+    Owned(Vec<u8>),
+    File(std::path::PathBuf, u64, u64),
+}
+
+impl Inner {
+    /// Answers `idx` from static mount `m`; `tail` is the raw path below the mount prefix.
+    pub fn serve_static(&mut self, idx: usize, m: usize, tail: gale_http::Span) {
+        let now = self.now;
+        let req = self.reqs.get(idx);
+        let raw = tail.get(&req.head).to_vec();
+        let resolved = self.mounts[m].resolve(&raw, now);
+        let extra = self.mounts[m].opts.headers.clone();
+        match resolved {
+            Resolved::File(f) => self.serve_found(idx, &f, &extra),
+            Resolved::Redirect => {
+                let req = self.reqs.get(idx);
+                let mut loc = req.path.get(&req.head).to_vec();
+                loc.push(b'/');
+                if let Some(q) = req.query {
+                    loc.push(b'?');
+                    loc.extend_from_slice(q.get(&req.head));
+                }
+                let mut extra = b"Location: ".to_vec();
+                extra.extend_from_slice(&loc);
+                extra.extend_from_slice(b"\r\n");
+                self.native_text(idx, 301, &extra, b"Moved Permanently");
+            }
+            Resolved::NotFound => self.native_text(idx, 404, b"", b"Not Found"),
+            Resolved::Forbidden => self.native_text(idx, 403, b"", b"Forbidden"),
+        }
+    }
+
+    /// Encodes a plain-text native answer for `idx`.
+    pub fn native_text(&mut self, idx: usize, status: u16, extra: &[u8], body: &[u8]) {
+        let req = self.reqs.get_mut(idx);
+        let close = !req.keep_alive;
+        crate::output::encode_native(
+            &mut req.native,
+            &self.date,
+            status,
+            extra,
+            body,
+            close,
+            req.head_only,
+        );
+        req.action = Some(Action::Native);
+    }
+
+    /// Builds the whole answer for a found file into `req.native` (+ `req.file`).
+    pub fn serve_found(&mut self, idx: usize, f: &Found, extra: &[u8]) {
+        let req = self.reqs.get(idx);
+        let is_get_or_head = matches!(req.method.get(&req.head), b"GET" | b"HEAD");
+        let cond = Conditionals {
+            if_match: header(req, b"if-match"),
+            if_none_match: header(req, b"if-none-match"),
+            if_modified_since: header(req, b"if-modified-since"),
+            if_unmodified_since: header(req, b"if-unmodified-since"),
+            is_get_or_head,
+        };
+        let vary = !f.variants.is_empty();
+        let mut head = Vec::with_capacity(256);
+        match files::evaluate(&cond, &f.etag, f.mtime) {
+            Precondition::Proceed => {}
+            Precondition::NotModified => {
+                self.validators(&mut head, f, vary);
+                head.extend_from_slice(extra);
+                return self.finish_file(idx, 304, None, head, Body::None);
+            }
+            Precondition::Failed => {
+                return self.native_text(idx, 412, b"", b"Precondition Failed");
+            }
+        }
+        let ranges = match header(req, b"range") {
+            Some(r) if is_get_or_head => {
+                let honour = header(req, b"if-range")
+                    .is_none_or(|ir| files::if_range_allows(ir, &f.etag, f.mtime));
+                if honour {
+                    files::parse_range(r, f.size, MAX_RANGES)
+                } else {
+                    Ranges::Full
+                }
+            }
+            _ => Ranges::Full,
+        };
+        let (status, body) = match ranges {
+            Ranges::Unsatisfiable => {
+                let extra = format!("Content-Range: {}\r\n", files::unsatisfied_range(f.size));
+                return self.native_text(idx, 416, extra.as_bytes(), b"Range Not Satisfiable");
+            }
+            Ranges::Partial(r) if r.len() == 1 => {
+                let (s, e) = r[0];
+                line(
+                    &mut head,
+                    "Content-Range",
+                    files::content_range(s, e, f.size).as_bytes(),
+                );
+                (206, identity(f, s, e - s + 1))
+            }
+            Ranges::Partial(r) => match multipart(f, &r) {
+                Some(body) => {
+                    let ct = format!("multipart/byteranges; boundary={BOUNDARY}");
+                    self.validators(&mut head, f, vary);
+                    head.extend_from_slice(extra);
+                    return self.finish_file(
+                        idx,
+                        206,
+                        Some(ct.as_bytes()),
+                        head,
+                        Body::Owned(body),
+                    );
+                }
+                None => (200, identity(f, 0, f.size)),
+            },
+            Ranges::Full => {
+                let available: Vec<Encoding> = f.variants.iter().map(|(e, _)| *e).collect();
+                let chosen = if available.is_empty() {
+                    Encoding::Identity
+                } else {
+                    files::negotiate(header(req, b"accept-encoding"), &available)
+                        .unwrap_or(Encoding::Identity)
+                };
+                match f.variants.iter().find(|(e, _)| *e == chosen) {
+                    Some((enc, v)) => {
+                        line(&mut head, "Content-Encoding", enc.token().as_bytes());
+                        let body = match v {
+                            Variant::Bytes(b) => Body::Bytes(b.clone(), 0, b.len() as u64),
+                            Variant::Sibling(p, len) => Body::File(p.clone(), 0, *len),
+                        };
+                        (200, body)
+                    }
+                    None => (200, identity(f, 0, f.size)),
+                }
+            }
+        };
+        head.extend_from_slice(b"Accept-Ranges: bytes\r\n");
+        self.validators(&mut head, f, vary);
+        head.extend_from_slice(extra);
+        let ct = f.content_type.clone();
+        self.finish_file(idx, status, Some(ct.as_bytes()), head, body)
+    }
+
+    /// ETag, Last-Modified, Cache-Control and Vary lines.
+    fn validators(&self, head: &mut Vec<u8>, f: &Found, vary: bool) {
+        line(head, "ETag", f.etag.as_bytes());
+        line(head, "Last-Modified", f.last_modified.as_bytes());
+        if let Some(cc) = &f.cache_control {
+            line(head, "Cache-Control", cc.as_bytes());
+        }
+        if vary {
+            head.extend_from_slice(b"Vary: Accept-Encoding\r\n");
+        }
+    }
+
+    /// Writes status line, Date, Content-Type, `lines`, Content-Length and the body into the record.
+    fn finish_file(
+        &mut self,
+        idx: usize,
+        status: u16,
+        ct: Option<&[u8]>,
+        lines: Vec<u8>,
+        body: Body,
+    ) {
+        let file = match &body {
+            Body::File(path, _, n) if *n > 0 && !self.reqs.get(idx).head_only => {
+                match File::open(path) {
+                    Ok(f) => Some(f),
+                    // Vanished between stat and open: a 404 rather than a head with no body.
+                    Err(_) => return self.native_text(idx, 404, b"", b"Not Found"),
+                }
+            }
+            _ => None,
+        };
+        let req = self.reqs.get_mut(idx);
+        let out = &mut req.native;
+        out.clear();
+        write_status_line(out, status);
+        out.extend_from_slice(self.date.header_line());
+        if let Some(ct) = ct {
+            line(out, "Content-Type", ct);
+        }
+        out.extend_from_slice(&lines);
+        let len = match &body {
+            Body::None => None,
+            Body::Bytes(_, _, n) | Body::File(_, _, n) => Some(*n),
+            Body::Owned(v) => Some(v.len() as u64),
+        };
+        if let Some(n) = len {
+            write_content_length(out, n);
+        }
+        if !req.keep_alive {
+            out.extend_from_slice(b"Connection: close\r\n");
+        } else if req.minor == 0 {
+            out.extend_from_slice(b"Connection: keep-alive\r\n");
+        }
+        out.extend_from_slice(b"\r\n");
+        req.action = Some(Action::Native);
+        if req.head_only {
+            return;
+        }
+        match body {
+            Body::None => {}
+            Body::Bytes(b, off, n) => {
+                out.extend_from_slice(&b[off as usize..(off + n) as usize]);
+            }
+            Body::Owned(v) => out.extend_from_slice(&v),
+            Body::File(_, offset, remaining) => {
+                if let Some(file) = file {
+                    req.file = Some(FileBody {
+                        file,
+                        offset,
+                        remaining,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// The identity body for bytes `start..start+len`: from memory when cached, else from the file.
+fn identity(f: &Found, start: u64, len: u64) -> Body {
+    match &f.bytes {
+        Some(b) => Body::Bytes(b.clone(), start, len),
+        None => Body::File(f.path.clone(), start, len),
+    }
+}
+
+/// A multipart/byteranges body for `ranges`, or None when too large to build in memory.
+fn multipart(f: &Found, ranges: &[(u64, u64)]) -> Option<Vec<u8>> {
+    let total = files::multipart_len(BOUNDARY, &f.content_type, ranges, f.size);
+    if total > MAX_MULTIPART {
+        return None;
+    }
+    let mut out = Vec::with_capacity(total as usize);
+    for &(s, e) in ranges {
+        files::multipart_part_head(&mut out, BOUNDARY, &f.content_type, s, e, f.size);
+        match &f.bytes {
+            Some(b) => out.extend_from_slice(&b[s as usize..=e as usize]),
+            None => out.extend_from_slice(&read_at(&f.path, s, e - s + 1)?),
+        }
+    }
+    files::multipart_closing(&mut out, BOUNDARY);
+    Some(out)
+}

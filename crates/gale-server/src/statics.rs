@@ -1,0 +1,409 @@
+//! Static files served by the engine, without entering JS: mounts, path resolution on disk (index files,
+//! extension and SPA fallbacks, symlinks kept inside the root), the optional memory cache with
+//! precompressed and on-the-fly compressed variants. Protocol decisions come from `gale_http::files`.
+
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::UNIX_EPOCH;
+
+use gale_http::files::{self, Dotfiles, Encoding, PathError};
+
+/// How a mount behaves; built by the binding from the JS options.
+#[derive(Clone, Debug)]
+pub struct StaticOptions {
+    /// Files tried, in order, for a directory (default `["index.html"]`).
+    pub index: Vec<String>,
+    /// Extensions tried when the path has no file (`["html"]` serves `/about` from `about.html`).
+    pub extensions: Vec<String>,
+    /// File (relative to the root) served with 200 for any path that matches nothing.
+    pub fallback: Option<String>,
+    pub dotfiles: Dotfiles,
+    /// `Cache-Control: public, max-age=N`.
+    pub max_age: Option<u64>,
+    /// Paths matching this get `Cache-Control: public, max-age=31536000, immutable`.
+    pub immutable: Option<regex_lite::Regex>,
+    /// Keep file bytes in memory.
+    pub cache: bool,
+    /// Largest file kept in memory.
+    pub cache_file_max: u64,
+    /// All cached bytes together.
+    pub cache_max: u64,
+    /// Look for `.br` / `.gz` siblings.
+    pub precompressed: bool,
+    /// Compress compressible types on the fly (cached when `cache` is on).
+    pub compress: bool,
+    /// Extra header lines ("Name: value\r\n").
+    pub headers: Vec<u8>,
+    /// Redirect a directory path without a trailing slash to the slash form.
+    pub redirect: bool,
+}
+
+impl Default for StaticOptions {
+    fn default() -> Self {
+        StaticOptions {
+            index: vec!["index.html".into()],
+            extensions: Vec::new(),
+            fallback: None,
+            dotfiles: Dotfiles::Ignore,
+            max_age: None,
+            immutable: None,
+            cache: false,
+            cache_file_max: 1024 * 1024,
+            cache_max: 64 * 1024 * 1024,
+            precompressed: true,
+            compress: false,
+            headers: Vec::new(),
+            redirect: true,
+        }
+    }
+}
+
+/// A file found on disk (or in the cache), ready to answer from.
+pub(crate) struct Found {
+    pub path: PathBuf,
+    /// The path relative to the root, with '/' separators (for the immutable pattern).
+    pub rel: String,
+    pub size: u64,
+    pub mtime: u64,
+    pub etag: String,
+    pub last_modified: String,
+    /// Cache-Control value from the mount's options, if any.
+    pub cache_control: Option<String>,
+    pub content_type: Rc<str>,
+    /// The identity bytes when cached.
+    pub bytes: Option<Rc<[u8]>>,
+    /// Encoded variants: cached bytes, or a sibling file path when not cached.
+    pub variants: Vec<(Encoding, Variant)>,
+}
+
+#[derive(Clone)]
+pub(crate) enum Variant {
+    Bytes(Rc<[u8]>),
+    Sibling(PathBuf, u64),
+}
+
+/// What resolving a request path gave.
+pub(crate) enum Resolved {
+    File(Rc<Found>),
+    /// A directory asked for without its trailing slash.
+    Redirect,
+    NotFound,
+    Forbidden,
+}
+
+struct CacheEntry {
+    found: Rc<Found>,
+    checked_ms: u64,
+}
+
+/// One `app.static(prefix, dir)` mount.
+pub(crate) struct Mount {
+    pub prefix: String,
+    root: PathBuf,
+    pub opts: StaticOptions,
+    cache: HashMap<String, CacheEntry>,
+    cached_bytes: u64,
+}
+
+/// How often a cached file is checked against the disk.
+const RECHECK_MS: u64 = 1000;
+
+fn mtime_secs(m: &fs::Metadata) -> u64 {
+    m.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs())
+}
+
+impl Mount {
+    pub fn new(prefix: String, dir: &Path, opts: StaticOptions) -> Result<Mount, String> {
+        let root =
+            fs::canonicalize(dir).map_err(|e| format!("static root {}: {e}", dir.display()))?;
+        if !root.is_dir() {
+            return Err(format!("static root {} is not a directory", root.display()));
+        }
+        Ok(Mount {
+            prefix,
+            root,
+            opts,
+            cache: HashMap::new(),
+            cached_bytes: 0,
+        })
+    }
+
+    /// Resolves the raw path below the prefix to a file (cached or fresh from disk).
+    pub fn resolve(&mut self, raw_tail: &[u8], now_ms: u64) -> Resolved {
+        let safe = match files::safe_path(raw_tail, self.opts.dotfiles) {
+            Ok(s) => s,
+            Err(PathError::Dotfile) if self.opts.dotfiles == Dotfiles::Deny => {
+                return Resolved::Forbidden
+            }
+            Err(_) => return Resolved::NotFound,
+        };
+        if self.opts.cache {
+            if let Some(e) = self.cache.get(&safe.rel) {
+                if now_ms.saturating_sub(e.checked_ms) < RECHECK_MS {
+                    return Resolved::File(e.found.clone());
+                }
+            }
+        }
+        let r = self.lookup(&safe.rel, safe.trailing_slash);
+        if let (true, Resolved::File(f)) = (self.opts.cache, &r) {
+            if let Some(e) = self.cache.get_mut(&safe.rel) {
+                if e.found.size == f.size && e.found.mtime == f.mtime && e.found.path == f.path {
+                    e.checked_ms = now_ms;
+                    return Resolved::File(e.found.clone());
+                }
+            }
+            if let Some(old) = self.cache.remove(&safe.rel) {
+                self.cached_bytes -= old.found.cached_len();
+            }
+            if let Some(loaded) = self.load(f) {
+                let loaded = Rc::new(loaded);
+                let len = loaded.cached_len();
+                if self.cached_bytes + len <= self.opts.cache_max {
+                    self.cached_bytes += len;
+                    self.cache.insert(
+                        safe.rel,
+                        CacheEntry {
+                            found: loaded.clone(),
+                            checked_ms: now_ms,
+                        },
+                    );
+                }
+                return Resolved::File(loaded);
+            }
+        }
+        r
+    }
+
+    /// Finds the file on disk: the path, its index files, its extensions, then the fallback.
+    fn lookup(&self, rel: &str, trailing_slash: bool) -> Resolved {
+        let full = self.root.join(rel);
+        match fs::metadata(&full) {
+            Ok(m) if m.is_dir() => {
+                if !trailing_slash && !rel.is_empty() && self.opts.redirect {
+                    return Resolved::Redirect;
+                }
+                if !trailing_slash && rel.is_empty() && self.opts.redirect && !self.prefix_is_root()
+                {
+                    return Resolved::Redirect;
+                }
+                for name in &self.opts.index {
+                    if let Some(f) = self.file_at(&full.join(name), &join_rel(rel, name)) {
+                        return Resolved::File(Rc::new(f));
+                    }
+                }
+            }
+            Ok(m) if m.is_file() && !trailing_slash => {
+                if let Some(f) = self.file_at(&full, rel) {
+                    return Resolved::File(Rc::new(f));
+                }
+            }
+            _ => {
+                if !trailing_slash {
+                    for ext in &self.opts.extensions {
+                        let with = format!("{rel}.{ext}");
+                        if let Some(f) = self.file_at(&self.root.join(&with), &with) {
+                            return Resolved::File(Rc::new(f));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(fb) = &self.opts.fallback {
+            if let Some(f) = self.file_at(&self.root.join(fb), fb) {
+                return Resolved::File(Rc::new(f));
+            }
+        }
+        Resolved::NotFound
+    }
+
+    fn prefix_is_root(&self) -> bool {
+        self.prefix == "/" || self.prefix.is_empty()
+    }
+
+    /// A regular file inside the root (after following symlinks), with its validators.
+    fn file_at(&self, path: &Path, rel: &str) -> Option<Found> {
+        let real = fs::canonicalize(path).ok()?;
+        if !real.starts_with(&self.root) {
+            return None;
+        }
+        let m = fs::metadata(&real).ok()?;
+        if !m.is_file() {
+            return None;
+        }
+        let size = m.len();
+        let mtime = mtime_secs(&m);
+        let mut variants = Vec::new();
+        if self.opts.precompressed {
+            for enc in [Encoding::Brotli, Encoding::Gzip] {
+                let mut p = real.clone().into_os_string();
+                p.push(enc.suffix());
+                let p = PathBuf::from(p);
+                if let Ok(sm) = fs::metadata(&p) {
+                    if sm.is_file() {
+                        variants.push((enc, Variant::Sibling(p, sm.len())));
+                    }
+                }
+            }
+        }
+        Some(Found {
+            content_type: files::content_type_for(rel).into(),
+            etag: files::weak_etag(size, mtime),
+            last_modified: files::http_date(mtime),
+            cache_control: self.cache_control(rel),
+            path: real,
+            rel: rel.to_string(),
+            size,
+            mtime,
+            bytes: None,
+            variants,
+        })
+    }
+
+    /// Reads a found file (and its variants) into memory for the cache; None if too large.
+    fn load(&self, f: &Found) -> Option<Found> {
+        if f.size > self.opts.cache_file_max {
+            return None;
+        }
+        let bytes: Rc<[u8]> = fs::read(&f.path).ok()?.into();
+        if bytes.len() as u64 != f.size {
+            return None;
+        }
+        let mut variants = Vec::new();
+        for (enc, v) in &f.variants {
+            if let Variant::Sibling(p, _) = v {
+                if let Ok(b) = fs::read(p) {
+                    variants.push((*enc, Variant::Bytes(b.into())));
+                }
+            }
+        }
+        if self.opts.compress
+            && variants.is_empty()
+            && bytes.len() >= 1024
+            && files::is_compressible(&f.content_type)
+        {
+            variants.extend(compress_all(&bytes));
+        }
+        Some(Found {
+            path: f.path.clone(),
+            rel: f.rel.clone(),
+            size: f.size,
+            mtime: f.mtime,
+            etag: f.etag.clone(),
+            last_modified: f.last_modified.clone(),
+            cache_control: f.cache_control.clone(),
+            content_type: f.content_type.clone(),
+            bytes: Some(bytes),
+            variants,
+        })
+    }
+
+    /// The Cache-Control value for a file, if any.
+    pub fn cache_control(&self, rel: &str) -> Option<String> {
+        if self
+            .opts
+            .immutable
+            .as_ref()
+            .is_some_and(|r| r.is_match(rel))
+        {
+            return Some("public, max-age=31536000, immutable".into());
+        }
+        self.opts.max_age.map(|s| format!("public, max-age={s}"))
+    }
+}
+
+fn join_rel(rel: &str, name: &str) -> String {
+    if rel.is_empty() {
+        name.to_string()
+    } else {
+        format!("{rel}/{name}")
+    }
+}
+
+/// gzip and brotli variants of `bytes`, smaller than the original only.
+pub(crate) fn compress_all(bytes: &[u8]) -> Vec<(Encoding, Variant)> {
+    let mut out = Vec::new();
+    let mut br = Vec::new();
+    {
+        let mut w = brotli::CompressorWriter::new(&mut br, 4096, 5, 22);
+        if w.write_all(bytes).is_ok() && w.flush().is_ok() {
+            drop(w);
+            if br.len() < bytes.len() {
+                out.push((Encoding::Brotli, Variant::Bytes(br.into())));
+            }
+        }
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    if gz.write_all(bytes).is_ok() {
+        if let Ok(g) = gz.finish() {
+            if g.len() < bytes.len() {
+                out.push((Encoding::Gzip, Variant::Bytes(g.into())));
+            }
+        }
+    }
+    out
+}
+
+impl Found {
+    fn cached_len(&self) -> u64 {
+        let v: u64 = self
+            .variants
+            .iter()
+            .map(|(_, v)| match v {
+                Variant::Bytes(b) => b.len() as u64,
+                Variant::Sibling(..) => 0,
+            })
+            .sum();
+        self.bytes.as_ref().map_or(0, |b| b.len() as u64) + v
+    }
+
+    /// The file for a fresh request from a path (`res.sendFile`), no root.
+    pub fn from_path(path: &Path, precompressed: bool) -> Option<Found> {
+        let real = fs::canonicalize(path).ok()?;
+        let m = fs::metadata(&real).ok()?;
+        if !m.is_file() {
+            return None;
+        }
+        let rel = real.file_name()?.to_string_lossy().into_owned();
+        let mut variants = Vec::new();
+        if precompressed {
+            for enc in [Encoding::Brotli, Encoding::Gzip] {
+                let mut p = real.clone().into_os_string();
+                p.push(enc.suffix());
+                let p = PathBuf::from(p);
+                if let Ok(sm) = fs::metadata(&p) {
+                    if sm.is_file() {
+                        variants.push((enc, Variant::Sibling(p, sm.len())));
+                    }
+                }
+            }
+        }
+        Some(Found {
+            content_type: files::content_type_for(&rel).into(),
+            etag: files::weak_etag(m.len(), mtime_secs(&m)),
+            last_modified: files::http_date(mtime_secs(&m)),
+            cache_control: None,
+            size: m.len(),
+            mtime: mtime_secs(&m),
+            path: real,
+            rel,
+            bytes: None,
+            variants,
+        })
+    }
+}
+
+/// Reads `len` bytes at `offset` of a file (for multipart ranges of uncached files).
+pub(crate) fn read_at(path: &Path, offset: u64, len: u64) -> Option<Vec<u8>> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = File::open(path).ok()?;
+    f.seek(SeekFrom::Start(offset)).ok()?;
+    let mut buf = vec![0; len as usize];
+    f.read_exact(&mut buf).ok()?;
+    Some(buf)
+}
