@@ -165,7 +165,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     let mut obj = ptr::null_mut();
     // SAFETY: plain object creation.
     unsafe { sys::napi_create_object(env, &mut obj) };
-    let table: [(&CStr, Cb); 21] = [
+    let table: [(&CStr, Cb); 22] = [
         (c"route", route),
         (c"fixed", fixed),
         (c"listen", listen),
@@ -180,6 +180,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"destroy", destroy),
         (c"static", static_mount),
         (c"sendFile", send_file),
+        (c"fallback", fallback),
         (c"method", req_method),
         (c"url", req_url),
         (c"headers", req_headers),
@@ -550,6 +551,14 @@ unsafe extern "C" fn destroy(env: napi_env, info: napi_callback_info) -> napi_va
     if let Some(id) = nu::get_u32(env, argv[0]) {
         s.destroy(id);
     }
+    nu::undefined(env)
+}
+
+unsafe extern "C" fn fallback(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    s.set_fallback(nu::get_u32(env, argv[0]));
     nu::undefined(env)
 }
 

@@ -31,6 +31,8 @@ pub(crate) struct Inner {
     pub router: Router<Target>,
     pub fixed: Vec<Fixed>,
     pub mounts: Vec<Mount>,
+    /// JS route that answers paths no route matches (middleware + notFound), instead of a native 404.
+    pub fallback: Option<u32>,
     pub date: DateCache,
     hdr_scratch: Vec<HeaderSpan>,
     param_scratch: Vec<(u32, u32)>,
@@ -68,6 +70,7 @@ impl Inner {
             reqs: ReqPool::default(),
             fixed: Vec::new(),
             mounts: Vec::new(),
+            fallback: None,
             date: DateCache::new(SystemTime::now()),
             hdr_scratch: Vec::new(),
             param_scratch: Vec::new(),
@@ -329,7 +332,13 @@ impl Inner {
                 req.action = Some(Action::Native);
                 return;
             }
-            Found::NotFound => (404, b""),
+            Found::NotFound => match self.fallback {
+                Some(route) => {
+                    req.action = Some(Action::Js(route));
+                    return;
+                }
+                None => (404, b""),
+            },
         };
         let close = !req.keep_alive;
         crate::output::encode_native(

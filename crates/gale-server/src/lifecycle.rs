@@ -91,6 +91,11 @@ impl Server {
             .map_err(|e| e.to_string())
     }
 
+    /// Sends requests that match no route to JS route `route` (None: the engine answers 404).
+    pub fn set_fallback(&self, route: Option<u32>) {
+        self.inner.borrow_mut().fallback = route;
+    }
+
     /// Registers a response answered entirely in the engine.
     pub fn add_fixed(
         &self,

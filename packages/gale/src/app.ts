@@ -1,87 +1,28 @@
-// The Gale application: route registration into the native router, the dispatch entry the engine
-// calls for every JS-routed request, return-value conversion, error answers, listen and close.
+// The Gale application: a Router whose routes go straight into the native router, each with its
+// middleware chain precomputed; the dispatch entry the engine calls; replies, errors, listen, close.
 import { resolve } from 'node:path';
+import { type ChainHost, compose, type Handler, handleScopedError, type Middleware } from './chain.js';
 import { ErrorCodes, GaleError, HttpError } from './errors.js';
+import { allUses, type ErrorScopes, guarded, middlewareFor, type ScopedUse, usesBefore } from './flatten.js';
 import { EV_ABORT, EV_CLOSED, EV_DRAIN, type NativeOptions, type NativeServer, native } from './native.js';
+import type { AddressInfo, FixedResponse, GaleOptions, StaticOptions } from './options.js';
 import { Request } from './request.js';
 import { checkHeader, Response, type ResponseHost } from './response.js';
-
-/** A route handler. Return a value instead of calling `res`: string → text, object → JSON, bytes, or a Web `Response`. */
-export type Handler = (req: Request, res: Response) => unknown;
-
-/** Options for `gale()`. Defaults mirror Node's http server. */
-export interface GaleOptions {
-  /** Largest request body in bytes; larger → 413 before the handler runs. Default 1 MiB. */
-  bodyLimit?: number;
-  /** Largest request head (request line + headers) in bytes → 431. Default 16384. */
-  maxHeaderSize?: number;
-  /** Most request headers → 431. Default 100. */
-  maxHeaders?: number;
-  /** Longest request-target in bytes → 414. Default 8192. */
-  maxUriLength?: number;
-  /** Milliseconds for a request head to arrive → 408. Default 60000. */
-  headersTimeout?: number;
-  /** Milliseconds for a request body to arrive → 408. Default 300000. */
-  requestTimeout?: number;
-  /** Milliseconds an idle keep-alive connection stays open. Default 65000. */
-  keepAliveTimeout?: number;
-  /** Match static path segments case-sensitively. Default false (as Express). */
-  caseSensitive?: boolean;
-  /** Treat `/a/` and `/a` as different paths. Default false (as Express). */
-  strict?: boolean;
-  /** Put error messages and stacks in 500 answers. Default: NODE_ENV === 'development'. */
-  development?: boolean;
-  /** Where handler errors are reported. Default: console. */
-  logger?: { error(obj: unknown, msg?: string): void };
-}
-
-/** Options for `app.fixed()`. */
-export interface FixedResponse {
-  status?: number;
-  headers?: Record<string, string>;
-  body: string | Uint8Array;
-}
-
-/** Options for `app.static()`. */
-export interface StaticOptions {
-  /** Files served for a directory, in order. Default `['index.html']`; `false` for none. */
-  index?: string | string[] | false;
-  /** Extensions tried when a path has no file: `['html']` serves `/about` from `about.html`. */
-  extensions?: string[];
-  /** A file (relative to the directory) served with 200 for paths that match nothing: SPA fallback. */
-  fallback?: string;
-  /** Paths with a segment starting with '.': 'ignore' (404, default), 'deny' (403) or 'allow'. */
-  dotfiles?: 'ignore' | 'deny' | 'allow';
-  /** `Cache-Control: public, max-age` in milliseconds, as Express. */
-  maxAge?: number;
-  /** Files whose path matches get `Cache-Control: public, max-age=31536000, immutable` (hashed assets). */
-  immutable?: RegExp;
-  /** Keep files in memory (checked against the disk at most once a second). Default false. */
-  cache?: boolean | { maxFileSize?: number; maxSize?: number };
-  /** Serve `.br`/`.gz` siblings to clients that accept them. Default true. */
-  precompressed?: boolean;
-  /** Compress compressible types on the fly (cached with `cache`). Default false. */
-  compress?: boolean;
-  /** Extra response headers. */
-  headers?: Record<string, string>;
-  /** Redirect a directory without its trailing slash to the slash form. Default true. */
-  redirect?: boolean;
-}
-
-/** The address `listen` bound. */
-export interface AddressInfo {
-  address: string;
-  port: number;
-  family: string;
-}
+import { type Entry, joinPath, Router, router, type StaticMount } from './router.js';
 
 interface Route {
-  handler: Handler;
+  /** The handler when the route has no middleware (called directly), else the composed chain. */
+  run: (req: Request, res: Response) => unknown;
+  direct: boolean;
   names: string[];
+  scopes: ErrorScopes;
 }
 
 const MASK = 0xfffff;
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'ALL';
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof (v as PromiseLike<unknown> | undefined)?.then === 'function';
+}
 
 /**
  * A Gale application.
@@ -89,23 +30,30 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' |
  * @example
  * import { gale } from 'gale';
  * const app = gale();
+ * app.use(async (req, res, next) => { const t = Date.now(); await next(); console.log(Date.now() - t); });
  * app.get('/hello/:name', (req) => `Hello ${req.params.name}`);
  * const { port } = await app.listen(3000);
  */
-export class App {
+export class App extends Router {
   private readonly n: NativeServer;
   private readonly routes: Route[] = [];
   private readonly live: (Response | undefined)[] = [];
   private readonly dev: boolean;
+  private readonly caseSensitive: boolean;
   private readonly logger: { error(obj: unknown, msg?: string): void };
   private readonly host: ResponseHost;
+  private readonly chainHost: ChainHost;
+  private notFoundHandler: Handler | undefined;
+  private fallbackId: number | undefined;
   private listening = false;
   private closed: Promise<void> | undefined;
   private resolveClosed: (() => void) | undefined;
 
   constructor(options: GaleOptions = {}) {
+    super();
     const { development, logger, ...engine } = options;
     this.dev = development ?? process.env.NODE_ENV === 'development';
+    this.caseSensitive = options.caseSensitive ?? false;
     this.logger = logger ?? { error: (obj, msg) => console.error(msg ?? 'gale:', obj) };
     const live = this.live;
     this.host = {
@@ -116,34 +64,122 @@ export class App {
         live[res._id & MASK] = res;
       },
     };
+    this.chainHost = {
+      reply: (out, req, res) => this.reply(out, req, res),
+      fail: (err, req, res) => this.fail(err, req, res),
+    };
     this.n = native.createServer(engine as NativeOptions, this.dispatch, this.onEvent);
   }
 
-  /** Registers a handler for GET (HEAD requests use it too, without a body). */
-  get(path: string, handler: Handler): this {
-    return this.add('GET', path, handler);
+  /** @internal every entry added to the app is registered at once */
+  override add(e: Entry): void {
+    super.add(e);
+    this.register(e, '/', [this.errorHandlers], []);
   }
-  post(path: string, handler: Handler): this {
-    return this.add('POST', path, handler);
+
+  /** Registers an entry found at `base` with the outer scopes' error handlers and uses. */
+  private register(e: Entry, base: string, scopes: ErrorScopes, outer: readonly ScopedUse[]): void {
+    switch (e.kind) {
+      case 'use':
+        this.refreshFallback();
+        return;
+      case 'static':
+        this.mountStatic(joinPath(base, e.prefix), e.mount);
+        return;
+      case 'route':
+        this.addRoute(e, base, scopes, outer);
+        return;
+      case 'router': {
+        const r = e.router;
+        const prefix = joinPath(base, e.prefix);
+        const inner: ErrorScopes = [r.errorHandlers, ...scopes];
+        const outerHere = [...outer, ...this.usesInScopeBefore(base, e.seq, scopes)];
+        for (const sub of r.entries) this.register(sub, prefix, inner, outerHere);
+        r._listeners.push((sub) => this.register(sub, prefix, inner, outerHere));
+        this.refreshFallback();
+        return;
+      }
+    }
   }
-  put(path: string, handler: Handler): this {
-    return this.add('PUT', path, handler);
+
+  /** Uses declared in the scope whose error handlers lead `scopes`, before `seq`. */
+  private usesInScopeBefore(base: string, seq: number, scopes: ErrorScopes): ScopedUse[] {
+    const owner = this.scopeOwner(scopes);
+    return owner ? usesBefore(owner.entries, seq, base, joinPath) : [];
   }
-  patch(path: string, handler: Handler): this {
-    return this.add('PATCH', path, handler);
+
+  private readonly owners = new Map<readonly unknown[], Router>();
+
+  private scopeOwner(scopes: ErrorScopes): Router | undefined {
+    const first = scopes[0];
+    if (first === this.errorHandlers) return this;
+    return first ? this.owners.get(first) : undefined;
   }
-  delete(path: string, handler: Handler): this {
-    return this.add('DELETE', path, handler);
+
+  private addRoute(
+    e: Extract<Entry, { kind: 'route' }>,
+    base: string,
+    scopes: ErrorScopes,
+    outer: readonly ScopedUse[],
+  ) {
+    const path = joinPath(base, e.path);
+    const uses = [...outer, ...this.usesInScopeBefore(base, e.seq, scopes)];
+    const mws: Middleware[] = [...middlewareFor(uses, path, this.caseSensitive), ...e.fns];
+    const id = this.routes.length;
+    let names: string[];
+    try {
+      names = this.n.route(e.method, path, id);
+    } catch (err) {
+      throw new GaleError(ErrorCodes.ROUTE_CONFLICT, (err as Error).message);
+    }
+    const direct = mws.length === 0;
+    const run = direct ? e.handler : compose(mws, e.handler, scopes, this.chainHost);
+    this.routes.push({ run, direct, names, scopes });
   }
-  head(path: string, handler: Handler): this {
-    return this.add('HEAD', path, handler);
+
+  /** @internal track which router owns an error-handler list, for scope lookups */
+  override use(...args: Parameters<Router['use']>): this {
+    for (const a of args) if (a instanceof Router) this.trackOwners(a);
+    return super.use(...args);
   }
-  options(path: string, handler: Handler): this {
-    return this.add('OPTIONS', path, handler);
+
+  private trackOwners(r: Router): void {
+    this.owners.set(r.errorHandlers, r);
+    for (const e of r.entries) if (e.kind === 'router') this.trackOwners(e.router);
+    r._listeners.push((e) => {
+      if (e.kind === 'router') this.trackOwners(e.router);
+    });
   }
-  /** Registers a handler for every method. */
-  all(path: string, handler: Handler): this {
-    return this.add('ALL', path, handler);
+
+  /**
+   * Answers requests that match no route (after the middleware that applies to them). Without it
+   * (and without middleware) the engine answers 404 itself.
+   */
+  notFound(handler: Handler): this {
+    this.notFoundHandler = handler;
+    this.refreshFallback();
+    return this;
+  }
+
+  /** Routes unmatched paths through JS when there is middleware or a notFound handler. */
+  private refreshFallback(): void {
+    const uses = allUses(this.entries, '/', joinPath);
+    if (uses.length === 0 && this.notFoundHandler === undefined) return;
+    const handler: Handler = this.notFoundHandler ?? ((_req, res) => res.status(404).send('Not Found'));
+    const mws = uses.map((u) => (u.prefix === '/' ? u.fn : guarded(u, this.caseSensitive)));
+    const route: Route = {
+      run: compose(mws, handler, [this.errorHandlers], this.chainHost),
+      direct: false,
+      names: [],
+      scopes: [this.errorHandlers],
+    };
+    if (this.fallbackId === undefined) {
+      this.fallbackId = this.routes.length;
+      this.routes.push(route);
+      this.n.fallback(this.fallbackId);
+    } else {
+      this.routes[this.fallbackId] = route;
+    }
   }
 
   /**
@@ -177,12 +213,18 @@ export class App {
    * app.static('/assets', './public', { maxAge: 3_600_000, immutable: /\.[0-9a-f]{8}\./, cache: true });
    */
   static(prefix: string, dir: string, options: StaticOptions = {}): this {
+    this.mountStatic(prefix, serveStatic(dir, options));
+    return this;
+  }
+
+  private mountStatic(prefix: string, mount: StaticMount): void {
+    const options = mount.options as StaticOptions;
     const cache = options.cache;
     const headers = Object.entries(options.headers ?? {})
       .map(([k, v]) => `${checkHeader(k, v)}: ${v}\r\n`)
       .join('');
     const index = options.index === false ? [] : options.index === undefined ? undefined : [options.index].flat();
-    this.n.static(prefix, resolve(dir), {
+    this.n.static(prefix, mount.dir, {
       index,
       extensions: options.extensions,
       fallback: options.fallback,
@@ -197,19 +239,6 @@ export class App {
       redirect: options.redirect,
       headers: headers || undefined,
     });
-    return this;
-  }
-
-  private add(method: Method, path: string, handler: Handler): this {
-    if (typeof handler !== 'function') throw new TypeError(`${method} ${path}: handler must be a function`);
-    let names: string[];
-    try {
-      names = this.n.route(method, path, this.routes.length);
-    } catch (err) {
-      throw new GaleError(ErrorCodes.ROUTE_CONFLICT, (err as Error).message);
-    }
-    this.routes.push({ handler, names });
-    return this;
   }
 
   /** Starts accepting connections. Port 0 picks a free port; resolves to the bound address. */
@@ -275,29 +304,32 @@ export class App {
     const res = new Response(this.n, id, req, this.host);
     let out: unknown;
     try {
-      out = route.handler(req, res);
+      out = route.run(req, res);
     } catch (err) {
-      this.fail(err, req, res);
+      this.failScoped(err, req, res, route);
       return;
     }
     if (res.finished) return;
-    if (
-      out !== undefined &&
-      typeof (out as PromiseLike<unknown>).then !== 'function' &&
-      !(out instanceof globalThis.Response)
-    ) {
+    if (route.direct && out !== undefined && !isThenable(out) && !(out instanceof globalThis.Response)) {
       // A plain returned value: answer now, on the synchronous path (no snapshot, no tracking).
       try {
         res.send(out);
       } catch (err) {
-        this.fail(err, req, res);
+        this.failScoped(err, req, res, route);
       }
       if (res.finished) return;
     }
     req._deferred = true;
     this.live[id & MASK] = res;
-    if (out !== undefined) this.reply(out, req, res);
+    if (route.direct && out !== undefined) {
+      const sent = this.reply(out, req, res);
+      if (sent !== undefined) sent.then(undefined, (err) => this.failScoped(err, req, res, route));
+    }
   }.bind(this);
+
+  private failScoped(err: unknown, req: Request, res: Response, route: Route): void {
+    handleScopedError(err, req, res, route.scopes, this.chainHost);
+  }
 
   private readonly onEvent = (kind: number, id: number): void => {
     if (kind === EV_CLOSED) {
@@ -320,26 +352,16 @@ export class App {
   };
 
   /** Turns a handler's return value (or what its promise resolves to) into the response. */
-  private reply(out: unknown, req: Request, res: Response): void {
-    if (typeof (out as PromiseLike<unknown>)?.then === 'function') {
-      (out as PromiseLike<unknown>).then(
-        (v) => {
-          if (v !== undefined && !res.finished && !res.headersSent) this.reply(v, req, res);
-        },
-        (err) => this.fail(err, req, res),
-      );
-      return;
+  private reply(out: unknown, req: Request, res: Response): Promise<void> | undefined {
+    if (isThenable(out)) {
+      return Promise.resolve(out).then((v) => {
+        if (v !== undefined && !res.headersSent) return this.reply(v, req, res);
+      });
     }
-    if (res.finished || res.headersSent) return;
-    if (out instanceof globalThis.Response) {
-      this.sendWebResponse(out, res).catch((err) => this.fail(err, req, res));
-      return;
-    }
-    try {
-      res.send(out);
-    } catch (err) {
-      this.fail(err, req, res);
-    }
+    if (res.headersSent) return undefined;
+    if (out instanceof globalThis.Response) return this.sendWebResponse(out, res);
+    res.send(out);
+    return undefined;
   }
 
   private async sendWebResponse(web: globalThis.Response, res: Response): Promise<void> {
@@ -351,8 +373,8 @@ export class App {
     if (!res.finished) res.end(body);
   }
 
-  /** Answers a thrown error: HttpError keeps its status; anything else is a logged 500. */
-  private fail(err: unknown, req: Request, res: Response): void {
+  /** Answers an error no handler took: HttpError keeps its status; anything else is a logged 500. */
+  private fail(err: unknown, _req: Request, res: Response): void {
     const http = err instanceof HttpError ? err : undefined;
     const status = http?.status ?? 500;
     if (status >= 500) this.logger.error(err, `gale: ${status} while handling a request`);
@@ -370,8 +392,18 @@ export class App {
     res.status(status).header('content-type', 'text/plain; charset=utf-8');
     if (http) for (const [k, v] of Object.entries(http.headers)) res.header(k, v);
     res.send(body);
-    void req;
   }
+}
+
+/**
+ * A static mount for `app.use(prefix, serveStatic(dir, options))` — the same engine path as
+ * `app.static(prefix, dir, options)`.
+ *
+ * @example
+ * app.use('/assets', serveStatic('./public', { cache: true }));
+ */
+export function serveStatic(dir: string, options: StaticOptions = {}): StaticMount {
+  return { kind: 'gale.static', dir: resolve(dir), options };
 }
 
 /**
@@ -382,6 +414,5 @@ export class App {
  * app.get('/json', () => ({ hello: 'world' }));
  * await app.listen(3000);
  */
-export function gale(options?: GaleOptions): App {
-  return new App(options);
-}
+export const gale: ((options?: GaleOptions) => App) & { router: typeof router; serveStatic: typeof serveStatic } =
+  Object.assign((options?: GaleOptions) => new App(options), { router, serveStatic });

@@ -24,6 +24,7 @@ export interface NativeServer {
   destroy(id: number): void;
   static(prefix: string, dir: string, options: NativeStaticOptions): void;
   sendFile(id: number, path: string, headers: string | undefined): number;
+  fallback(route: number | undefined): void;
   method(id: number): string | undefined;
   url(id: number): string | undefined;
   headers(id: number): string[] | undefined;
