@@ -1,5 +1,6 @@
 // Gale benchmark harness: `npm run bench -- hello [--servers gale,node-http] [--duration 5] …` (see bench/README.md).
-// Runs each scenario against each server in plain and pipelined mode with validated wrk runs; prints a Markdown table.
+// Runs each scenario against each server in plain and pipelined mode with validated load runs (wrk or gale-loadgen);
+// prints a Markdown table.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -94,7 +95,9 @@ async function main(): Promise<number> {
   }
   const nofile = effectiveOpenFileLimit(o.nofile);
   if (nofile < o.nofile) {
-    log(`note: the open-file limit can only be raised to ${nofile} here (hard limit); servers and wrk get ${nofile}`);
+    log(
+      `note: the open-file limit can only be raised to ${nofile} here (hard limit); servers and the load generator get ${nofile}`,
+    );
   }
   if (o.serverCpu === o.loadCpu) log('warning: server and load generator share one core; figures are not comparable');
 
@@ -107,7 +110,7 @@ async function main(): Promise<number> {
   const modes = o.modes.map((m) => (m.depth > 1 ? `pipelined ×${m.depth}` : m.id)).join(', ');
   log(
     `Gale bench: ${o.scenarios.map((s) => s.id).join(', ')} · servers ${o.servers.map((s) => s.name).join(', ')} · ${modes}\n` +
-      `${o.tool.id} -t${o.threads} -c${o.connections}, ${o.iterations} × ${o.durationS}s counted` +
+      `${o.tool.describe(o.connections, o.threads)}, ${o.iterations} × ${o.durationS}s counted` +
       `${o.warmupS ? ` after ${o.warmupS}s warm-up` : ''} per server and mode; server on CPU ${o.serverCpu}, load on CPU ${o.loadCpu}\n` +
       `Expected duration: ~${formatDuration(estimateS)} (${total} counted runs)`,
   );
@@ -165,9 +168,9 @@ async function main(): Promise<number> {
     });
     process.stdout.write(
       `\n## ${scenario.id}: ${scenario.description}\n\n` +
-        `${o.tool.id} -t${o.threads} -c${o.connections}, ${o.iterations} × ${o.durationS}s, ${os.cpus().length} cores ` +
+        `${o.tool.describe(o.connections, o.threads)}, ${o.iterations} × ${o.durationS}s, ${os.cpus().length} cores ` +
         `(${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${localDate(started)}\n\n` +
-        markdownTable(results),
+        markdownTable(results, o.tool.id),
     );
     log(`raw results: ${file}`);
   }

@@ -1,12 +1,14 @@
 // Self-test of the benchmark harness: deliberately wrong servers (404, wrong body, wrong Content-Type, answers that go
 // wrong only mid-run, also under pipelining) must be reported FAILED, and a correct one must pass.
-// Run: node --import tsx bench/selftest.ts   (exit code 0 = harness rejects every defect)
+// Run: node --import tsx bench/selftest.ts [--tool loadgen]   (exit code 0 = harness rejects every defect)
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { type Measurement, measure } from './lib/measure.ts';
 import { findScenario } from './lib/scenarios.ts';
 import { benchDir, type Mode, type ServerDef } from './lib/servers.ts';
+import { type LoadTool, tools } from './lib/tools.ts';
 import { wrk } from './lib/wrk.ts';
 
 const hello = findScenario('hello');
@@ -22,13 +24,17 @@ function wrongServer(mode: string): ServerDef {
 }
 
 /** One short validated measurement of the `hello` scenario against `server`. */
-export function quickMeasure(server: ServerDef, mode: Mode = { id: 'plain', depth: 1 }): Promise<Measurement> {
+export function quickMeasure(
+  server: ServerDef,
+  mode: Mode = { id: 'plain', depth: 1 },
+  tool: LoadTool = wrk,
+): Promise<Measurement> {
   assert.ok(hello);
   return measure({
     server,
     scenario: hello,
     mode,
-    tool: wrk,
+    tool,
     durationS: 1,
     warmupS: 0,
     iterations: 1,
@@ -40,8 +46,8 @@ export function quickMeasure(server: ServerDef, mode: Mode = { id: 'plain', dept
   });
 }
 
-export async function selftest(): Promise<void> {
-  const missing = wrk.missing();
+export async function selftest(tool: LoadTool = wrk): Promise<void> {
+  const missing = tool.missing();
   if (missing) throw new Error(missing);
   const cases: [string, Mode, RegExp | null][] = [
     ['404', { id: 'plain', depth: 1 }, /status 404/],
@@ -54,7 +60,7 @@ export async function selftest(): Promise<void> {
     ['ok', { id: 'pipelined', depth: 16 }, null],
   ];
   for (const [defect, mode, expected] of cases) {
-    const m = await quickMeasure(wrongServer(defect), mode);
+    const m = await quickMeasure(wrongServer(defect), mode, tool);
     const what = `${defect}/${mode.id}`;
     if (expected) {
       assert.equal(m.ok, false, `${what}: a wrong server must be reported FAILED`);
@@ -70,9 +76,12 @@ export async function selftest(): Promise<void> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  selftest().then(
+  const name = parseArgs({ options: { tool: { type: 'string' } } }).values.tool ?? 'wrk';
+  const tool = tools[name];
+  if (!tool) throw new Error(`unknown tool "${name}" (known: ${Object.keys(tools).join(', ')})`);
+  selftest(tool).then(
     () => {
-      console.log('selftest: harness reports every defect as FAILED');
+      console.log(`selftest: harness reports every defect as FAILED (${tool.id})`);
       process.exit(0);
     },
     (err: unknown) => {

@@ -32,11 +32,12 @@ Options:
   --iterations N      counted runs per server and mode (default 3)
   --connections N     open connections (default 100)
   --pipeline N        requests per write in pipelined mode (default 16)
-  --threads N         load-generator threads (default 1)
+  --threads N         load-generator threads (default 1; loadgen is single-threaded)
   --timeout S         a response slower than this is a timeout error (default 2)
   --server-cpu N      core the server is pinned to (default 0)
   --load-cpu N        core the load generator is pinned to (default 1)
-  --tool NAME         load generator (default wrk; known: ${Object.keys(tools).join(', ')})
+  --tool NAME         load generator (default wrk; known: ${Object.keys(tools).join(', ')}); loadgen is
+                      bench/loadgen, built on first use with cargo
   --out DIR           results directory (default bench/results/<YYYY-MM-DD>-<hostname>)
 `;
 
@@ -93,6 +94,9 @@ export function parseOptions(argv: string[]): Options | 'help' {
   const tool = tools[toolName];
   if (!tool) throw new Error(`unknown tool "${toolName}" (known: ${Object.keys(tools).join(', ')})`);
   const threads = num('threads', v.threads, 1, 1, 64);
+  if (threads > tool.maxThreads) {
+    throw new Error(`--tool ${tool.id} uses at most ${tool.maxThreads} thread(s) (got --threads ${threads})`);
+  }
   const connections = num('connections', v.connections, 100, 1, 60000);
   if (connections < threads) throw new Error('--connections must be at least --threads');
   return {

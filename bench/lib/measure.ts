@@ -57,7 +57,14 @@ export interface Measurement {
 export function judge(r: LoadResult, warmup = false): string | null {
   if (r.toolFailure) return r.toolFailure;
   const p: string[] = [];
-  const names = { connect: 'connect', read: 'read', write: 'write', status: 'HTTP ≥400', timeout: 'timeout' } as const;
+  const names = {
+    connect: 'connect',
+    read: 'read',
+    write: 'write',
+    status: 'HTTP ≥400',
+    timeout: 'timeout',
+    closed: 'closed-connection',
+  } as const;
   for (const k of Object.keys(names) as (keyof typeof names)[]) {
     if (warmup && k === 'timeout') continue;
     if (r.errors[k] > 0) p.push(`${r.errors[k]} ${names[k]} error${r.errors[k] === 1 ? '' : 's'}`);

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Measurement } from './measure.ts';
 
-/** wrk above this share of its core is the bottleneck: the req/s figure measures wrk, not the server. */
+/** A load tool above this share of its core is the bottleneck: the req/s figure measures the tool, not the server. */
 export const TOOL_BOUND_PCT = 90;
 
 export interface Summary {
@@ -61,7 +61,8 @@ const lat = (us: number | null, mark = ''): string =>
     : `${us < 1000 ? `${Math.round(us)} µs` : us < 1e6 ? `${(us / 1000).toFixed(2)} ms` : `${(us / 1e6).toFixed(2)} s`}${mark}`;
 const modeLabel = (m: Measurement): string => (m.depth > 1 ? `pipelined ×${m.depth}` : 'plain');
 
-export function markdownTable(ms: readonly Measurement[]): string {
+/** `tool` is the load tool's id (`wrk`, `loadgen`): the notes under the table depend on it. */
+export function markdownTable(ms: readonly Measurement[], tool = 'wrk'): string {
   const baseline = (server: string, mode: string): Summary | null => {
     const b = ms.find((x) => x.server === server && x.mode === mode);
     return b ? summarize(b) : null;
@@ -88,16 +89,24 @@ export function markdownTable(ms: readonly Measurement[]): string {
         `${ratio(s, baseline('express', m.mode))} |`,
     );
   }
+  const wrk = tool === 'wrk';
   if (anyBound) {
     notes.push(
-      `- ‡ wrk used ≥${TOOL_BOUND_PCT}% of its core: the figure measures wrk (one thread saturates near 145 000 req/s ` +
-        'on this machine), not the server. Compare pipelined figures and CPU µs/req.',
+      wrk
+        ? `- ‡ wrk used ≥${TOOL_BOUND_PCT}% of its core: the figure measures wrk (one thread saturates near ` +
+            '145 000 req/s on this machine), not the server. Compare pipelined figures and CPU µs/req.'
+        : `- ‡ ${tool} used ≥${TOOL_BOUND_PCT}% of its core: the figure may be limited by the load generator, not ` +
+            'the server. Compare CPU µs/req.',
     );
   }
   if (ms.some((m) => m.depth > 1 && m.ok)) {
     notes.push(
-      "- † Pipelined latency is per write of N requests and skewed upward by wrk's coordinated-omission correction " +
-        '(n/a = wrk could not compute it); compare servers on pipelined req/s and CPU µs/req, not on this latency.',
+      wrk
+        ? "- † Pipelined latency is per write of N requests and skewed upward by wrk's coordinated-omission " +
+            'correction (n/a = wrk could not compute it); compare servers on pipelined req/s and CPU µs/req, not on ' +
+            'this latency.'
+        : '- † Pipelined latency is per response, from the write that sent its request to the end of the response, ' +
+            'with N requests kept in flight per connection: it includes the wait behind the N−1 ahead of it.',
     );
   }
   notes.push(

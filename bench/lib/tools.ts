@@ -1,5 +1,6 @@
-// Load tools as data: the interface every load generator implements (wrk today; ab and autocannon later) and the
-// registry the CLI picks from with --tool.
+// Load tools as data: the interface every load generator implements (wrk, and gale-loadgen from bench/loadgen) and
+// the registry the CLI picks from with --tool.
+import { loadgen } from './loadgen.ts';
 import type { Scenario } from './scenarios.ts';
 import { wrk } from './wrk.ts';
 
@@ -7,7 +8,7 @@ export interface LoadRequest {
   /** Always http://127.0.0.1:<port><scenario.path>. */
   url: string;
   scenario: Scenario;
-  /** Requests per write: 1 = plain, >1 = pipelined. */
+  /** Requests in flight per connection: 1 = plain, >1 = pipelined (wrk: per write; loadgen: refilled as answered). */
   depth: number;
   durationS: number;
   connections: number;
@@ -23,8 +24,11 @@ export interface LoadErrors {
   connect: number;
   read: number;
   write: number;
+  /** Responses with a status ≥ 400 (that was not the expected status). */
   status: number;
   timeout: number;
+  /** The server closed a connection (wrk counts these as read errors and reports 0 here). */
+  closed: number;
 }
 
 export interface LoadResult {
@@ -34,8 +38,9 @@ export interface LoadResult {
   durationS: number;
   rps: number;
   /**
-   * Microseconds, as wrk reports them: per write (a whole batch when pipelined), after wrk's coordinated-omission
-   * correction. A percentile is null when wrk could not compute it (see bench/README.md, "Latency caveats").
+   * Microseconds. wrk: per write (a whole batch when pipelined), after its coordinated-omission correction; a
+   * percentile is null when wrk could not compute it (see bench/README.md, "Latency caveats"). loadgen: per response,
+   * from the write that sent its request to the response's end.
    */
   latencyUs: {
     min: number;
@@ -57,10 +62,14 @@ export interface LoadResult {
 
 export interface LoadTool {
   id: string;
-  /** null when usable, else a message that says exactly how to install it. */
+  /** Most load-generator threads it can use (--threads). */
+  maxThreads: number;
+  /** null when usable (building it first if needed), else a message that says exactly how to install it. */
   missing(): string | null;
   version(): string;
+  /** How a run is invoked, for the progress line and the table header, e.g. `wrk -t1 -c100`. */
+  describe(connections: number, threads: number): string;
   run(req: LoadRequest): Promise<LoadResult>;
 }
 
-export const tools: Readonly<Record<string, LoadTool>> = { wrk };
+export const tools: Readonly<Record<string, LoadTool>> = { wrk, loadgen };

@@ -4,7 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { atExit, commandExists, cpuSeconds, spawnPinned, stop } from './proc.ts';
+import { atExit, commandExists } from './proc.ts';
+import { emptyResult, outputTail, runPinnedTool } from './toolrun.ts';
 import type { LoadRequest, LoadResult, LoadTool } from './tools.ts';
 
 const template = readFileSync(new URL('./wrk-validate.lua', import.meta.url), 'utf8');
@@ -29,26 +30,11 @@ export function wrkScript(req: Pick<LoadRequest, 'scenario' | 'depth'>): string 
 interface WrkJson {
   requests: number;
   duration_us: number;
-  errors: LoadResult['errors'];
+  errors: Omit<LoadResult['errors'], 'closed'>;
   latency_us: { min: number; mean: number; max: number; p50: number; p90: number; p99: number; p999: number };
   checked: number;
   invalid: number;
   first_invalid: string;
-}
-
-function emptyResult(toolFailure: string, toolCpuPct: number | null = null): LoadResult {
-  return {
-    toolFailure,
-    requests: 0,
-    durationS: 0,
-    rps: 0,
-    latencyUs: { min: 0, mean: 0, max: 0, p50: null, p90: null, p99: null, p999: null },
-    errors: { connect: 0, read: 0, write: 0, status: 0, timeout: 0 },
-    checked: 0,
-    invalid: 0,
-    firstInvalid: '',
-    toolCpuPct,
-  };
 }
 
 async function run(req: LoadRequest): Promise<LoadResult> {
@@ -67,35 +53,16 @@ async function run(req: LoadRequest): Promise<LoadResult> {
     scriptPath,
     req.url,
   ];
-  const proc = spawnPinned('wrk', args, { cpu: req.cpu, nofile: req.nofile });
-  // Sample wrk's own CPU time to tell when the load generator, not the server, is the limit.
-  const t0 = performance.now();
-  const c0 = cpuSeconds(proc.pid) ?? 0;
-  let last = { t: t0, c: c0 };
-  const sampler = setInterval(() => {
-    const c = cpuSeconds(proc.pid);
-    if (c !== null) last = { t: performance.now(), c };
-  }, 200);
   const limitMs = (req.durationS + req.timeoutS + 15) * 1000;
-  let killed = false;
-  const killer = setTimeout(() => {
-    killed = true;
-    void stop(proc, 1000);
-  }, limitMs);
-  const { code, signal } = await proc.exited;
-  clearInterval(sampler);
-  clearTimeout(killer);
+  const x = await runPinnedTool('wrk', args, { cpu: req.cpu, nofile: req.nofile, limitMs });
   removeDir();
   unhook();
-  const toolCpuPct = last.t - t0 > 500 ? (100 * (last.c - c0)) / ((last.t - t0) / 1000) : null;
+  const { code, signal, toolCpuPct } = x;
 
-  if (killed) return emptyResult(`wrk did not finish within ${limitMs / 1000}s and was killed`, toolCpuPct);
-  const line = proc
-    .stdout()
-    .split('\n')
-    .find((l) => l.startsWith('BENCH_JSON '));
+  if (x.killed) return emptyResult(`wrk did not finish within ${limitMs / 1000}s and was killed`, toolCpuPct);
+  const line = x.stdout.split('\n').find((l) => l.startsWith('BENCH_JSON '));
   if (code !== 0 || !line) {
-    const why = (proc.stderr().trim() || proc.stdout().trim()).split('\n').slice(-3).join(' | ');
+    const why = outputTail(x);
     return emptyResult(`wrk exited with ${code ?? signal}${why ? `: ${why}` : ''}`, toolCpuPct);
   }
   const j = JSON.parse(line.slice('BENCH_JSON '.length)) as WrkJson;
@@ -109,7 +76,8 @@ async function run(req: LoadRequest): Promise<LoadResult> {
     durationS,
     rps: durationS > 0 ? j.requests / durationS : 0,
     latencyUs: { ...l, p50: pct(l.p50), p90: pct(l.p90), p99: pct(l.p99), p999: pct(l.p999) },
-    errors: j.errors,
+    // wrk counts a connection the server closed as a read error.
+    errors: { ...j.errors, closed: 0 },
     checked: j.checked,
     invalid: j.invalid,
     firstInvalid: j.first_invalid,
@@ -119,6 +87,7 @@ async function run(req: LoadRequest): Promise<LoadResult> {
 
 export const wrk: LoadTool = {
   id: 'wrk',
+  maxThreads: 64,
   missing() {
     if (commandExists('wrk')) return null;
     return [
@@ -131,5 +100,6 @@ export const wrk: LoadTool = {
     const r = spawnSync('wrk', ['-v'], { encoding: 'utf8' });
     return `${r.stdout}${r.stderr}`.split('\n')[0]?.trim() ?? 'unknown';
   },
+  describe: (connections, threads) => `wrk -t${threads} -c${connections}`,
   run,
 };

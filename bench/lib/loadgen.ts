@@ -1,0 +1,149 @@
+// The gale-loadgen load tool (bench/loadgen, Rust): built on demand with cargo, run pinned to its core with a hard time
+// limit; it checks the status and exact body of every response itself and prints one JSON line, parsed here.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { atExit, commandExists } from './proc.ts';
+import { repoDir } from './servers.ts';
+import { emptyResult, outputTail, runPinnedTool } from './toolrun.ts';
+import type { LoadRequest, LoadResult, LoadTool } from './tools.ts';
+
+const BUILD = ['build', '--release', '-p', 'gale-loadgen'];
+
+/** The JSON line gale-loadgen prints (bench/loadgen/README.md). */
+interface LoadgenJson {
+  requests: number;
+  ok: number;
+  invalid: number;
+  first_invalid: string | null;
+  errors: { connect: number; read: number; write: number; timeout: number; closed: number; status: number };
+  duration_s: number;
+  rps: number;
+  latency_us: { p50: number; p90: number; p99: number; p999: number; max: number; mean: number; min: number };
+}
+
+/** Cargo's target directory (honours CARGO_TARGET_DIR and .cargo/config), else <repo>/target. */
+function targetDir(): string {
+  try {
+    const out = execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], {
+      cwd: repoDir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return (JSON.parse(out) as { target_directory: string }).target_directory;
+  } catch {
+    return process.env.CARGO_TARGET_DIR ?? join(repoDir, 'target');
+  }
+}
+
+let binary: string | null = null;
+let buildProblem: string | null = null;
+
+/** Builds the binary once per harness run (cargo is quick when nothing changed); null on success. */
+function build(): string | null {
+  if (binary || buildProblem) return buildProblem;
+  const fallback = join(process.env.CARGO_TARGET_DIR ?? join(repoDir, 'target'), 'release', 'gale-loadgen');
+  if (!commandExists('cargo')) {
+    if (existsSync(fallback)) {
+      process.stderr.write(`note: cargo not found; using the existing ${fallback}, which may be out of date\n`);
+      binary = fallback;
+      return null;
+    }
+    buildProblem = [
+      'gale-loadgen needs to be built with cargo, which is not installed. Install Rust, then run the benchmark again:',
+      "  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh   (or: sudo apt-get install -y cargo)",
+      `  then, optionally, build it yourself: cargo ${BUILD.join(' ')}`,
+    ].join('\n');
+    return buildProblem;
+  }
+  process.stderr.write(`gale-loadgen: cargo ${BUILD.join(' ')}\n`);
+  const r = spawnSync('cargo', [...BUILD, '--quiet'], { cwd: repoDir, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) {
+    buildProblem = `building gale-loadgen failed (cargo ${BUILD.join(' ')} exited with ${r.status ?? r.signal}; see above)`;
+    return buildProblem;
+  }
+  const built = join(targetDir(), 'release', 'gale-loadgen');
+  if (!existsSync(built)) {
+    buildProblem = `cargo ${BUILD.join(' ')} succeeded but ${built} does not exist`;
+    return buildProblem;
+  }
+  binary = built;
+  return null;
+}
+
+/** Path of the built binary, once `loadgen.missing()` returned null. */
+export function loadgenBinary(): string | null {
+  return binary;
+}
+
+async function run(req: LoadRequest): Promise<LoadResult> {
+  if (!binary) return emptyResult(build() ?? 'gale-loadgen is not built');
+  if (req.threads !== 1) return emptyResult(`gale-loadgen is single-threaded (got --threads ${req.threads})`);
+  const dir = mkdtempSync(join(tmpdir(), 'gale-loadgen-'));
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  const unhook = atExit(removeDir);
+  const bodyPath = join(dir, 'expected-body');
+  writeFileSync(bodyPath, req.scenario.body);
+  const args = [
+    '--url',
+    req.url,
+    '--connections',
+    String(req.connections),
+    '--duration',
+    String(req.durationS),
+    '--pipeline',
+    String(req.depth),
+    '--timeout',
+    String(req.timeoutS),
+    '--method',
+    req.scenario.method,
+    '--expect-status',
+    String(req.scenario.status),
+    '--expect-body-file',
+    bodyPath,
+  ];
+  const limitMs = (req.durationS + req.timeoutS + 15) * 1000;
+  const x = await runPinnedTool(binary, args, { cpu: req.cpu, nofile: req.nofile, limitMs });
+  removeDir();
+  unhook();
+  const { code, signal, toolCpuPct } = x;
+  if (x.killed) return emptyResult(`gale-loadgen did not finish within ${limitMs / 1000}s and was killed`, toolCpuPct);
+  // Exit code 1 only says that some response was invalid or some error happened: the JSON tells which.
+  const line = x.stdout
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith('{'));
+  if ((code !== 0 && code !== 1) || !line) {
+    const why = outputTail(x);
+    return emptyResult(`gale-loadgen exited with ${code ?? signal}${why ? `: ${why}` : ''}`, toolCpuPct);
+  }
+  const j = JSON.parse(line) as LoadgenJson;
+  const l = j.latency_us;
+  return {
+    requests: j.requests,
+    durationS: j.duration_s,
+    rps: j.duration_s > 0 ? j.requests / j.duration_s : 0,
+    latencyUs: { min: l.min, mean: l.mean, max: l.max, p50: l.p50, p90: l.p90, p99: l.p99, p999: l.p999 },
+    errors: j.errors,
+    // gale-loadgen parses and checks every response it counts.
+    checked: j.ok + j.invalid,
+    invalid: j.invalid,
+    firstInvalid: j.first_invalid ?? '',
+    toolCpuPct,
+  };
+}
+
+export const loadgen: LoadTool = {
+  id: 'loadgen',
+  maxThreads: 1,
+  missing: build,
+  version() {
+    if (!binary) return 'gale-loadgen (not built)';
+    const r = spawnSync(binary, ['--version'], { encoding: 'utf8' });
+    return r.stdout.trim() || 'unknown';
+  },
+  describe: (connections) => `gale-loadgen -c${connections}`,
+  run,
+};
