@@ -3,16 +3,21 @@
 
 #![forbid(unsafe_code)]
 
+mod constraint;
 mod decode;
+mod error;
+mod lexer;
 mod method;
 mod node;
 mod pattern;
 mod router;
+mod search;
+mod template;
 
 pub use decode::{decode_param, DecodeError};
+pub use error::{RouteError, RouteErrorKind};
 pub use method::{Method, MethodSel};
-pub use pattern::{RouteError, RouteErrorKind};
-pub use router::{Found, Router, RouterOptions};
+pub use router::{Found, Router, RouterOptions, ABSENT};
 
 #[cfg(test)]
 mod tests;

@@ -1,11 +1,16 @@
 //! The public `Router`: registering routes (with conflict detection) and matching request
-//! paths against them with static > param > wildcard priority and backtracking.
+//! paths against them by edge priority, with backtracking.
 
-use memchr::memchr;
-
+use crate::error::RouteError;
 use crate::method::{allow_str, warm_allow_table, Method, MethodSel};
-use crate::node::{Endpoint, Node};
-use crate::pattern::{parse, RouteError, Segment};
+use crate::node::Node;
+use crate::pattern::{parse, Segment};
+use crate::search::Search;
+
+/// The span reported for an optional param that the matched path left out (`:b?` on `/a`,
+/// `{/:b}`, `:name*` matching zero segments). It still occupies its slot, so spans and the
+/// names returned by [`Router::insert`] stay aligned; it is never a valid span into the path.
+pub const ABSENT: (u32, u32) = (u32::MAX, u32::MAX);
 
 /// Matching options, mirroring Express's `case sensitive routing` and `strict routing`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,16 +42,39 @@ struct Route<T> {
     value: T,
 }
 
+/// One registered alternative of a route (a pattern with optional parts has several).
+#[derive(Debug)]
+struct Leaf {
+    route: u32,
+    /// Capture slots this alternative leaves out: reported as [`ABSENT`].
+    absent: u64,
+}
+
 /// A route table mapping (method, path pattern) to a value `T`.
 ///
-/// Patterns start with `/` and are made of static segments, `:name` params (one non-empty
-/// segment) and an optional trailing `*name` or `*` wildcard (the rest of the path, at least
-/// one byte). Matching prefers static over param over wildcard at every position, deciding
-/// segment by segment from the left, and backtracks when a preferred branch dead-ends or has
-/// no route for the request method: with `/a/:x/c` and `/a/b/d`, `/a/b/c` matches the first.
+/// Patterns start with `/`. Each `/`-separated segment is one of:
+///
+/// - static text, e.g. `/about` (escape pattern characters with `\`, e.g. `\(`);
+/// - `:name`, one non-empty segment, optionally constrained by a regex matched against the
+///   whole segment: `:id(\d+)`;
+/// - text and params mixed, e.g. `:name.:ext`, `:from-:to` or `v:major` (path-to-regexp v8:
+///   params are non-empty, the first is greedy, a later one never contains the text before it);
+/// - a wildcard `*name` or bare `*`, also after text (`/files*`), also in the middle
+///   (`/a/*path/edit`): at least one byte, spanning one or more segments, greedy;
+///   `:name+` is the same, `:name*` also matches zero segments.
+///
+/// Optional parts: `{...}` groups (`/users{/:id}`, `/files{.:ext}`, nestable) and Express 4
+/// `:name?`, which takes a `/` or `.` right before it along (`/a/:b?` matches `/a` and `/a/x`).
+/// At most one wildcard per pattern.
+///
+/// At every position matching prefers static over template over constrained param (each in
+/// registration order) over plain param over wildcard (longest literal prefix first, and
+/// routes continuing after the wildcard before those ending with it), deciding segment by
+/// segment from the left, and backtracks when a preferred branch dead-ends or has no route
+/// for the request method: with `/a/:x/c` and `/a/b/d`, `/a/b/c` matches the first.
 ///
 /// ```
-/// use gale_router::{Found, Method, MethodSel, Router, RouterOptions};
+/// use gale_router::{Found, Method, MethodSel, Router, RouterOptions, ABSENT};
 ///
 /// let mut router = Router::new(RouterOptions::default());
 /// let names = router.insert(MethodSel::One(Method::Get), "/users/:id", "show user").unwrap();
@@ -65,12 +93,21 @@ struct Route<T> {
 ///     Found::MethodNotAllowed { allow: "GET, HEAD" }
 /// );
 /// assert_eq!(router.find(b"GET", b"/nope", &mut params), Found::NotFound);
+///
+/// // Optional parts keep their slot: ABSENT when left out.
+/// let names = router.insert(MethodSel::One(Method::Get), "/files/:name{.:ext}", "file").unwrap();
+/// assert_eq!(names, ["name", "ext"]);
+/// assert_eq!(router.find(b"GET", b"/files/a.tar.gz", &mut params), Found::Route(&"file"));
+/// assert_eq!(params, [(7, 12), (13, 15)]);
+/// assert_eq!(router.find(b"GET", b"/files/readme", &mut params), Found::Route(&"file"));
+/// assert_eq!(params, [(7, 13), ABSENT]);
 /// ```
 #[derive(Debug)]
 pub struct Router<T> {
     opts: RouterOptions,
     root: Node,
     routes: Vec<Route<T>>,
+    leaves: Vec<Leaf>,
     max_params: usize,
 }
 
@@ -82,6 +119,7 @@ impl<T> Router<T> {
             opts,
             root: Node::default(),
             routes: Vec::new(),
+            leaves: Vec::new(),
             max_params: 0,
         }
     }
@@ -107,63 +145,89 @@ impl<T> Router<T> {
         self.max_params
     }
 
-    /// Register `pattern` for `method`. Returns the param names in capture order.
+    /// Register `pattern` for `method`. Returns the param names in capture order (the
+    /// order of the spans [`find`](Self::find) reports).
     ///
-    /// Err when the pattern is malformed or conflicts with an existing route; the message
-    /// names both patterns, e.g.
-    /// `route GET /users/:name conflicts with GET /users/:id: both match the same paths`.
-    /// Param names do not affect the shape, so `/u/:id` and `/u/:name` conflict. `All` and a
-    /// specific method on the same shape do not: the specific route wins, `All` is the fallback.
-    /// On error the router is unchanged.
+    /// Err when the pattern is malformed (the message names the pattern and the byte offset
+    /// of the problem) or conflicts with an existing route; the message names both patterns,
+    /// e.g. `route GET /users/:name conflicts with GET /users/:id: both match the same paths`.
+    /// Param names do not affect the shape, so `/u/:id` and `/u/:name` conflict, and so do
+    /// `/u/:id(\d+)` and `/u/:n(\d+)`; different constraints do not. A pattern with optional
+    /// parts conflicts when any of its alternatives does (`/a/:b?` with `/a`). `All` and a
+    /// specific method on the same shape do not: the specific route wins, `All` is the
+    /// fallback. On error the router is unchanged.
     pub fn insert(
         &mut self,
         method: MethodSel,
         pattern: &str,
         value: T,
     ) -> Result<Vec<String>, RouteError> {
-        let mut segments = parse(pattern)?;
-        // Non-strict: `/about/` is the same route as `/about` (the root `/` stays as is).
-        if !self.opts.strict && segments.len() > 1 && segments.last() == Some(&Segment::Static(""))
-        {
-            segments.pop();
-        }
         let fold = !self.opts.case_sensitive;
-        let existing = self
-            .root
-            .lookup(&segments, fold)
-            .and_then(Node::endpoint)
-            .and_then(|e| e.slot(method));
-        if let Some(other) = existing {
-            let other = &self.routes[other as usize];
-            return Err(RouteError::conflict(format!(
-                "route {} {} conflicts with {} {}: both match the same paths",
-                method.as_str(),
-                pattern,
-                other.method.as_str(),
-                other.pattern,
-            )));
+        let parsed = parse(pattern, fold)?;
+        let mut variants = parsed.variants;
+        // Non-strict: `/about/` is the same route as `/about` (the root `/` stays as is).
+        if !self.opts.strict {
+            for v in &mut variants {
+                let segs = &mut v.segments;
+                if segs.len() > 1 && matches!(segs.last(), Some(Segment::Static(s)) if s.is_empty())
+                {
+                    segs.pop();
+                }
+            }
         }
-        let Ok(index) = u32::try_from(self.routes.len()) else {
+        for v in &variants {
+            if let Some(leaf) = self.slot(&v.segments, method) {
+                let other = &self.routes[self.leaves[leaf as usize].route as usize];
+                return Err(RouteError::conflict(format!(
+                    "route {} {} conflicts with {} {}: both match the same paths",
+                    method.as_str(),
+                    pattern,
+                    other.method.as_str(),
+                    other.pattern,
+                )));
+            }
+        }
+        let (Ok(index), Ok(_)) = (
+            u32::try_from(self.routes.len()),
+            u32::try_from(self.leaves.len() + variants.len()),
+        ) else {
             return Err(RouteError::malformed(pattern, "too many routes"));
         };
-        let names: Vec<String> = segments
-            .iter()
-            .filter_map(Segment::name)
-            .map(String::from)
-            .collect();
-        self.root.insert(&segments, fold, method, index);
+        for v in &variants {
+            // Two alternatives of this route with one shape (`{/:a}{/:b}` gives `/:a` and
+            // `/:b`): the first wins, as in path-to-regexp.
+            if self.slot(&v.segments, method).is_some() {
+                continue;
+            }
+            let leaf = self.leaves.len() as u32;
+            self.leaves.push(Leaf {
+                route: index,
+                absent: v.absent,
+            });
+            self.root.insert(&v.segments, fold, method, leaf);
+        }
         self.routes.push(Route {
             method,
             pattern: pattern.into(),
             value,
         });
-        self.max_params = self.max_params.max(names.len());
-        Ok(names)
+        self.max_params = self.max_params.max(parsed.names.len());
+        Ok(parsed.names)
+    }
+
+    /// The leaf already registered for exactly this shape and selector.
+    fn slot(&self, segments: &[Segment], method: MethodSel) -> Option<u32> {
+        self.root
+            .lookup(segments, !self.opts.case_sensitive)
+            .and_then(Node::endpoint)
+            .and_then(|e| e.slot(method))
     }
 
     /// Match raw request path bytes (no query string; not percent-decoded). `params` is
     /// cleared and filled with `(start, end)` byte spans into `path`, one per param name, in
-    /// order. Never allocates once `params` has capacity (see [`max_params`](Self::max_params)).
+    /// order; an optional param the path left out is reported as [`ABSENT`]. Never allocates
+    /// once `params` has capacity (see [`max_params`](Self::max_params)), except that regex
+    /// constraints and in-segment templates over very long segments may.
     ///
     /// `method` is the raw request-line token; unknown tokens only match `All` routes. Paths
     /// that do not start with `/` (e.g. `*` or absolute-form targets) are `NotFound`.
@@ -189,7 +253,13 @@ impl<T> Router<T> {
             matched: false,
         };
         match search.walk(&self.root, 1, params) {
-            Some(route) => Found::Route(&self.routes[route as usize].value),
+            Some(leaf) => {
+                let leaf = &self.leaves[leaf as usize];
+                if leaf.absent != 0 {
+                    spread_absent(params, leaf.absent);
+                }
+                Found::Route(&self.routes[leaf.route as usize].value)
+            }
             None if search.matched => Found::MethodNotAllowed {
                 allow: allow_str(search.allow),
             },
@@ -198,72 +268,17 @@ impl<T> Router<T> {
     }
 }
 
-/// State for one `find`: the depth-first walk plus what 405 needs if nothing accepts.
-struct Search<'p> {
-    path: &'p [u8],
-    fold: bool,
-    method: Option<Method>,
-    /// Union of allow masks of every endpoint that matched the path but not the method.
-    allow: u16,
-    matched: bool,
-}
-
-impl Search<'_> {
-    /// Match the segment starting at `pos` (just after a `/`) and everything after it below
-    /// `node`. Returns the accepting route; on failure `params` is left as it was on entry.
-    fn walk(&mut self, node: &Node, pos: usize, params: &mut Vec<(u32, u32)>) -> Option<u32> {
-        let path = self.path;
-        let seg_end = memchr(b'/', &path[pos..]).map_or(path.len(), |i| pos + i);
-        let seg = &path[pos..seg_end];
-        let depth = params.len();
-
-        if let Some(child) = node.static_child(seg, self.fold) {
-            if let Some(r) = self.descend(child, seg_end, params) {
-                return Some(r);
-            }
-        }
-        if !seg.is_empty() {
-            if let Some(child) = node.param_child() {
-                // Lengths fit in u32: `find` rejects longer paths.
-                params.push((pos as u32, seg_end as u32));
-                if let Some(r) = self.descend(child, seg_end, params) {
-                    return Some(r);
-                }
-                params.truncate(depth);
-            }
-        }
-        if pos < path.len() {
-            if let Some(ep) = node.wildcard_child().and_then(Node::endpoint) {
-                params.push((pos as u32, path.len() as u32));
-                if let Some(r) = self.accept(ep) {
-                    return Some(r);
-                }
-                params.truncate(depth);
-            }
-        }
-        None
-    }
-
-    /// Continue below `child` after the segment ending at `seg_end`.
-    fn descend(
-        &mut self,
-        child: &Node,
-        seg_end: usize,
-        params: &mut Vec<(u32, u32)>,
-    ) -> Option<u32> {
-        if seg_end == self.path.len() {
-            child.endpoint().and_then(|ep| self.accept(ep))
+/// Insert [`ABSENT`] at the `absent` slots, shifting the captured spans right, in place.
+fn spread_absent(params: &mut Vec<(u32, u32)>, absent: u64) {
+    let mut src = params.len();
+    let total = src + absent.count_ones() as usize;
+    params.resize(total, ABSENT);
+    for slot in (0..total).rev() {
+        if absent >> slot & 1 == 1 {
+            params[slot] = ABSENT;
         } else {
-            self.walk(child, seg_end + 1, params)
+            src -= 1;
+            params[slot] = params[src];
         }
-    }
-
-    fn accept(&mut self, ep: &Endpoint) -> Option<u32> {
-        let route = ep.resolve(self.method);
-        if route.is_none() {
-            self.matched = true;
-            self.allow |= ep.allow_mask();
-        }
-        route
     }
 }

@@ -247,6 +247,29 @@ fn param_spans_are_exact_byte_offsets() {
 }
 
 #[test]
+fn absent_slots_keep_alignment_without_reallocating() {
+    let mut router = Router::new(LOOSE);
+    let names = router.insert(GET, "/o/:a?/:b?{/*rest}", ()).unwrap();
+    assert_eq!(names, ["a", "b", "rest"]);
+    let mut params = Vec::with_capacity(router.max_params());
+    let buf = params.as_ptr();
+    let cases: &[(&str, &[(u32, u32)])] = &[
+        ("/o", &[ABSENT, ABSENT, ABSENT]),
+        ("/o/x", &[(3, 4), ABSENT, ABSENT]),
+        ("/o/x/y", &[(3, 4), (5, 6), ABSENT]),
+        ("/o/x/y/z/w", &[(3, 4), (5, 6), (7, 10)]),
+    ];
+    for &(path, want) in cases {
+        assert_eq!(
+            router.find(b"GET", path.as_bytes(), &mut params),
+            Found::Route(&())
+        );
+        assert_eq!(params, want, "{path}");
+    }
+    assert_eq!(params.as_ptr(), buf, "find must not reallocate params");
+}
+
+#[test]
 fn thousand_routes() {
     let mut router = Router::new(LOOSE);
     for i in 0..1000 {

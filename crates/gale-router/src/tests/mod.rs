@@ -1,12 +1,15 @@
 //! Router behaviour tests: each table registers a set of routes, then checks what a list of
 //! (method, path) requests resolve to, including the exact param spans. Shared helpers live here.
 
+mod constraints;
+mod express4;
+mod express5;
 mod matching;
 mod registration;
 
 use std::collections::HashMap;
 
-use crate::{Found, Method, MethodSel, Router, RouterOptions};
+use crate::{Found, Method, MethodSel, RouteErrorKind, Router, RouterOptions, ABSENT};
 
 const GET: MethodSel = MethodSel::One(Method::Get);
 const HEAD: MethodSel = MethodSel::One(Method::Head);
@@ -25,9 +28,12 @@ const STRICT: RouterOptions = RouterOptions {
     strict: true,
 };
 
+/// Stands for an [`ABSENT`] span in expected param texts.
+const ABS: &str = "<absent>";
+
 #[derive(Debug)]
 enum Want {
-    /// Route value (`"METHOD pattern"`) and the captured param texts.
+    /// Route value (`"METHOD pattern"`) and the captured param texts ([`ABS`] if absent).
     Hit(&'static str, &'static [&'static str]),
     NotAllowed(&'static str),
     Miss,
@@ -67,7 +73,10 @@ fn check(opts: RouterOptions, routes: &[(MethodSel, &str)], cases: &[(&str, &str
                 );
                 let got_texts: Vec<&str> = params
                     .iter()
-                    .map(|&(s, e)| &path[s as usize..e as usize])
+                    .map(|&span| match span {
+                        ABSENT => ABS,
+                        (s, e) => &path[s as usize..e as usize],
+                    })
                     .collect();
                 assert_eq!(got_texts, *texts, "{ctx}");
             }
@@ -78,5 +87,38 @@ fn check(opts: RouterOptions, routes: &[(MethodSel, &str)], cases: &[(&str, &str
             (Miss, Found::NotFound) => assert!(params.is_empty(), "{ctx}: {params:?}"),
             (want, got) => panic!("{ctx}: want {want:?}, got {got:?}"),
         }
+    }
+}
+
+/// Two registrations under one set of options.
+type Pair<'a> = (RouterOptions, (MethodSel, &'a str), (MethodSel, &'a str));
+
+/// The second registration of each pair must fail with a conflict naming both, and leave the
+/// router unchanged.
+fn assert_conflicts(cases: &[Pair]) {
+    for &(opts, (m1, p1), (m2, p2)) in cases {
+        let mut router = Router::new(opts);
+        router.insert(m1, p1, 1).unwrap();
+        let err = router.insert(m2, p2, 2).expect_err(p2);
+        assert_eq!(err.kind(), RouteErrorKind::Conflict, "{err}");
+        let want = format!(
+            "route {} {p2} conflicts with {} {p1}: both match the same paths",
+            m2.as_str(),
+            m1.as_str()
+        );
+        assert_eq!(err.message(), want);
+        assert_eq!(err.to_string(), want);
+        assert_eq!(router.len(), 1, "failed insert must not register");
+    }
+}
+
+/// Both registrations of each pair must succeed.
+fn assert_compatible(cases: &[Pair]) {
+    for &(opts, (m1, p1), (m2, p2)) in cases {
+        let mut router = Router::new(opts);
+        router.insert(m1, p1, 1).unwrap();
+        router
+            .insert(m2, p2, 2)
+            .unwrap_or_else(|e| panic!("{p1} then {p2}: {e}"));
     }
 }
