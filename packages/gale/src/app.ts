@@ -4,11 +4,14 @@ import { resolve } from 'node:path';
 import { type ChainHost, compose, type Handler, handleScopedError, type Middleware } from './chain.js';
 import { ErrorCodes, GaleError, HttpError } from './errors.js';
 import { allUses, type ErrorScopes, guarded, middlewareFor, type ScopedUse, usesBefore } from './flatten.js';
+import { configureLogging, consoleLogger, type Logger, requestLogger } from './logging.js';
 import { EV_ABORT, EV_CLOSED, EV_DRAIN, type NativeOptions, type NativeServer, native } from './native.js';
 import type { AddressInfo, FixedResponse, GaleOptions, StaticOptions } from './options.js';
 import { Request } from './request.js';
 import { checkHeader, Response, type ResponseHost } from './response.js';
 import { type Entry, joinPath, Router, router, type StaticMount } from './router.js';
+import { isStreamSource } from './stream.js';
+import { type ViewEngine, Views } from './views.js';
 
 interface Route {
   /** The handler when the route has no middleware (called directly), else the composed chain. */
@@ -40,7 +43,8 @@ export class App extends Router {
   private readonly live: (Response | undefined)[] = [];
   private readonly dev: boolean;
   private readonly caseSensitive: boolean;
-  private readonly logger: { error(obj: unknown, msg?: string): void };
+  private readonly logger: Logger;
+  private readonly views = new Views();
   private readonly host: ResponseHost;
   private readonly chainHost: ChainHost;
   private notFoundHandler: Handler | undefined;
@@ -54,7 +58,9 @@ export class App extends Router {
     const { development, logger, ...engine } = options;
     this.dev = development ?? process.env.NODE_ENV === 'development';
     this.caseSensitive = options.caseSensitive ?? false;
-    this.logger = logger ?? { error: (obj, msg) => console.error(msg ?? 'gale:', obj) };
+    this.logger = logger ?? consoleLogger;
+    if (options.views !== undefined) this.views.setDirs(options.views);
+    if (options.viewEngine !== undefined) this.views.setDefaultEngine(options.viewEngine);
     const live = this.live;
     this.host = {
       forget: (id) => {
@@ -63,12 +69,72 @@ export class App extends Router {
       track: (res) => {
         live[res._id & MASK] = res;
       },
+      fail: (err, req, res) => this.fail(err, req, res),
+      etag: options.etag === false ? false : options.etag === 'strong' ? 'strong' : 'weak',
+      cookieSecret: options.cookieSecret,
+      views: this.views,
+      logRequests: logger !== undefined && options.requestLogging !== false,
+      sse: new Set(),
     };
     this.chainHost = {
       reply: (out, req, res) => this.reply(out, req, res),
       fail: (err, req, res) => this.fail(err, req, res),
     };
     this.n = native.createServer(engine as NativeOptions, this.dispatch, this.onEvent);
+    configureLogging(this.n, { logger: this.logger, custom: logger !== undefined, requests: this.host.logRequests });
+  }
+
+  /**
+   * Registers a template engine for files ending in `.ext`, called as Express calls one:
+   * `fn(path, data, callback)`.
+   *
+   * @example
+   * import ejs from 'ejs';
+   * app.engine('ejs', ejs.renderFile);
+   */
+  engine(ext: string, fn: ViewEngine): this {
+    this.views.register(ext, fn);
+    return this;
+  }
+
+  /**
+   * Sets an application setting, as Express: `'views'` (directory or list), `'view engine'`
+   * (extension for bare view names), `'view cache'` (cache view lookups; default in production),
+   * `'etag'` (true/'weak', 'strong', false). Other names are stored in `app.settings`.
+   *
+   * @example
+   * app.set('views', './templates').set('view engine', 'eta');
+   */
+  set(name: string, value: unknown): this {
+    this.settings[name] = value;
+    if (name === 'views') this.views.setDirs(value as string | string[]);
+    else if (name === 'view engine') this.views.setDefaultEngine(String(value));
+    else if (name === 'view cache') this.views.cache = Boolean(value);
+    else if (name === 'etag') this.host.etag = value === false ? false : value === 'strong' ? 'strong' : 'weak';
+    return this;
+  }
+
+  /** Values given to `set`. */
+  readonly settings: Record<string, unknown> = Object.create(null);
+
+  /**
+   * Values every rendered view sees (under `res.locals` and the data given to `render`).
+   *
+   * @example
+   * app.locals.siteName = 'Gale';
+   */
+  get locals(): Record<string, unknown> {
+    return this.views.locals;
+  }
+
+  /**
+   * Renders a view to a string (without sending it); rejects on a missing view or template error.
+   *
+   * @example
+   * const mail = await app.render('welcome-email', { name: 'Ada' });
+   */
+  render(name: string, data: Record<string, unknown> = {}): Promise<string> {
+    return this.views.render(name, data);
   }
 
   /** @internal every entry added to the app is registered at once */
@@ -272,6 +338,8 @@ export class App extends Router {
       timer.unref();
     }
     this.n.close();
+    // Event streams never end by themselves: end them so in-flight requests can finish.
+    for (const stream of [...this.host.sse]) stream.close();
     return this.closed.finally(() => clearTimeout(timer));
   }
 
@@ -310,7 +378,13 @@ export class App extends Router {
       return;
     }
     if (res.finished) return;
-    if (route.direct && out !== undefined && !isThenable(out) && !(out instanceof globalThis.Response)) {
+    if (
+      route.direct &&
+      out !== undefined &&
+      !isThenable(out) &&
+      !(out instanceof globalThis.Response) &&
+      !isStreamSource(out)
+    ) {
       // A plain returned value: answer now, on the synchronous path (no snapshot, no tracking).
       try {
         res.send(out);
@@ -360,6 +434,8 @@ export class App extends Router {
     }
     if (res.headersSent) return undefined;
     if (out instanceof globalThis.Response) return this.sendWebResponse(out, res);
+    // A returned Readable / ReadableStream / async iterable is streamed; its errors take the scoped path.
+    if (isStreamSource(out)) return res._pipe(out).then(() => undefined);
     res.send(out);
     return undefined;
   }
@@ -374,10 +450,11 @@ export class App extends Router {
   }
 
   /** Answers an error no handler took: HttpError keeps its status; anything else is a logged 500. */
-  private fail(err: unknown, _req: Request, res: Response): void {
+  private fail(err: unknown, req: Request, res: Response): void {
     const http = err instanceof HttpError ? err : undefined;
     const status = http?.status ?? 500;
-    if (status >= 500) this.logger.error(err, `gale: ${status} while handling a request`);
+    // req.log carries the request id when the app has a logger.
+    if (status >= 500) requestLogger(req).error(err, `gale: ${status} while handling a request`);
     if (res.finished) return;
     if (res.headersSent) {
       // Mid-stream: the status is gone; cut the connection so the client sees a truncated body.
@@ -391,7 +468,7 @@ export class App extends Router {
     res.removeHeader('content-type');
     res.status(status).header('content-type', 'text/plain; charset=utf-8');
     if (http) for (const [k, v] of Object.entries(http.headers)) res.header(k, v);
-    res.send(body);
+    res.end(body); // not send(): error answers get no ETag
   }
 }
 

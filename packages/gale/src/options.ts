@@ -1,4 +1,5 @@
 // Option and result types of the public API (no runtime code).
+import type { Logger } from './logging.js';
 
 /** Options for `gale()`. Defaults mirror Node's http server. */
 export interface GaleOptions {
@@ -20,10 +21,27 @@ export interface GaleOptions {
   caseSensitive?: boolean;
   /** Treat `/a/` and `/a` as different paths. Default false (as Express). */
   strict?: boolean;
+  /** Secret(s) for `req.signedCookies` (the first signs, all verify: rotate by prepending). */
+  cookieSecret?: string | string[];
   /** Put error messages and stacks in 500 answers. Default: NODE_ENV === 'development'. */
   development?: boolean;
-  /** Where handler errors are reported. Default: console. */
-  logger?: { error(obj: unknown, msg?: string): void };
+  /**
+   * A pino-compatible logger (`info`/`warn`/`error`, and `child` for per-request loggers): 5xx errors
+   * are logged with the request id, `req.log` is a child bound to `reqId`, and one line per request
+   * is logged unless `requestLogging` is false. Default: errors to the console, no request lines.
+   */
+  logger?: Logger;
+  /** Log method, url, status and duration of each request at `info` (needs `logger`). Default true. */
+  requestLogging?: boolean;
+  /**
+   * ETags for bodies sent with `send`/`json`/`html` (304 when If-None-Match matches): `'weak'`
+   * (default, also `true`), `'strong'`, or `false`.
+   */
+  etag?: boolean | 'weak' | 'strong';
+  /** Directory (or directories, searched in order) of the templates `res.render` finds. Default `./views`. */
+  views?: string | string[];
+  /** Extension of views named without one, e.g. `'eta'` (as Express's `view engine`). */
+  viewEngine?: string;
 }
 
 /** Options for `app.fixed()`. */
