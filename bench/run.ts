@@ -7,9 +7,11 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { type Options, parseOptions, usage } from './lib/cli.ts';
 import { type Measurement, measure } from './lib/measure.ts';
+import { nginxVersion } from './lib/nginx.ts';
 import { allowedCpus, commandExists, effectiveOpenFileLimit } from './lib/proc.ts';
 import { formatDuration, markdownTable, summarize, writeResults } from './lib/report.ts';
-import { benchDir, repoDir } from './lib/servers.ts';
+import { describeBody, type Scenario } from './lib/scenarios.ts';
+import { benchDir, notRun, repoDir } from './lib/servers.ts';
 
 const log = (s: string): void => {
   process.stderr.write(`${s}\n`);
@@ -48,7 +50,14 @@ function meta(o: Options, started: Date) {
     loadavg: os.loadavg(),
     node: process.version,
     tool: `${o.tool.id}: ${o.tool.version()}`,
-    versions: { express: pkgVersion('express'), fastify: pkgVersion('fastify'), gale: pkgVersion('gale') },
+    versions: {
+      express: pkgVersion('express'),
+      express4: pkgVersion('express4'),
+      fastify: pkgVersion('fastify'),
+      '@fastify/static': pkgVersion('@fastify/static'),
+      gale: pkgVersion('gale'),
+      nginx: o.servers.some((s) => s.name.startsWith('nginx')) ? nginxVersion() : null,
+    },
     commit: gitCommit(),
     options: {
       durationS: o.durationS,
@@ -64,6 +73,12 @@ function meta(o: Options, started: Date) {
     },
   };
 }
+
+const STATIC_NOTE =
+  'Files from examples/demo (public/ at /static/, prerendered/ at /). Gale: `app.static(…, { cache: true })` keeps ' +
+  'the bytes in memory; Gale (no cache): `cache: false`. nginx: one process, `sendfile on`, `open_file_cache` ' +
+  '(descriptors and metadata, not content); nginx (no open_file_cache): without it. Express: `express.static`; ' +
+  'Fastify: `@fastify/static`; node:http: `fs.stat` + `fs.createReadStream` per request.';
 
 async function main(): Promise<number> {
   let o: Options | 'help';
@@ -104,7 +119,9 @@ async function main(): Promise<number> {
   const started = new Date();
   const outDir = o.out ?? join(benchDir, 'results', `${localDate(started)}-${os.hostname()}`);
   const runnable = o.servers.filter((s) => !s.unavailable?.());
-  const pairs = o.scenarios.length * runnable.length * o.modes.length;
+  const runs = (sc: Scenario) =>
+    runnable.reduce((n, s) => n + o.modes.filter((mode) => !notRun(s, sc, mode)).length, 0);
+  const pairs = o.scenarios.reduce((n, sc) => n + runs(sc), 0);
   const total = pairs * o.iterations;
   const estimateS = pairs * (1.5 + (o.warmupS ? o.warmupS + 0.3 : 0) + o.iterations * (o.durationS + 0.3));
   const modes = o.modes.map((m) => (m.depth > 1 ? `pipelined ×${m.depth}` : m.id)).join(', ');
@@ -117,6 +134,8 @@ async function main(): Promise<number> {
   for (const s of o.servers) {
     const why = s.unavailable?.();
     if (why) log(`${s.name}: will be reported FAILED: ${why}`);
+    const skip = s.skip?.();
+    if (skip) log(`${s.name}: skipped (shown as —): ${skip}`);
   }
 
   let done = 0;
@@ -146,9 +165,10 @@ async function main(): Promise<number> {
             log(`[${done}/${total}] ${scenario.id} ${server.name} ${mode.id} iteration ${i}/${o.iterations} …`);
           },
         });
-        if (runnable.includes(server)) done = before + o.iterations;
+        if (runnable.includes(server) && !m.notRun) done = before + o.iterations;
         results.push(m);
         const s = summarize(m);
+        if (m.notRun) continue; // said in the table notes
         if (s) {
           log(
             `    ${server.name} ${mode.id}: ${Math.round(s.medianRps).toLocaleString('en-US')} req/s median, all responses valid`,
@@ -163,14 +183,15 @@ async function main(): Promise<number> {
       ...runMeta,
       finished: new Date().toISOString(),
       loadavgAfter: os.loadavg(),
-      scenario: { ...scenario, body: scenario.body.toString('utf8') },
+      scenario: { ...scenario, body: describeBody(scenario.body) },
       results: results.map((m) => ({ ...m, summary: summarize(m) })),
     });
     process.stdout.write(
       `\n## ${scenario.id}: ${scenario.description}\n\n` +
         `${o.tool.describe(o.connections, o.threads)}, ${o.iterations} × ${o.durationS}s, ${os.cpus().length} cores ` +
         `(${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${localDate(started)}\n\n` +
-        markdownTable(results, o.tool.id),
+        (scenario.kind === 'static' ? `${STATIC_NOTE}\n\n` : '') +
+        markdownTable(results, o.tool.id, { vsNginx: scenario.kind === 'static' }),
     );
     log(`raw results: ${file}`);
   }

@@ -1,18 +1,20 @@
 // Self-test of the benchmark harness: deliberately wrong servers (404, wrong body, wrong Content-Type, answers that go
-// wrong only mid-run, also under pipelining) must be reported FAILED, and a correct one must pass.
+// wrong only mid-run, also under pipelining, a Range request answered with the whole file) must be reported FAILED, and
+// a correct one must pass.
 // Run: node --import tsx bench/selftest.ts [--tool loadgen]   (exit code 0 = harness rejects every defect)
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Measurement, measure } from './lib/measure.ts';
-import { findScenario } from './lib/scenarios.ts';
+import { findScenario, type Scenario } from './lib/scenarios.ts';
 import { benchDir, type Mode, type ServerDef } from './lib/servers.ts';
 import { type LoadTool, tools } from './lib/tools.ts';
 import { wrk } from './lib/wrk.ts';
 
 const hello = findScenario('hello');
-assert.ok(hello);
+const range = findScenario('static-range');
+assert.ok(hello && range);
 
 function wrongServer(mode: string): ServerDef {
   return {
@@ -23,16 +25,17 @@ function wrongServer(mode: string): ServerDef {
   };
 }
 
-/** One short validated measurement of the `hello` scenario against `server`. */
+/** One short validated measurement of a scenario (default `hello`) against `server`. */
 export function quickMeasure(
   server: ServerDef,
   mode: Mode = { id: 'plain', depth: 1 },
   tool: LoadTool = wrk,
+  scenario: Scenario | undefined = hello,
 ): Promise<Measurement> {
-  assert.ok(hello);
+  assert.ok(scenario);
   return measure({
     server,
-    scenario: hello,
+    scenario,
     mode,
     tool,
     durationS: 1,
@@ -49,7 +52,8 @@ export function quickMeasure(
 export async function selftest(tool: LoadTool = wrk): Promise<void> {
   const missing = tool.missing();
   if (missing) throw new Error(missing);
-  const cases: [string, Mode, RegExp | null][] = [
+  assert.ok(range);
+  const cases: [string, Mode, RegExp | null, Scenario?][] = [
     ['404', { id: 'plain', depth: 1 }, /status 404/],
     ['body', { id: 'plain', depth: 1 }, /body/],
     ['ctype', { id: 'plain', depth: 1 }, /Content-Type "text\/html"/],
@@ -58,9 +62,13 @@ export async function selftest(tool: LoadTool = wrk): Promise<void> {
     ['late404', { id: 'plain', depth: 1 }, /HTTP ≥400 errors?; \d+ of \d+ responses invalid \(first: status 404/],
     ['ok', { id: 'plain', depth: 1 }, null],
     ['ok', { id: 'pipelined', depth: 16 }, null],
+    // static-range: both tools send the Range header (else the fixture answers 200) and check 206 + the bytes.
+    ['range', { id: 'plain', depth: 1 }, null, range],
+    ['range', { id: 'pipelined', depth: 16 }, null, range],
+    ['range-late', { id: 'plain', depth: 1 }, /responses invalid \(first: status 200, 1048576-byte body/, range],
   ];
-  for (const [defect, mode, expected] of cases) {
-    const m = await quickMeasure(wrongServer(defect), mode, tool);
+  for (const [defect, mode, expected, scenario] of cases) {
+    const m = await quickMeasure(wrongServer(defect), mode, tool, scenario);
     const what = `${defect}/${mode.id}`;
     if (expected) {
       assert.equal(m.ok, false, `${what}: a wrong server must be reported FAILED`);

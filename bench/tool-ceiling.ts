@@ -74,8 +74,8 @@ const pipelineOnly = lua(
   `init = function(args)\n  local r = {}\n  for i = 1, ${depth} do r[i] = wrk.format(nil, "/") end\n` +
     '  batch = table.concat(r)\nend\nrequest = function() return batch end\n',
 );
-const validate1 = lua('validate1.lua', wrkScript({ scenario: hello, depth: 1 }));
-const validateN = lua('validateN.lua', wrkScript({ scenario: hello, depth }));
+const validate1 = lua('validate1.lua', wrkScript({ scenario: hello, depth: 1 }, bodyFile));
+const validateN = lua('validateN.lua', wrkScript({ scenario: hello, depth }, bodyFile));
 
 const loadgenBin = loadgenBinary() ?? 'gale-loadgen';
 const wrkRps = (out: string) => Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? 0);

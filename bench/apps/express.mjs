@@ -1,7 +1,11 @@
-// Benchmark app: Express 5 with its defaults (res.json / res.send). Serves the HTTP scenarios of
+// Benchmark app: Express 5 with its defaults (res.json / res.send, express.static), or Express 4 with
+// BENCH_EXPRESS=express4 (the devDependency express4@npm:express@4). Serves the HTTP scenarios of
 // bench/lib/scenarios.ts on 127.0.0.1:$PORT. Prints nothing but errors.
-import express from 'express';
+import { ensureLargeFile, prerenderedDir, publicDir } from '../../examples/demo/assets.mjs';
 
+const { default: express } = await import(process.env.BENCH_EXPRESS === 'express4' ? 'express4' : 'express');
+
+ensureLargeFile();
 const app = express();
 
 app.get('/', (_req, res) => {
@@ -16,10 +20,17 @@ app.get('/text', (_req, res) => {
 app.get('/hello/:name', (req, res) => {
   res.set('Content-Type', 'text/plain; charset=utf-8').send(`Hello ${req.params.name}`);
 });
+app.use('/static', express.static(publicDir));
+app.use(express.static(prerenderedDir));
 
-app.listen(Number(process.env.PORT), '127.0.0.1', (err) => {
+const server = app.listen(Number(process.env.PORT), '127.0.0.1', (err) => {
+  // Express 5 passes listen errors here; Express 4 emits them on the server.
   if (err) {
     console.error(err);
     process.exit(1);
   }
+});
+server.on('error', (err) => {
+  console.error(err);
+  process.exit(1);
 });

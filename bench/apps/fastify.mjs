@@ -1,7 +1,10 @@
-// Benchmark app: Fastify 5, logger off, handlers return the value. Serves the HTTP scenarios of
-// bench/lib/scenarios.ts on 127.0.0.1:$PORT. Prints nothing but errors.
+// Benchmark app: Fastify 5, logger off, handlers return the value, @fastify/static for files. Serves the HTTP
+// scenarios of bench/lib/scenarios.ts on 127.0.0.1:$PORT. Prints nothing but errors.
+import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
+import { ensureLargeFile, prerenderedDir, publicDir } from '../../examples/demo/assets.mjs';
 
+ensureLargeFile();
 const app = Fastify({ logger: false });
 
 app.get('/', async () => ({ hello: 'world' }));
@@ -14,6 +17,9 @@ app.get('/hello/:name', async (req, reply) => {
   reply.type('text/plain; charset=utf-8');
   return `Hello ${req.params.name}`;
 });
+await app.register(fastifyStatic, { root: publicDir, prefix: '/static/' });
+// A second root at /: its wildcard route /* sits beside the routes above, which are matched first.
+await app.register(fastifyStatic, { root: prerenderedDir, prefix: '/', decorateReply: false });
 
 try {
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench -- <scenario…> [--servers a,b] [--duration s] …`, with defaults and checks.
 import { parseArgs } from 'node:util';
-import { findScenario, type Scenario } from './scenarios.ts';
+import { findScenario, type Scenario, scenarios } from './scenarios.ts';
 import { findServer, type Mode, makeModes, type ServerDef, servers } from './servers.ts';
 import { type LoadTool, tools } from './tools.ts';
 
@@ -23,9 +23,15 @@ export interface Options {
 
 export const usage = `Usage: npm run bench -- [scenario…] [options]
 
-Scenarios: hello (default), json, text, params
+Scenarios: hello (default), ${scenarios
+  .filter((s) => s.id !== 'hello')
+  .map((s) => s.id)
+  .join(', ')}
+  (static, static-large, static-range and prerendered serve the files of examples/demo)
 Options:
-  --servers a,b,…     servers to compare (default: ${servers.map((s) => s.name).join(',')})
+  --servers a,b,…     servers to compare (default: ${servers.map((s) => s.name).join(',')});
+                      gale-nocache and nginx* run only the static scenarios (the others show "—"), nginx* are
+                      skipped when nginx is not installed (apt-get install -y nginx-light)
   --modes a,b         plain,pipelined (default: both)
   --duration S        seconds per counted run (default 10)
   --warmup S          seconds of uncounted warm-up per server and mode (default 2; 0 = none)

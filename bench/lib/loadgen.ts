@@ -99,6 +99,7 @@ async function run(req: LoadRequest): Promise<LoadResult> {
     String(req.timeoutS),
     '--method',
     req.scenario.method,
+    ...Object.entries(req.scenario.headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`]),
     '--expect-status',
     String(req.scenario.status),
     '--expect-body-file',

@@ -2,7 +2,7 @@
 // warm up, run the counted iterations with per-response checks, read server CPU time and peak RSS, stop the server.
 import { cpuSeconds, freePort, isRunning, openFileLimit, spawnPinned, stop, vmKiB, waitForPort } from './proc.ts';
 import type { Scenario } from './scenarios.ts';
-import { type Mode, nodeArgs, type ServerDef } from './servers.ts';
+import { type Launch, launchServer, type Mode, notRun, type ServerDef } from './servers.ts';
 import type { LoadRequest, LoadResult, LoadTool } from './tools.ts';
 import { type Validation, validateOnce } from './validate.ts';
 
@@ -39,8 +39,10 @@ export interface Measurement {
   mode: string;
   depth: number;
   ok: boolean;
-  /** Why this server/mode is FAILED; null when every check passed. */
+  /** Why this server/mode is FAILED; null when every check passed (or when it was not run). */
   failure: string | null;
+  /** Why this server/mode was not run (a server that does not serve the scenario, nginx not installed): "—". */
+  notRun: string | null;
   validation: Validation | null;
   warmup: LoadResult | null;
   iterations: IterationResult[];
@@ -95,6 +97,7 @@ export async function measure(o: MeasureOptions): Promise<Measurement> {
     depth: o.mode.depth,
     ok: false,
     failure: null,
+    notRun: null,
     validation: null,
     warmup: null,
     iterations: [],
@@ -103,6 +106,8 @@ export async function measure(o: MeasureOptions): Promise<Measurement> {
     serverOpenFileLimit: null,
     serverStderr: '',
   };
+  m.notRun = notRun(o.server, o.scenario, o.mode);
+  if (m.notRun) return m;
   const unavailable = o.server.unavailable?.() ?? null;
   if (unavailable) {
     m.failure = unavailable;
@@ -110,10 +115,17 @@ export async function measure(o: MeasureOptions): Promise<Measurement> {
   }
   const nofile = o.nofile ?? 65535;
   const port = await freePort();
-  const proc = spawnPinned(process.execPath, nodeArgs(o.server), {
+  let launch: Launch;
+  try {
+    launch = launchServer(o.server, { port, connections: o.connections });
+  } catch (err) {
+    m.failure = `server could not be launched: ${(err as Error).message}`;
+    return m;
+  }
+  const proc = spawnPinned(launch.cmd, launch.args, {
     cpu: o.serverCpu,
     nofile,
-    env: { ...process.env, ...o.server.env, PORT: String(port), NODE_ENV: 'production' },
+    env: { ...process.env, ...launch.env },
   });
   const serverGone = () => `server exited (${proc.child.exitCode ?? proc.child.signalCode}): ${tail(proc.stderr())}`;
   try {
@@ -179,5 +191,6 @@ export async function measure(o: MeasureOptions): Promise<Measurement> {
   } finally {
     await stop(proc);
     m.serverStderr = proc.stderr();
+    launch.cleanup?.();
   }
 }

@@ -61,23 +61,38 @@ const lat = (us: number | null, mark = ''): string =>
     : `${us < 1000 ? `${Math.round(us)} µs` : us < 1e6 ? `${(us / 1000).toFixed(2)} ms` : `${(us / 1e6).toFixed(2)} s`}${mark}`;
 const modeLabel = (m: Measurement): string => (m.depth > 1 ? `pipelined ×${m.depth}` : 'plain');
 
-/** `tool` is the load tool's id (`wrk`, `loadgen`): the notes under the table depend on it. */
-export function markdownTable(ms: readonly Measurement[], tool = 'wrk'): string {
+/**
+ * `tool` is the load tool's id (`wrk`, `loadgen`): the notes under the table depend on it. `vsNginx` adds a ratio to
+ * nginx (the static scenarios).
+ */
+export function markdownTable(ms: readonly Measurement[], tool = 'wrk', opts: { vsNginx?: boolean } = {}): string {
   const baseline = (server: string, mode: string): Summary | null => {
     const b = ms.find((x) => x.server === server && x.mode === mode);
     return b ? summarize(b) : null;
   };
   const ratio = (s: Summary, b: Summary | null): string => (b ? `${(s.medianRps / b.medianRps).toFixed(2)}×` : '—');
+  const baselines = [
+    ['node-http', 'vs node:http'],
+    ['express', 'vs Express'],
+    ...(opts.vsNginx ? [['nginx', 'vs nginx']] : []),
+  ] as const;
+  const dashes = (n: number): string => Array(n).fill('—').join(' | ');
   const lines = [
-    '| server | mode | median req/s | min–max req/s | p50 | p99 | CPU µs/req | peak RSS MiB | vs node:http | vs Express |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| server | mode | median req/s | min–max req/s | p50 | p99 | CPU µs/req | peak RSS MiB | ${baselines.map((b) => b[1]).join(' | ')} |`,
+    `|---|---|---:|---:|---:|---:|---:|---:|${baselines.map(() => '---:|').join('')}`,
   ];
   const notes: string[] = [];
+  const notRunNotes = new Set<string>();
   let anyBound = false;
   for (const m of ms) {
+    if (m.notRun) {
+      lines.push(`| ${m.label} | ${modeLabel(m)} | — | ${dashes(5 + baselines.length)} |`);
+      notRunNotes.add(`- — not run: ${m.notRun}.`);
+      continue;
+    }
     const s = summarize(m);
     if (!s) {
-      lines.push(`| ${m.label} | ${modeLabel(m)} | **FAILED** | — | — | — | — | — | — | — |`);
+      lines.push(`| ${m.label} | ${modeLabel(m)} | **FAILED** | ${dashes(5 + baselines.length)} |`);
       notes.push(`- **${m.label} ${modeLabel(m)} FAILED**: ${m.failure ?? 'no iterations'}`);
       continue;
     }
@@ -85,10 +100,11 @@ export function markdownTable(ms: readonly Measurement[], tool = 'wrk'): string 
     lines.push(
       `| ${m.label} | ${modeLabel(m)} | ${int(s.medianRps)}${s.toolBound ? ' ‡' : ''} | ${int(s.minRps)}–${int(s.maxRps)} | ` +
         `${lat(s.p50Us, m.depth > 1 ? ' †' : '')} | ${lat(s.p99Us, m.depth > 1 ? ' †' : '')} | ${s.cpuUsPerReq === null ? '—' : s.cpuUsPerReq.toFixed(1)} | ` +
-        `${s.peakRssMiB === null ? '—' : s.peakRssMiB.toFixed(1)} | ${ratio(s, baseline('node-http', m.mode))} | ` +
-        `${ratio(s, baseline('express', m.mode))} |`,
+        `${s.peakRssMiB === null ? '—' : s.peakRssMiB.toFixed(1)} | ` +
+        `${baselines.map(([server]) => ratio(s, baseline(server, m.mode))).join(' | ')} |`,
     );
   }
+  notes.push(...notRunNotes);
   const wrk = tool === 'wrk';
   if (anyBound) {
     notes.push(

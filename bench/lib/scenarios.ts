@@ -1,22 +1,61 @@
 // HTTP benchmark scenarios as data (from ../shared/bench/scenarios.md, "HTTP scenarios"): the request each load tool
 // sends and the exact response every counted answer must match.
+import { createHash } from 'node:crypto';
+import { LARGE_SIZE, prerenderedFile, publicFile } from './assets.ts';
+
+/**
+ * `dynamic` scenarios need application code (routes, JSON); `static` ones only serve files, so static-file servers
+ * such as nginx can run them too.
+ */
+export type ScenarioKind = 'dynamic' | 'static';
 
 export interface Scenario {
   id: string;
   description: string;
+  kind: ScenarioKind;
   method: 'GET';
   /** Request path sent by the load tool. */
   path: string;
+  /** Extra request headers, sent by both load tools on every request and by the pre-run fetch(). */
+  headers: Readonly<Record<string, string>>;
   status: number;
   /** Expected media type; if it names a charset, the response must carry that charset too. */
   contentType: string;
   /** Exact expected body bytes. */
   body: Buffer;
+  /**
+   * Response headers the pre-run fetch() requires (lower-case names): a string is the exact value, `true` means
+   * "present". The load tools check status and body only.
+   */
+  expectHeaders: Readonly<Record<string, string | true>>;
+  /** The load modes that make sense for it (default: all); the others are shown as "—", with `modesNote`. */
+  modes?: readonly string[];
+  modesNote?: string;
 }
 
-function scenario(s: Omit<Scenario, 'body' | 'method'> & { body: string }): Scenario {
-  return { ...s, method: 'GET', body: Buffer.from(s.body, 'utf8') };
+type ScenarioInput = Omit<Scenario, 'body' | 'method' | 'headers' | 'expectHeaders' | 'kind'> & {
+  body: string | Buffer;
+  kind?: ScenarioKind;
+  headers?: Record<string, string>;
+  expectHeaders?: Record<string, string | true>;
+};
+
+function scenario(s: ScenarioInput): Scenario {
+  return {
+    kind: 'dynamic',
+    headers: {},
+    expectHeaders: {},
+    ...s,
+    method: 'GET',
+    body: typeof s.body === 'string' ? Buffer.from(s.body, 'utf8') : s.body,
+  };
 }
+
+/** Validators every static answer must carry (scenarios.md: "the file's bytes, ETag/Last-Modified"). */
+const VALIDATORS = { etag: true, 'last-modified': true } as const;
+
+const large = publicFile('large.bin');
+const RANGE_END = 1023;
 
 export const scenarios: readonly Scenario[] = [
   scenario({
@@ -51,8 +90,60 @@ export const scenarios: readonly Scenario[] = [
     contentType: 'text/plain; charset=utf-8',
     body: 'Hello test',
   }),
+  scenario({
+    id: 'static',
+    kind: 'static',
+    description: 'GET /static/index.html → the 1551-byte file (examples/demo/public), with ETag and Last-Modified',
+    path: '/static/index.html',
+    status: 200,
+    contentType: 'text/html',
+    body: publicFile('index.html'),
+    expectHeaders: VALIDATORS,
+  }),
+  scenario({
+    id: 'static-large',
+    kind: 'static',
+    description: `GET /static/large.bin → the ${LARGE_SIZE / 1024 / 1024} MiB file, with ETag and Last-Modified`,
+    path: '/static/large.bin',
+    status: 200,
+    contentType: 'application/octet-stream',
+    body: large,
+    expectHeaders: VALIDATORS,
+    modes: ['plain'],
+    modesNote:
+      'with 16 × 1 MiB in flight per connection (1.6 GiB at 100 connections) each batch takes longer than the ' +
+      'timeout whatever the server; compare the plain figures and CPU µs/req',
+  }),
+  scenario({
+    id: 'static-range',
+    kind: 'static',
+    description: `GET /static/large.bin with Range: bytes=0-${RANGE_END} → 206, the first ${RANGE_END + 1} bytes`,
+    path: '/static/large.bin',
+    headers: { Range: `bytes=0-${RANGE_END}` },
+    status: 206,
+    contentType: 'application/octet-stream',
+    body: large.subarray(0, RANGE_END + 1),
+    expectHeaders: { 'content-range': `bytes 0-${RANGE_END}/${large.length}` },
+  }),
+  scenario({
+    id: 'prerendered',
+    kind: 'static',
+    description: 'GET /prerendered.html → the file (examples/demo/prerendered), with ETag and Last-Modified',
+    path: '/prerendered.html',
+    status: 200,
+    contentType: 'text/html',
+    body: prerenderedFile('prerendered.html'),
+    expectHeaders: VALIDATORS,
+  }),
 ];
 
 export function findScenario(id: string): Scenario | undefined {
   return scenarios.find((s) => s.id === id);
+}
+
+/** What the raw JSON records about a scenario: the body itself when it is short text, else its size and hash. */
+export function describeBody(body: Buffer): string | { bytes: number; sha256: string } {
+  const text = body.toString('utf8');
+  if (body.length <= 4096 && Buffer.from(text, 'utf8').equals(body)) return text;
+  return { bytes: body.length, sha256: createHash('sha256').update(body).digest('hex') };
 }

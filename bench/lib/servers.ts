@@ -1,41 +1,102 @@
-// Servers under test as data: each is one file in bench/apps/ started with `node` (plus `--import tsx` for .ts) and
-// listening on 127.0.0.1:$PORT. `unavailable()` explains why a server cannot run (e.g. Gale not built yet).
+// Servers under test as data: most are one file in bench/apps/ started with `node` (plus `--import tsx` for .ts) and
+// listening on 127.0.0.1:$PORT; nginx is started from a generated config (lib/nginx.ts). `unavailable()` explains why
+// a server cannot run (e.g. Gale not built yet: FAILED), `skip()` why it is left out (nginx not installed: skipped).
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nginxLaunch, nginxMissing } from './nginx.ts';
+import type { Scenario, ScenarioKind } from './scenarios.ts';
 
 export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoDir = resolve(benchDir, '..');
+
+/** What a server needs to know to start. */
+export interface LaunchContext {
+  port: number;
+  connections: number;
+}
+
+/** A server's command line; `cleanup` runs after it stopped. */
+export interface Launch {
+  cmd: string;
+  args: string[];
+  env?: Record<string, string>;
+  cleanup?: () => void;
+}
 
 export interface ServerDef {
   /** CLI name, e.g. `node-http`. */
   name: string;
   /** Human label used in tables. */
   label: string;
-  /** Absolute path of the app file. */
-  entry: string;
+  /** Absolute path of the app file (Node apps, started with `node <entry>` and PORT in the environment). */
+  entry?: string;
   /** Extra environment for the server process. */
   env?: Record<string, string>;
-  /** Returns a reason when the server cannot be started, or null. */
+  /** Starts something other than a Node app (nginx). */
+  launch?: (ctx: LaunchContext) => Launch;
+  /** Scenario kinds it serves (default: all); the others are shown as "—" (not served), never as a figure. */
+  kinds?: readonly ScenarioKind[];
+  /** Returns a reason when the server cannot be started, or null: the server is reported FAILED. */
   unavailable?: () => string | null;
+  /** Returns a reason when the server is left out (an optional system tool is missing), or null: shown as "—". */
+  skip?: () => string | null;
 }
 
 const app = (file: string): string => join(benchDir, 'apps', file);
 
+function galeUnavailable(): string | null {
+  const dist = join(repoDir, 'packages', 'gale', 'dist', 'index.js');
+  return existsSync(dist)
+    ? null
+    : 'gale is not built: packages/gale/dist/index.js is missing (run `npm run build` at the repo root)';
+}
+
+function express4Unavailable(): string | null {
+  return existsSync(join(repoDir, 'node_modules', 'express4', 'package.json'))
+    ? null
+    : 'express4 is not installed (run `npm install` at the repo root; it is the devDependency express4@npm:express@4)';
+}
+
+function nginxSkip(): string | null {
+  const why = nginxMissing();
+  return why ? `${why}: the nginx rows are skipped` : null;
+}
+
 export const servers: readonly ServerDef[] = [
   { name: 'node-http', label: 'node:http', entry: app('node-http.mjs') },
   { name: 'express', label: 'Express 5', entry: app('express.mjs') },
-  { name: 'fastify', label: 'Fastify 5', entry: app('fastify.mjs') },
   {
-    name: 'gale',
-    label: 'Gale',
+    name: 'express4',
+    label: 'Express 4',
+    entry: app('express.mjs'),
+    env: { BENCH_EXPRESS: 'express4' },
+    unavailable: express4Unavailable,
+  },
+  { name: 'fastify', label: 'Fastify 5', entry: app('fastify.mjs') },
+  { name: 'gale', label: 'Gale', entry: app('gale.mjs'), unavailable: galeUnavailable },
+  {
+    // The same app with app.static(…, { cache: false }): only the static scenarios differ.
+    name: 'gale-nocache',
+    label: 'Gale (no cache)',
     entry: app('gale.mjs'),
-    unavailable: () => {
-      const dist = join(repoDir, 'packages', 'gale', 'dist', 'index.js');
-      return existsSync(dist)
-        ? null
-        : 'gale is not built: packages/gale/dist/index.js is missing (run `npm run build` at the repo root)';
-    },
+    env: { STATIC_CACHE: '0' },
+    kinds: ['static'],
+    unavailable: galeUnavailable,
+  },
+  {
+    name: 'nginx',
+    label: 'nginx',
+    kinds: ['static'],
+    launch: (ctx) => nginxLaunch({ ...ctx, openFileCache: true }),
+    skip: nginxSkip,
+  },
+  {
+    name: 'nginx-nocache',
+    label: 'nginx (no open_file_cache)',
+    kinds: ['static'],
+    launch: (ctx) => nginxLaunch({ ...ctx, openFileCache: false }),
+    skip: nginxSkip,
   },
 ];
 
@@ -43,9 +104,36 @@ export function findServer(name: string): ServerDef | undefined {
   return servers.find((s) => s.name === name);
 }
 
+/** Whether `server` serves `scenario` at all (nginx has no routes: it only runs the static scenarios). */
+export function serves(server: ServerDef, scenario: Scenario): boolean {
+  return !server.kinds || server.kinds.includes(scenario.kind);
+}
+
+/** Why `server` does not run `scenario` in `mode` (shown as "—", a sentence for the notes), or null when it runs. */
+export function notRun(server: ServerDef, scenario: Scenario, mode: Mode): string | null {
+  if (!serves(server, scenario)) return `${server.label} serves only the ${server.kinds?.join('/')} scenarios`;
+  const skip = server.skip?.();
+  if (skip) return skip;
+  if (scenario.modes && !scenario.modes.includes(mode.id)) {
+    return `${mode.id} mode is not run for ${scenario.id}: ${scenario.modesNote ?? `only ${scenario.modes.join(', ')}`}`;
+  }
+  return null;
+}
+
 /** The argv (after `node`) that starts a server: .ts apps go through tsx, .mjs/.js apps run as they are. */
 export function nodeArgs(server: ServerDef): string[] {
+  if (!server.entry) throw new Error(`server ${server.name} has no app file`);
   return server.entry.endsWith('.ts') ? ['--import', 'tsx', server.entry] : [server.entry];
+}
+
+/** The command line that starts `server` on ctx.port: its `launch`, or `node <entry>` with PORT and NODE_ENV. */
+export function launchServer(server: ServerDef, ctx: LaunchContext): Launch {
+  if (server.launch) return server.launch(ctx);
+  return {
+    cmd: process.execPath,
+    args: nodeArgs(server),
+    env: { ...server.env, PORT: String(ctx.port), NODE_ENV: 'production' },
+  };
 }
 
 /** Load modes: `plain` sends one request at a time per connection, `pipelined` sends `depth` per write. */

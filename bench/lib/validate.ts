@@ -1,11 +1,25 @@
 // Pre-run validation: fetch the scenario once and check status, Content-Type and the exact body bytes before any load
 // is counted. (During the run the load tool checks status and body of every response.)
-import type { Scenario } from './scenarios.ts';
+import { describeBody, type Scenario } from './scenarios.ts';
 
 export interface Validation {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  /** The body as text, or for a long or binary body its size, hash and first bytes (bodyPreview). */
+  body: string | { bytes: number; sha256: string };
+}
+
+/** A short printable preview of body bytes, for failure messages. */
+function preview(b: Buffer): string {
+  const s = b.subarray(0, 120).toString('utf8');
+  return `${b.length} bytes ${JSON.stringify(s)}${b.length > 120 ? '…' : ''}`;
+}
+
+/** Where two buffers first differ (their common length when one is a prefix of the other). */
+function firstDifference(a: Buffer, b: Buffer): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
+  return n;
 }
 
 function parseContentType(v: string): { type: string; params: Map<string, string> } {
@@ -50,6 +64,9 @@ export async function validateOnce(
   try {
     res = await fetch(baseUrl + scenario.path, {
       method: scenario.method,
+      // fetch() would ask for gzip/deflate (and undo it): ask for what the load tools get, which send no
+      // Accept-Encoding.
+      headers: { 'accept-encoding': 'identity', ...scenario.headers },
       signal: AbortSignal.timeout(timeoutMs),
     });
     body = Buffer.from(await res.arrayBuffer());
@@ -59,15 +76,22 @@ export async function validateOnce(
   const seen: Validation = {
     status: res.status,
     headers: Object.fromEntries(res.headers),
-    body: body.toString('utf8'),
+    body: describeBody(body),
   };
   const problems: string[] = [];
   if (res.status !== scenario.status) problems.push(`status ${res.status} (expected ${scenario.status})`);
   const ct = contentTypeProblem(res.headers.get('content-type'), scenario.contentType);
   if (ct) problems.push(ct);
+  for (const [name, want] of Object.entries(scenario.expectHeaders)) {
+    const got = res.headers.get(name);
+    if (got === null) problems.push(`no ${name} header`);
+    else if (want !== true && got !== want) problems.push(`${name} "${got}" (expected "${want}")`);
+  }
   if (!body.equals(scenario.body)) {
     problems.push(
-      `body ${JSON.stringify(body.toString('utf8').slice(0, 120))} (expected ${JSON.stringify(scenario.body.toString('utf8'))})`,
+      scenario.body.length <= 120
+        ? `body ${JSON.stringify(body.toString('utf8').slice(0, 120))} (expected ${JSON.stringify(scenario.body.toString('utf8'))})`
+        : `body of ${preview(body)} differs from the expected ${scenario.body.length} bytes at byte ${firstDifference(body, scenario.body)}`,
     );
   }
   return { seen, problem: problems.length ? `validation: ${problems.join('; ')}` : null };

@@ -1,6 +1,20 @@
 -- wrk script used by bench/lib/wrk.ts: checks status and exact body of EVERY response, optionally pipelines `depth`
 -- requests per write, and prints one machine-readable line "BENCH_JSON {...}" from done().
--- bench/lib/wrk.ts prepends `local bench = { path = ..., method = ..., status = ..., body = ..., depth = ... }`.
+-- bench/lib/wrk.ts prepends `local bench = { path = ..., method = ..., headers = { [name] = value, ... },
+-- status = ..., body_file = ..., body_size = ..., depth = ... }`: the expected body is read from body_file.
+
+do
+  local f = assert(io.open(bench.body_file, "rb"))
+  bench.body = f:read("*a")
+  f:close()
+  assert(#bench.body == bench.body_size, "expected body file has the wrong size")
+end
+
+-- Extra request headers (e.g. Range): wrk.format() uses wrk.headers, both for wrk's static request built after
+-- init() and for the pipelined batch below.
+for name, value in pairs(bench.headers) do
+  wrk.headers[name] = value
+end
 
 local threads = {}
 

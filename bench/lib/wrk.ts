@@ -19,11 +19,20 @@ function luaBytes(buf: Buffer): string {
   return `${s}"`;
 }
 
-export function wrkScript(req: Pick<LoadRequest, 'scenario' | 'depth'>): string {
+/**
+ * The validating script for a scenario: the config table, then lib/wrk-validate.lua. The expected body is read from
+ * `bodyFile` (which must hold exactly `scenario.body`) when the script loads, so a 1 MiB body is not a Lua literal.
+ */
+export function wrkScript(req: Pick<LoadRequest, 'scenario' | 'depth'>, bodyFile: string): string {
   const { scenario, depth } = req;
+  const str = (s: string): string => luaBytes(Buffer.from(s, 'utf8'));
+  const headers = Object.entries(scenario.headers)
+    .map(([k, v]) => `[${str(k)}] = ${str(v)}`)
+    .join(', ');
   const cfg =
-    `local bench = { method = ${luaBytes(Buffer.from(scenario.method))}, path = ${luaBytes(Buffer.from(scenario.path))}, ` +
-    `status = ${scenario.status}, body = ${luaBytes(scenario.body)}, depth = ${depth} }\n`;
+    `local bench = { method = ${str(scenario.method)}, path = ${str(scenario.path)}, ` +
+    `headers = { ${headers} }, status = ${scenario.status}, body_file = ${str(bodyFile)}, ` +
+    `body_size = ${scenario.body.length}, depth = ${depth} }\n`;
   return cfg + template;
 }
 
@@ -42,7 +51,9 @@ async function run(req: LoadRequest): Promise<LoadResult> {
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
   const unhook = atExit(removeDir);
   const scriptPath = join(dir, 'validate.lua');
-  writeFileSync(scriptPath, wrkScript(req));
+  const bodyPath = join(dir, 'expected-body');
+  writeFileSync(bodyPath, req.scenario.body);
+  writeFileSync(scriptPath, wrkScript(req, bodyPath));
   const args = [
     `-t${req.threads}`,
     `-c${req.connections}`,
