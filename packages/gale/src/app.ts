@@ -8,6 +8,7 @@ import { configureLogging, consoleLogger, type Logger, requestLogger } from './l
 import { EV_ABORT, EV_CLOSED, EV_DRAIN, type NativeOptions, type NativeServer, native } from './native.js';
 import type { AddressInfo, FixedResponse, GaleOptions, StaticOptions } from './options.js';
 import { Request } from './request.js';
+import { type RequestConfig, requestConfig } from './request-config.js';
 import { checkHeader, Response, type ResponseHost } from './response.js';
 import { type Entry, joinPath, Router, router, type StaticMount } from './router.js';
 import { isStreamSource } from './stream.js';
@@ -46,6 +47,8 @@ export class App extends Router {
   private readonly logger: Logger;
   private readonly views = new Views();
   private readonly host: ResponseHost;
+  /** The request options every Request of this app reads (one shared object). */
+  private readonly reqConfig: RequestConfig;
   private readonly chainHost: ChainHost;
   private notFoundHandler: Handler | undefined;
   private fallbackId: number | undefined;
@@ -62,6 +65,7 @@ export class App extends Router {
     if (options.views !== undefined) this.views.setDirs(options.views);
     if (options.viewEngine !== undefined) this.views.setDefaultEngine(options.viewEngine);
     const live = this.live;
+    this.reqConfig = requestConfig(options);
     this.host = {
       forget: (id) => {
         live[id & MASK] = undefined;
@@ -368,8 +372,9 @@ export class App extends Router {
         for (let i = 0; i < names.length; i++) params[names[i] as string] = args[i + 2];
       }
     }
-    const req = new Request(this.n, id, params);
+    const req = new Request(this.n, id, params, this.reqConfig);
     const res = new Response(this.n, id, req, this.host);
+    req._res = res;
     let out: unknown;
     try {
       out = route.run(req, res);

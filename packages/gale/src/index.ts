@@ -5,9 +5,27 @@ export type { HttpErrorOptions } from './errors.js';
 export { ErrorCodes, GaleError, HttpError } from './errors.js';
 export { escapeHtml, html, raw, SafeHtml } from './html.js';
 export type { Logger } from './logging.js';
-export type { AddressInfo, FixedResponse, GaleOptions, StaticOptions } from './options.js';
+export type {
+  MultipartField,
+  MultipartFile,
+  MultipartLimits,
+  MultipartOptions,
+  MultipartPart,
+} from './multipart.js';
+export type {
+  AddressInfo,
+  ByteSize,
+  FixedResponse,
+  GaleOptions,
+  JsonOptions,
+  QueryOptions,
+  StaticOptions,
+  TextOptions,
+  UrlencodedOptions,
+} from './options.js';
 export type { Headers } from './request.js';
 export { Request } from './request.js';
+export type { Query } from './request-config.js';
 export type { CookieOptions, DownloadOptions, FormatHandler, HeaderValue } from './response.js';
 export { Response } from './response.js';
 export type { StaticMount } from './router.js';

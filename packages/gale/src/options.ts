@@ -21,8 +21,29 @@ export interface GaleOptions {
   caseSensitive?: boolean;
   /** Treat `/a/` and `/a` as different paths. Default false (as Express). */
   strict?: boolean;
+  /**
+   * How `req.query` is parsed: `'simple'` (default: URLSearchParams, repeated keys become arrays),
+   * `'extended'` (qs: `a[b]=1` → `{ a: { b: '1' } }`), qs options, or your own function.
+   */
+  query?: 'simple' | 'extended' | QueryOptions | ((search: string) => Record<string, unknown>);
+  /** `req.json()` and JSON bodies of `req.parseBody()`. */
+  json?: JsonOptions;
+  /** `req.form()` and urlencoded bodies of `req.parseBody()`. */
+  urlencoded?: UrlencodedOptions;
+  /** `req.text()` and text bodies of `req.parseBody()`. */
+  text?: TextOptions;
   /** Secret(s) for `req.signedCookies` (the first signs, all verify: rotate by prepending). */
   cookieSecret?: string | string[];
+  /**
+   * Which proxies to believe for X-Forwarded-For/-Host/-Proto (as Express's `trust proxy`): `true` (all),
+   * a hop count, addresses/CIDRs/`'loopback'`/`'linklocal'`/`'uniquelocal'` (array or comma list), or
+   * `(addr, hop) => boolean`. Default: none — `req.ip` is the socket address and the headers are ignored.
+   */
+  trustProxy?: boolean | number | string | string[] | ((addr: string, hop: number) => boolean);
+  /** Body readers answer 411 when the request has no Content-Length (e.g. chunked). Default false. */
+  requireLength?: boolean;
+  /** Dot-separated parts of the host name that are the domain, for `req.subdomains`. Default 2. */
+  subdomainOffset?: number;
   /** Put error messages and stacks in 500 answers. Default: NODE_ENV === 'development'. */
   development?: boolean;
   /**
@@ -82,4 +103,51 @@ export interface AddressInfo {
   address: string;
   port: number;
   family: string;
+}
+
+/** Byte counts: a number, or a string like `'100kb'`, `'1mb'`. */
+export type ByteSize = number | string;
+
+/** The extended query parser's limits (qs). */
+export interface QueryOptions {
+  /** `'extended'` (qs, default here) or `'simple'`. */
+  parser?: 'simple' | 'extended';
+  /** Deepest nesting of `a[b][c]`; deeper keys stay literal. Default 5. */
+  depth?: number;
+  /** Most parameters parsed; the rest are ignored. Default 1000. */
+  parameterLimit?: number;
+  /** Highest array index kept as an array (`a[25]=x` becomes an object key above it). Default 20. */
+  arrayLimit?: number;
+}
+
+/** Options for JSON bodies (`gale({ json })` or per call: `req.json({ limit })`). */
+export interface JsonOptions {
+  /** Only objects and arrays at the top level (as body-parser). Default true. */
+  strict?: boolean;
+  /** Passed to `JSON.parse`. */
+  reviver?: (this: unknown, key: string, value: unknown) => unknown;
+  /** Largest JSON body (after decompression) → 413. Default: `bodyLimit`. */
+  limit?: ByteSize;
+  /** Reject a Content-Type that is not JSON (`application/json` or a `+json` suffix) with 415. Default false. */
+  strictType?: boolean;
+}
+
+/** Options for urlencoded bodies (`gale({ urlencoded })` or `req.form({ … })`). */
+export interface UrlencodedOptions {
+  /** Parse `a[b]=1` into nested objects and arrays (qs). Default false (flat keys, as Express 5). */
+  extended?: boolean;
+  /** Deepest nesting when `extended`; deeper → 413. Default 32. */
+  depth?: number;
+  /** Most parameters → 413. Default 1000. */
+  parameterLimit?: number;
+  /** Largest form body → 413. Default: `bodyLimit`. */
+  limit?: ByteSize;
+}
+
+/** Options for text bodies (`gale({ text })` or `req.text({ … })`). */
+export interface TextOptions {
+  /** Largest text body → 413. Default: `bodyLimit`. */
+  limit?: ByteSize;
+  /** Charset when the Content-Type names none. Default `'utf-8'`. */
+  defaultCharset?: string;
 }

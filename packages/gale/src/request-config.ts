@@ -1,0 +1,147 @@
+// The request-side options of an app, resolved once when the app is created. Every Request holds a
+// reference to its app's RequestConfig (one field), so reading options costs nothing per request.
+import proxyaddr from 'proxy-addr';
+import qs from 'qs';
+import type { ByteSize, GaleOptions, QueryOptions } from './options.js';
+
+/** A parsed query string: values are strings, arrays, or (extended parser) nested objects. */
+export interface Query {
+  [key: string]: undefined | string | Query | (string | Query)[];
+}
+
+export type TrustFn = (addr: string, hop: number) => boolean;
+
+/** @internal Resolved JSON options. */
+export interface JsonConfig {
+  strict: boolean;
+  reviver: ((this: unknown, key: string, value: unknown) => unknown) | undefined;
+  limit: number;
+  strictType: boolean;
+}
+
+/** @internal Resolved urlencoded options. */
+export interface UrlencodedConfig {
+  extended: boolean;
+  depth: number;
+  parameterLimit: number;
+  limit: number;
+}
+
+/** @internal Resolved text options. */
+export interface TextConfig {
+  limit: number;
+  defaultCharset: string;
+}
+
+/** @internal What a Request reads from its app. */
+export interface RequestConfig {
+  query: (search: string) => Query;
+  json: JsonConfig;
+  urlencoded: UrlencodedConfig;
+  text: TextConfig;
+  /** Largest body any reader accepts (the engine's bodyLimit); also caps decompressed bodies. */
+  bodyLimit: number;
+  secrets: readonly string[];
+  /** undefined: trust no proxy (req.ip is the socket address, X-Forwarded-* are ignored). */
+  trust: TrustFn | undefined;
+  requireLength: boolean;
+  subdomainOffset: number;
+}
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/** Parses `1024`, `'100kb'`, `'1.5mb'` into bytes (1 kb = 1024 bytes, as the `bytes` package). */
+export function parseBytes(value: ByteSize | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number') {
+    if (!(value >= 0)) throw new TypeError(`option ${name} must be a byte count >= 0, got ${value}`);
+    return value;
+  }
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(value);
+  if (!m) throw new TypeError(`option ${name} must be a byte count like 1024 or '100kb', got ${JSON.stringify(value)}`);
+  return Math.floor(Number(m[1]) * (UNITS[(m[2] ?? 'b').toLowerCase()] as number));
+}
+
+/** The simple query parser: URLSearchParams; a key given several times maps to an array. */
+export function simpleQuery(search: string): Query {
+  const out: Query = Object.create(null);
+  for (const [k, v] of new URLSearchParams(search)) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev as string, v];
+  }
+  return out;
+}
+
+function extendedQuery(o: QueryOptions): (search: string) => Query {
+  const opts: qs.IParseOptions = {
+    depth: o.depth ?? 5,
+    parameterLimit: o.parameterLimit ?? 1000,
+    arrayLimit: o.arrayLimit ?? 20,
+    // Null-prototype objects: `?constructor=x` or `?hasOwnProperty=x` cannot shadow anything.
+    plainObjects: true,
+  };
+  return (search) => qs.parse(search, opts) as Query;
+}
+
+function queryParser(q: GaleOptions['query']): (search: string) => Query {
+  if (q === undefined || q === 'simple') return simpleQuery;
+  if (q === 'extended') return extendedQuery({});
+  if (typeof q === 'function') return q as (search: string) => Query;
+  if (typeof q === 'object' && q !== null) return q.parser === 'simple' ? simpleQuery : extendedQuery(q);
+  throw new TypeError(`option query must be 'simple', 'extended', qs options or a function, got ${String(q)}`);
+}
+
+/** Express's `trust proxy` compilation: true, hop count, address list (array or comma string), function. */
+export function compileTrust(value: GaleOptions['trustProxy']): TrustFn | undefined {
+  if (value === undefined || value === false || value === 0) return undefined;
+  if (typeof value === 'function') return value;
+  if (value === true) return () => true;
+  if (typeof value === 'number') return (_addr, hop) => hop < value;
+  const list = typeof value === 'string' ? value.split(',').map((v) => v.trim()) : value;
+  if (list.length === 0 || (list.length === 1 && list[0] === '')) return undefined;
+  return proxyaddr.compile(list);
+}
+
+/** Resolves the app options a Request reads; throws TypeError on a malformed option. */
+export function requestConfig(options: GaleOptions = {}): RequestConfig {
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const j = options.json ?? {};
+  const u = options.urlencoded ?? {};
+  const t = options.text ?? {};
+  const secrets = options.cookieSecret === undefined ? [] : [options.cookieSecret].flat();
+  if (secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
+    throw new TypeError('option cookieSecret must be a non-empty string or an array of them');
+  }
+  const parameterLimit = u.parameterLimit ?? 1000;
+  if (!(parameterLimit >= 1)) throw new TypeError('option urlencoded.parameterLimit must be a positive number');
+  const depth = u.depth ?? 32;
+  if (!(depth >= 0)) throw new TypeError('option urlencoded.depth must be zero or a positive number');
+  return {
+    query: queryParser(options.query),
+    json: {
+      strict: j.strict ?? true,
+      reviver: j.reviver,
+      limit: parseBytes(j.limit, bodyLimit, 'json.limit'),
+      strictType: j.strictType ?? false,
+    },
+    urlencoded: {
+      extended: u.extended ?? false,
+      depth,
+      parameterLimit,
+      limit: parseBytes(u.limit, bodyLimit, 'urlencoded.limit'),
+    },
+    text: {
+      limit: parseBytes(t.limit, bodyLimit, 'text.limit'),
+      defaultCharset: t.defaultCharset ?? 'utf-8',
+    },
+    bodyLimit,
+    secrets,
+    trust: compileTrust(options.trustProxy),
+    requireLength: options.requireLength ?? false,
+    subdomainOffset: options.subdomainOffset ?? 2,
+  };
+}
+
+/** The configuration of a Request made without an app (defaults). */
+export const DEFAULT_REQUEST_CONFIG: RequestConfig = requestConfig();
