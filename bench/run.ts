@@ -1,17 +1,30 @@
 // Gale benchmark harness: `npm run bench -- hello [--servers gale,node-http] [--duration 5] …` (see bench/README.md).
-// Runs each scenario against each server in plain and pipelined mode with validated load runs (wrk or gale-loadgen);
-// prints a Markdown table.
+// Runs each scenario against each server in plain and pipelined mode with validated load runs (wrk, gale-loadgen, ab,
+// autocannon), prints a Markdown table per scenario, and writes the raw JSON, report.md and SVG charts. Also:
+// `--quick` (every server × scenario, correctness only, CI), `sweep` (connection sweep), `report <dir>`.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type Options, parseOptions, usage } from './lib/cli.ts';
-import { type Measurement, measure } from './lib/measure.ts';
+import {
+  failedMeasurement,
+  type Measurement,
+  type MeasureOptions,
+  measure,
+  measureOn,
+  notRunReason,
+  type RunningServer,
+  startServer,
+  stopServer,
+} from './lib/measure.ts';
 import { nginxVersion } from './lib/nginx.ts';
-import { allowedCpus, commandExists, effectiveOpenFileLimit } from './lib/proc.ts';
+import { allowedCpus, commandExists, effectiveOpenFileLimit, isRunning } from './lib/proc.ts';
 import { formatDuration, markdownTable, summarize, writeResults } from './lib/report.ts';
+import { runShape, scenarioFileName, writeReport } from './lib/report-md.ts';
 import { describeBody, type Scenario } from './lib/scenarios.ts';
-import { benchDir, notRun, repoDir } from './lib/servers.ts';
+import { benchDir, notRun, repoDir, type ServerDef } from './lib/servers.ts';
+import { runSweep } from './lib/sweep.ts';
 
 const log = (s: string): void => {
   process.stderr.write(`${s}\n`);
@@ -40,7 +53,7 @@ function gitCommit(): string | null {
   }
 }
 
-function meta(o: Options, started: Date) {
+export function meta(o: Options, started: Date) {
   return {
     started: started.toISOString(),
     hostname: os.hostname(),
@@ -50,6 +63,10 @@ function meta(o: Options, started: Date) {
     loadavg: os.loadavg(),
     node: process.version,
     tool: `${o.tool.id}: ${o.tool.version()}`,
+    toolId: o.tool.id,
+    toolDescribe: o.command === 'sweep' ? o.tool.id : o.tool.describe(o.connections, o.threads),
+    toolValidates: o.tool.validates,
+    toolLatency: o.tool.latency,
     versions: {
       express: pkgVersion('express'),
       express4: pkgVersion('express4'),
@@ -59,6 +76,8 @@ function meta(o: Options, started: Date) {
       nginx: o.servers.some((s) => s.name.startsWith('nginx')) ? nginxVersion() : null,
     },
     commit: gitCommit(),
+    argv: o.argv,
+    quick: o.quick,
     options: {
       durationS: o.durationS,
       warmupS: o.warmupS,
@@ -70,15 +89,207 @@ function meta(o: Options, started: Date) {
       serverCpu: o.serverCpu,
       loadCpu: o.loadCpu,
       nofile: o.nofile,
+      requests: o.tool.countBased ? o.requests : undefined,
+      countBased: o.tool.countBased ?? false,
     },
   };
 }
+
+export type RunMetaData = ReturnType<typeof meta>;
 
 const STATIC_NOTE =
   'Files from examples/demo (public/ at /static/, prerendered/ at /). Gale: `app.static(…, { cache: true })` keeps ' +
   'the bytes in memory; Gale (no cache): `cache: false`. nginx: one process, `sendfile on`, `open_file_cache` ' +
   '(descriptors and metadata, not content); nginx (no open_file_cache): without it. Express: `express.static`; ' +
   'Fastify: `@fastify/static`; node:http: `fs.stat` + `fs.createReadStream` per request.';
+
+function measureOptions(
+  o: Options,
+  server: ServerDef,
+  scenario: Scenario,
+  mode: Options['modes'][number],
+): MeasureOptions {
+  return {
+    server,
+    scenario,
+    mode,
+    tool: o.tool,
+    durationS: o.durationS,
+    requests: o.requests,
+    warmupS: o.warmupS,
+    iterations: o.iterations,
+    connections: o.connections,
+    threads: o.threads,
+    timeoutS: o.timeoutS,
+    serverCpu: o.serverCpu,
+    loadCpu: o.loadCpu,
+    nofile: o.nofile,
+  };
+}
+
+/** The per-scenario table printed to stdout (the same as in report.md, under each headline table). */
+function scenarioText(
+  o: Options,
+  scenario: Scenario,
+  results: Measurement[],
+  runMeta: RunMetaData,
+  started: Date,
+): string {
+  return (
+    `\n## ${scenario.id}: ${scenario.description}\n\n` +
+    `${runShape(runMeta)}; ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), ` +
+    `Node ${process.version}, ${localDate(started)}\n\n` +
+    (scenario.kind === 'static' ? `${STATIC_NOTE}\n\n` : '') +
+    markdownTable(results, o.tool.id, { vsNginx: scenario.kind === 'static' })
+  );
+}
+
+function writeScenario(
+  o: Options,
+  outDir: string,
+  scenario: Scenario,
+  results: Measurement[],
+  runMeta: RunMetaData,
+): string {
+  return writeResults(outDir, scenarioFileName(scenario.id, o.tool.id), {
+    ...runMeta,
+    finished: new Date().toISOString(),
+    loadavgAfter: os.loadavg(),
+    scenario: { ...scenario, body: describeBody(scenario.body) },
+    results: results.map((m) => ({ ...m, summary: summarize(m) })),
+  });
+}
+
+/** The quick mode's summary: servers as rows, scenarios as columns, each cell "plain · pipelined". */
+function quickMatrix(
+  o: Options,
+  byScenario: Map<string, Measurement[]>,
+  runMeta: RunMetaData,
+): { text: string; failed: number } {
+  const modes = o.modes.map((m) => (m.depth > 1 ? `pipelined ×${m.depth}` : m.id)).join(' · ');
+  const lines = [
+    `| server | ${o.scenarios.map((s) => s.id).join(' | ')} |`,
+    `|---|${o.scenarios.map(() => ':---:|').join('')}`,
+  ];
+  const failures: string[] = [];
+  const notes = new Set<string>();
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  for (const server of o.servers) {
+    const cells = o.scenarios.map((sc) =>
+      o.modes
+        .map((mode) => {
+          const m = byScenario.get(sc.id)?.find((x) => x.server === server.name && x.mode === mode.id);
+          if (!m || m.notRun) {
+            skipped++;
+            if (m?.notRun) notes.add(m.notRun);
+            return '—';
+          }
+          if (m.ok) {
+            passed++;
+            return '✓';
+          }
+          failed++;
+          failures.push(`- **${server.label}, ${sc.id}, ${mode.id}: FAILED**: ${m.failure}`);
+          return '**FAILED**';
+        })
+        .join(' · '),
+    );
+    lines.push(`| ${server.label} | ${cells.join(' | ')} |`);
+  }
+  const text = [
+    `\n## Quick check: ${runShape(runMeta)}\n`,
+    `Each cell: ${modes}. ✓ = every counted response valid, no error; — = not run.\n`,
+    `${lines.join('\n')}\n`,
+    ...failures,
+    ...[...notes].map((n) => `- — ${n}.`),
+    `\nquick: ${passed} passed, ${failed} failed, ${skipped} skipped\n`,
+  ].join('\n');
+  return { text, failed };
+}
+
+/** Quick mode: each server is started once and runs every scenario and mode it serves (correctness, not speed). */
+async function runQuick(o: Options, outDir: string, started: Date): Promise<number> {
+  const byScenario = new Map<string, Measurement[]>(o.scenarios.map((s) => [s.id, []]));
+  const runMeta = meta(o, started);
+  const planned = o.servers.flatMap((server) =>
+    o.scenarios.flatMap((scenario) =>
+      o.modes
+        .map((mode) => measureOptions(o, server, scenario, mode))
+        .filter((mo) => !notRunReason(mo) && !server.unavailable?.()),
+    ),
+  );
+  let n = 0;
+  for (const server of o.servers) {
+    let rs: RunningServer | { failure: string } | null = null;
+    for (const scenario of o.scenarios) {
+      for (const mode of o.modes) {
+        const mo = measureOptions(o, server, scenario, mode);
+        let m: Measurement;
+        if (notRunReason(mo)) m = failedMeasurement(mo, '');
+        else {
+          if (rs && !('failure' in rs) && !isRunning(rs.proc)) {
+            await stopServer(rs);
+            rs = null;
+          }
+          rs ??= await startServer(mo);
+          if ('failure' in rs) m = failedMeasurement(mo, rs.failure);
+          else {
+            if (!server.unavailable?.()) n++;
+            log(`[${n}/${planned.length}] ${scenario.id} ${server.name} ${mode.id} …`);
+            m = await measureOn(rs, mo);
+          }
+          if (!m.ok && !m.notRun) log(`    ${server.name} ${scenario.id} ${mode.id}: FAILED: ${m.failure}`);
+        }
+        byScenario.get(scenario.id)?.push(m);
+      }
+    }
+    if (rs && !('failure' in rs)) await stopServer(rs);
+  }
+  for (const scenario of o.scenarios) writeScenario(o, outDir, scenario, byScenario.get(scenario.id) ?? [], runMeta);
+  const q = quickMatrix(o, byScenario, runMeta);
+  process.stdout.write(q.text);
+  return q.failed ? 1 : 0;
+}
+
+async function runMatrix(o: Options, outDir: string, started: Date, total: number): Promise<number> {
+  let done = 0;
+  let anyFailed = false;
+  for (const scenario of o.scenarios) {
+    const results: Measurement[] = [];
+    const runMeta = meta(o, started);
+    for (const server of o.servers) {
+      for (const mode of o.modes) {
+        const before = done;
+        const runs = !server.unavailable?.() && !notRun(server, scenario, mode, o.tool);
+        const m = await measure({
+          ...measureOptions(o, server, scenario, mode),
+          onIteration: (i) => {
+            done++;
+            log(`[${done}/${total}] ${scenario.id} ${server.name} ${mode.id} iteration ${i}/${o.iterations} …`);
+          },
+        });
+        if (runs) done = before + o.iterations;
+        results.push(m);
+        const s = summarize(m);
+        if (m.notRun) continue; // said in the table notes
+        if (s) {
+          log(
+            `    ${server.name} ${mode.id}: ${Math.round(s.medianRps).toLocaleString('en-US')} req/s median, all responses valid`,
+          );
+        } else {
+          anyFailed = true;
+          log(`    ${server.name} ${mode.id}: FAILED: ${m.failure}`);
+        }
+      }
+    }
+    const file = writeScenario(o, outDir, scenario, results, runMeta);
+    process.stdout.write(scenarioText(o, scenario, results, runMeta, started));
+    log(`raw results: ${file}`);
+  }
+  return anyFailed ? 1 : 0;
+}
 
 async function main(): Promise<number> {
   let o: Options | 'help';
@@ -91,6 +302,16 @@ async function main(): Promise<number> {
   if (o === 'help') {
     process.stdout.write(usage);
     return 0;
+  }
+  if (o.command === 'report') {
+    try {
+      const r = await writeReport(resolve(o.reportDir ?? '.'));
+      process.stdout.write(`${r.report}\n${r.charts.map((c) => `${c}\n`).join('')}`);
+      return 0;
+    } catch (err) {
+      log(`bench report: ${(err as Error).message}`);
+      return 2;
+    }
   }
   const missing = o.tool.missing();
   if (missing) {
@@ -117,85 +338,54 @@ async function main(): Promise<number> {
   if (o.serverCpu === o.loadCpu) log('warning: server and load generator share one core; figures are not comparable');
 
   const started = new Date();
-  const outDir = o.out ?? join(benchDir, 'results', `${localDate(started)}-${os.hostname()}`);
+  const outDir = o.out ?? join(benchDir, 'results', `${localDate(started)}-${os.hostname()}${o.quick ? '-quick' : ''}`);
   const runnable = o.servers.filter((s) => !s.unavailable?.());
-  const runs = (sc: Scenario) =>
-    runnable.reduce((n, s) => n + o.modes.filter((mode) => !notRun(s, sc, mode)).length, 0);
-  const pairs = o.scenarios.reduce((n, sc) => n + runs(sc), 0);
-  const total = pairs * o.iterations;
-  const estimateS = pairs * (1.5 + (o.warmupS ? o.warmupS + 0.3 : 0) + o.iterations * (o.durationS + 0.3));
   const modes = o.modes.map((m) => (m.depth > 1 ? `pipelined ×${m.depth}` : m.id)).join(', ');
-  log(
-    `Gale bench: ${o.scenarios.map((s) => s.id).join(', ')} · servers ${o.servers.map((s) => s.name).join(', ')} · ${modes}\n` +
-      `${o.tool.describe(o.connections, o.threads)}, ${o.iterations} × ${o.durationS}s counted` +
-      `${o.warmupS ? ` after ${o.warmupS}s warm-up` : ''} per server and mode; server on CPU ${o.serverCpu}, load on CPU ${o.loadCpu}\n` +
-      `Expected duration: ~${formatDuration(estimateS)} (${total} counted runs)`,
-  );
   for (const s of o.servers) {
     const why = s.unavailable?.();
     if (why) log(`${s.name}: will be reported FAILED: ${why}`);
     const skip = s.skip?.();
     if (skip) log(`${s.name}: skipped (shown as —): ${skip}`);
   }
-
-  let done = 0;
-  let anyFailed = false;
-  for (const scenario of o.scenarios) {
-    const results: Measurement[] = [];
-    const runMeta = meta(o, started);
-    for (const server of o.servers) {
-      for (const mode of o.modes) {
-        const before = done;
-        const m = await measure({
-          server,
-          scenario,
-          mode,
-          tool: o.tool,
-          durationS: o.durationS,
-          warmupS: o.warmupS,
-          iterations: o.iterations,
-          connections: o.connections,
-          threads: o.threads,
-          timeoutS: o.timeoutS,
-          serverCpu: o.serverCpu,
-          loadCpu: o.loadCpu,
-          nofile: o.nofile,
-          onIteration: (i) => {
-            done++;
-            log(`[${done}/${total}] ${scenario.id} ${server.name} ${mode.id} iteration ${i}/${o.iterations} …`);
-          },
-        });
-        if (runnable.includes(server) && !m.notRun) done = before + o.iterations;
-        results.push(m);
-        const s = summarize(m);
-        if (m.notRun) continue; // said in the table notes
-        if (s) {
-          log(
-            `    ${server.name} ${mode.id}: ${Math.round(s.medianRps).toLocaleString('en-US')} req/s median, all responses valid`,
-          );
-        } else {
-          anyFailed = true;
-          log(`    ${server.name} ${mode.id}: FAILED: ${m.failure}`);
-        }
-      }
-    }
-    const file = writeResults(outDir, scenario.id, {
-      ...runMeta,
-      finished: new Date().toISOString(),
-      loadavgAfter: os.loadavg(),
-      scenario: { ...scenario, body: describeBody(scenario.body) },
-      results: results.map((m) => ({ ...m, summary: summarize(m) })),
-    });
-    process.stdout.write(
-      `\n## ${scenario.id}: ${scenario.description}\n\n` +
-        `${o.tool.describe(o.connections, o.threads)}, ${o.iterations} × ${o.durationS}s, ${os.cpus().length} cores ` +
-        `(${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${localDate(started)}\n\n` +
-        (scenario.kind === 'static' ? `${STATIC_NOTE}\n\n` : '') +
-        markdownTable(results, o.tool.id, { vsNginx: scenario.kind === 'static' }),
+  // Seconds per counted run: count-based tools (ab) are guessed at 10 000 req/s.
+  const runS = o.tool.countBased ? o.requests / 10000 : o.durationS;
+  const warmS = o.warmupS ? (o.tool.countBased ? runS / 10 : o.warmupS) + 0.3 : 0;
+  let code: number;
+  if (o.command === 'sweep') {
+    const points = o.sweepConnections.length * runnable.length * o.scenarios.length;
+    log(
+      `Gale bench sweep: ${o.scenarios.map((s) => s.id).join(', ')} · servers ${runnable.map((s) => s.name).join(', ')} · ` +
+        `${modes} · connections ${o.sweepConnections.join(', ')}\n` +
+        `${o.tool.id}, ${o.iterations} × ${o.durationS}s counted${o.warmupS ? ` after ${o.warmupS}s warm-up` : ''} per point\n` +
+        `Expected duration: ~${formatDuration(points * (0.5 + warmS + o.iterations * (runS + 0.3)))} (${points} points)`,
     );
-    log(`raw results: ${file}`);
+    code = await runSweep(o, outDir, meta(o, started), log);
+  } else {
+    const runs = (sc: Scenario) =>
+      runnable.reduce((n, s) => n + o.modes.filter((mode) => !notRun(s, sc, mode, o.tool)).length, 0);
+    const pairs = o.scenarios.reduce((n, sc) => n + runs(sc), 0);
+    const total = pairs * o.iterations;
+    // Per run: server start (once per server in quick mode), fetch() check, tool start and stop.
+    const estimateS = o.quick
+      ? runnable.length * 0.5 + pairs * (0.2 + warmS + o.iterations * (runS + 0.1)) + 2
+      : pairs * (1.5 + warmS + o.iterations * (runS + 0.3));
+    log(
+      `Gale bench${o.quick ? ' --quick (correctness only)' : ''}: ${o.scenarios.map((s) => s.id).join(', ')} · ` +
+        `servers ${o.servers.map((s) => s.name).join(', ')} · ${modes}\n` +
+        `${runShape(meta(o, started))} per server and mode\n` +
+        `Expected duration: ~${formatDuration(estimateS)} (${total} counted runs)`,
+    );
+    code = o.quick ? await runQuick(o, outDir, started) : await runMatrix(o, outDir, started, total);
   }
-  return anyFailed ? 1 : 0;
+  try {
+    const r = await writeReport(outDir);
+    log(`report: ${r.report} (${r.charts.length} SVG charts in ${join(outDir, 'charts')})`);
+  } catch (err) {
+    log(`the report could not be written: ${(err as Error).stack ?? err}`);
+    return 1;
+  }
+  log(`${o.quick ? 'quick check' : 'bench'} done in ${formatDuration((Date.now() - started.getTime()) / 1000)}`);
+  return code;
 }
 
 main().then(

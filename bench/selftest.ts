@@ -1,7 +1,8 @@
 // Self-test of the benchmark harness: deliberately wrong servers (404, wrong body, wrong Content-Type, answers that go
 // wrong only mid-run, also under pipelining, a Range request answered with the whole file) must be reported FAILED, and
-// a correct one must pass.
-// Run: node --import tsx bench/selftest.ts [--tool loadgen]   (exit code 0 = harness rejects every defect)
+// a correct one must pass. ab sees only status classes and body lengths, so its cases are the defects it can see.
+// Run: node --import tsx bench/selftest.ts [--tool loadgen|ab|ab-k|autocannon]   (exit code 0 = every defect rejected)
+// `bench/selftest.test.ts` runs a subset of these cases under `npm test`.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,7 +17,7 @@ const hello = findScenario('hello');
 const range = findScenario('static-range');
 assert.ok(hello && range);
 
-function wrongServer(mode: string): ServerDef {
+export function wrongServer(mode: string): ServerDef {
   return {
     name: `wrong-${mode}`,
     label: `wrong (${mode})`,
@@ -39,6 +40,8 @@ export function quickMeasure(
     mode,
     tool,
     durationS: 1,
+    // ab: enough requests to pass the fixture's first 2 000 correct answers.
+    requests: 5000,
     warmupS: 0,
     iterations: 1,
     connections: 10,
@@ -49,11 +52,26 @@ export function quickMeasure(
   });
 }
 
-export async function selftest(tool: LoadTool = wrk): Promise<void> {
-  const missing = tool.missing();
-  if (missing) throw new Error(missing);
+const plain: Mode = { id: 'plain', depth: 1 };
+
+/** A fixture defect (WRONG_MODE), the mode, the FAILED reason expected (null: must pass), the scenario (default hello). */
+export type Case = [string, Mode, RegExp | null, Scenario?];
+
+/** The cases a tool can tell apart: every defect for the tools that check body bytes, lengths and statuses for ab. */
+export function selftestCases(tool: LoadTool): Case[] {
   assert.ok(range);
-  const cases: [string, Mode, RegExp | null, Scenario?][] = [
+  if (tool.id === 'ab' || tool.id === 'ab-k') {
+    return [
+      ['404', plain, /status 404/],
+      ['ctype', plain, /Content-Type "text\/html"/],
+      ['late-length', plain, /responses invalid \(first: \d+ bodies whose length differs/],
+      ['late404', plain, /responses invalid \(first: \d+ non-2xx responses/],
+      ['ok', plain, null],
+      ['range', plain, null, range],
+      ['range-late', plain, /responses invalid \(first: \d+ bodies whose length differs/, range],
+    ];
+  }
+  return [
     ['404', { id: 'plain', depth: 1 }, /status 404/],
     ['body', { id: 'plain', depth: 1 }, /body/],
     ['ctype', { id: 'plain', depth: 1 }, /Content-Type "text\/html"/],
@@ -67,20 +85,29 @@ export async function selftest(tool: LoadTool = wrk): Promise<void> {
     ['range', { id: 'pipelined', depth: 16 }, null, range],
     ['range-late', { id: 'plain', depth: 1 }, /responses invalid \(first: status 200, 1048576-byte body/, range],
   ];
-  for (const [defect, mode, expected, scenario] of cases) {
-    const m = await quickMeasure(wrongServer(defect), mode, tool, scenario);
-    const what = `${defect}/${mode.id}`;
-    if (expected) {
-      assert.equal(m.ok, false, `${what}: a wrong server must be reported FAILED`);
-      assert.match(m.failure ?? '', expected, `${what}: unexpected reason`);
-      assert.equal(m.iterations.filter((i) => i.invalid === 0 && !i.toolFailure).length, 0, `${what}: no clean figure`);
-    } else {
-      assert.equal(m.ok, true, `${what}: a correct server must pass (${m.failure})`);
-      assert.ok((m.iterations[0]?.requests ?? 0) > 0, `${what}: counted responses`);
-      assert.equal(m.iterations[0]?.checked, m.iterations[0]?.requests, `${what}: every response checked`);
-    }
-    console.log(`ok  ${what.padEnd(16)} ${m.ok ? 'passed' : `FAILED as expected: ${m.failure}`}`);
+}
+
+/** Runs one case and asserts its outcome; returns a line for the log. */
+export async function runCase(tool: LoadTool, [defect, mode, expected, scenario]: Case): Promise<string> {
+  const m = await quickMeasure(wrongServer(defect), mode, tool, scenario);
+  const what = `${tool.id} ${defect}/${mode.id}${scenario && scenario !== hello ? ` (${scenario.id})` : ''}`;
+  assert.equal(m.notRun, null, `${what}: not run`);
+  if (expected) {
+    assert.equal(m.ok, false, `${what}: a wrong server must be reported FAILED`);
+    assert.match(m.failure ?? '', expected, `${what}: unexpected reason`);
+    assert.equal(m.iterations.filter((i) => i.invalid === 0 && !i.toolFailure).length, 0, `${what}: no clean figure`);
+  } else {
+    assert.equal(m.ok, true, `${what}: a correct server must pass (${m.failure})`);
+    assert.ok((m.iterations[0]?.requests ?? 0) > 0, `${what}: counted responses`);
+    assert.equal(m.iterations[0]?.checked, m.iterations[0]?.requests, `${what}: every response checked`);
   }
+  return `ok  ${what.padEnd(30)} ${m.ok ? 'passed' : `FAILED as expected: ${m.failure}`}`;
+}
+
+export async function selftest(tool: LoadTool = wrk): Promise<void> {
+  const missing = tool.missing();
+  if (missing) throw new Error(missing);
+  for (const c of selftestCases(tool)) console.log(await runCase(tool, c));
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

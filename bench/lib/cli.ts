@@ -4,7 +4,22 @@ import { findScenario, type Scenario, scenarios } from './scenarios.ts';
 import { findServer, type Mode, makeModes, type ServerDef, servers } from './servers.ts';
 import { type LoadTool, tools } from './tools.ts';
 
+/** The connection counts of the sweep (`npm run bench -- sweep`). */
+export const SWEEP_CONNECTIONS = [100, 200, 500, 1000, 2500, 5000, 10000] as const;
+
 export interface Options {
+  /** `run`: scenarios × servers × modes; `sweep`: connection sweep; `report`: regenerate report.md and charts. */
+  command: 'run' | 'sweep' | 'report';
+  /** `--quick`: every server on every scenario it serves, short, correctness only (CI). */
+  quick: boolean;
+  /** The results directory `report` reads. */
+  reportDir: string | null;
+  /** Connection counts of the sweep. */
+  sweepConnections: number[];
+  /** Requests per counted run for count-based tools (ab). */
+  requests: number;
+  /** The command line, for the report. */
+  argv: string[];
   scenarios: Scenario[];
   servers: ServerDef[];
   modes: Mode[];
@@ -22,6 +37,10 @@ export interface Options {
 }
 
 export const usage = `Usage: npm run bench -- [scenario…] [options]
+       npm run bench -- --quick [options]          every server × scenario × mode, 1 × 1 s, 10 connections, wrk:
+                                                   asserts correctness only (CI), ~2 min
+       npm run bench -- sweep [options]            connection sweep for json (${SWEEP_CONNECTIONS.join(', ')})
+       npm run bench -- report <results-dir>       write report.md and charts/*.svg from the JSON in a results dir
 
 Scenarios: hello (default), ${scenarios
   .filter((s) => s.id !== 'hello')
@@ -43,7 +62,14 @@ Options:
   --server-cpu N      core the server is pinned to (default 0)
   --load-cpu N        core the load generator is pinned to (default 1)
   --tool NAME         load generator (default wrk; known: ${Object.keys(tools).join(', ')}); loadgen is
-                      bench/loadgen, built on first use with cargo
+                      bench/loadgen, built on first use with cargo; ab and ab-k (ab -k) run plain mode only
+  --requests N        requests per counted run for ab / ab-k (default 100000; --quick: 5000); their warm-up
+                      sends a tenth
+  --quick             defaults become: every scenario and server, --iterations 1 --duration 1 --warmup 0
+                      --connections 10 --requests 5000, each server started once for all its scenarios;
+                      results go to bench/results/<date>-<host>-quick/
+  --sweep             same as the \`sweep\` command: json (or the scenarios given), --tool loadgen, plain mode
+  --sweep-connections a,b,…  connection counts of the sweep (default ${SWEEP_CONNECTIONS.join(',')})
   --out DIR           results directory (default bench/results/<YYYY-MM-DD>-<hostname>)
 `;
 
@@ -80,45 +106,86 @@ export function parseOptions(argv: string[]): Options | 'help' {
       'server-cpu': { type: 'string' },
       'load-cpu': { type: 'string' },
       tool: { type: 'string' },
+      requests: { type: 'string' },
+      quick: { type: 'boolean' },
+      sweep: { type: 'boolean' },
+      'sweep-connections': { type: 'string' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (v.help) return 'help';
-  const scenarioIds = positionals.length ? positionals : ['hello'];
+  let command: Options['command'] = 'run';
+  let reportDir: string | null = null;
+  let rest = positionals;
+  if (positionals[0] === 'report') {
+    command = 'report';
+    if (positionals.length !== 2) throw new Error('report needs exactly one results directory: report <dir>');
+    reportDir = positionals[1] ?? null;
+    rest = [];
+  } else if (v.sweep || positionals[0] === 'sweep') {
+    command = 'sweep';
+    rest = positionals[0] === 'sweep' ? positionals.slice(1) : positionals;
+  }
+  const quick = v.quick ?? false;
+  if (quick && command !== 'run') throw new Error('--quick runs the scenarios; it cannot be combined with sweep');
+  const scenarioIds = rest.length
+    ? rest
+    : quick
+      ? scenarios.map((s) => s.id)
+      : command === 'sweep'
+        ? ['json']
+        : ['hello'];
   const sc = scenarioIds.map((id) => {
     const s = findScenario(id);
     if (!s) throw new Error(`unknown scenario "${id}"`);
     return s;
   });
-  const sv = (list(v.servers) ?? servers.map((s) => s.name)).map((name) => {
+  // The sweep's default servers are those that serve its scenarios (nginx serves only static files).
+  const defaultServers = servers
+    .filter((s) => command !== 'sweep' || sc.some((x) => !s.kinds || s.kinds.includes(x.kind)))
+    .map((s) => s.name);
+  const sv = (list(v.servers) ?? defaultServers).map((name) => {
     const s = findServer(name);
     if (!s) throw new Error(`unknown server "${name}" (known: ${servers.map((x) => x.name).join(', ')})`);
     return s;
   });
-  const toolName = v.tool ?? 'wrk';
+  const toolName = v.tool ?? (command === 'sweep' ? 'loadgen' : 'wrk');
   const tool = tools[toolName];
   if (!tool) throw new Error(`unknown tool "${toolName}" (known: ${Object.keys(tools).join(', ')})`);
   const threads = num('threads', v.threads, 1, 1, 64);
   if (threads > tool.maxThreads) {
     throw new Error(`--tool ${tool.id} uses at most ${tool.maxThreads} thread(s) (got --threads ${threads})`);
   }
-  const connections = num('connections', v.connections, 100, 1, 60000);
+  const connections = num('connections', v.connections, quick ? 10 : 100, 1, 60000);
   if (connections < threads) throw new Error('--connections must be at least --threads');
+  const sweepConnections = (list(v['sweep-connections']) ?? SWEEP_CONNECTIONS.map(String)).map((c) =>
+    num('sweep-connections', c, 0, 1, 60000),
+  );
+  const most = command === 'sweep' ? Math.max(...sweepConnections) : connections;
+  const modeIds = list(v.modes) ?? (command === 'sweep' ? ['plain'] : ['plain', 'pipelined']);
+  if (command === 'sweep' && modeIds.length !== 1)
+    throw new Error('the sweep runs one mode (--modes plain or pipelined)');
   return {
+    command,
+    quick,
+    reportDir,
+    sweepConnections,
+    requests: num('requests', v.requests, quick ? 5000 : 100000, 1, 50_000_000),
+    argv,
     scenarios: sc,
     servers: sv,
-    modes: makeModes(list(v.modes) ?? ['plain', 'pipelined'], num('pipeline', v.pipeline, 16, 2, 1024)),
+    modes: makeModes(modeIds, num('pipeline', v.pipeline, 16, 2, 1024)),
     tool,
-    durationS: num('duration', v.duration, 10, 1, 600),
-    warmupS: num('warmup', v.warmup, 2, 0, 600),
-    iterations: num('iterations', v.iterations, 3, 1, 100),
+    durationS: num('duration', v.duration, quick ? 1 : 10, 1, 600),
+    warmupS: num('warmup', v.warmup, quick ? 0 : 2, 0, 600),
+    iterations: num('iterations', v.iterations, quick ? 1 : 3, 1, 100),
     connections,
     threads,
     timeoutS: num('timeout', v.timeout, 2, 1, 60),
     serverCpu: num('server-cpu', v['server-cpu'], 0, 0, 4095),
     loadCpu: num('load-cpu', v['load-cpu'], 1, 0, 4095),
-    nofile: Math.max(65535, connections * 2 + 1024),
+    nofile: Math.max(65535, most * 2 + 1024),
     out: v.out ?? null,
   };
 }

@@ -21,6 +21,9 @@ interface LoadgenJson {
   duration_s: number;
   rps: number;
   latency_us: { p50: number; p90: number; p99: number; p999: number; max: number; mean: number; min: number };
+  /** Seconds until every connection had connected once (null: not within 10 s), and connect errors before counting. */
+  open_s?: number | null;
+  open_connect_errors?: number;
 }
 
 /** Cargo's target directory (honours CARGO_TARGET_DIR and .cargo/config), else <repo>/target. */
@@ -105,7 +108,8 @@ async function run(req: LoadRequest): Promise<LoadResult> {
     '--expect-body-file',
     bodyPath,
   ];
-  const limitMs = (req.durationS + req.timeoutS + 15) * 1000;
+  // + 10 s: gale-loadgen first opens every connection (at most 64 connecting at once, for up to 10 s).
+  const limitMs = (req.durationS + req.timeoutS + 25) * 1000;
   const x = await runPinnedTool(binary, args, { cpu: req.cpu, nofile: req.nofile, limitMs });
   removeDir();
   unhook();
@@ -127,18 +131,26 @@ async function run(req: LoadRequest): Promise<LoadResult> {
     durationS: j.duration_s,
     rps: j.duration_s > 0 ? j.requests / j.duration_s : 0,
     latencyUs: { min: l.min, mean: l.mean, max: l.max, p50: l.p50, p90: l.p90, p99: l.p99, p999: l.p999 },
-    errors: j.errors,
+    // Connect errors while the connections were being opened, before the counted run, count too.
+    errors: { ...j.errors, connect: j.errors.connect + (j.open_connect_errors ?? 0) },
     // gale-loadgen parses and checks every response it counts.
     checked: j.ok + j.invalid,
     invalid: j.invalid,
     firstInvalid: j.first_invalid ?? '',
     toolCpuPct,
+    extra: { openS: j.open_s ?? null, openConnectErrors: j.open_connect_errors ?? 0 },
   };
 }
 
 export const loadgen: LoadTool = {
   id: 'loadgen',
   maxThreads: 1,
+  validates:
+    'the exact status and the exact body bytes (parsed and compared in Rust by gale-loadgen); a ' +
+    'connection closed by the server is an error',
+  latency:
+    'per response, from the write(2) that sent its request to the read(2) that completed it, no ' +
+    'coordinated-omission correction',
   missing: build,
   version() {
     if (!binary) return 'gale-loadgen (not built)';

@@ -1,6 +1,17 @@
 // One validated measurement: start one server (pinned, raised open-file limit), validate the scenario with fetch(),
 // warm up, run the counted iterations with per-response checks, read server CPU time and peak RSS, stop the server.
-import { cpuSeconds, freePort, isRunning, openFileLimit, spawnPinned, stop, vmKiB, waitForPort } from './proc.ts';
+// `startServer()` / `measureOn()` / `stopServer()` let the quick mode keep one server process for all its scenarios.
+import {
+  cpuSeconds,
+  freePort,
+  isRunning,
+  openFileLimit,
+  type Pinned,
+  spawnPinned,
+  stop,
+  vmKiB,
+  waitForPort,
+} from './proc.ts';
 import type { Scenario } from './scenarios.ts';
 import { type Launch, launchServer, type Mode, notRun, type ServerDef } from './servers.ts';
 import type { LoadRequest, LoadResult, LoadTool } from './tools.ts';
@@ -12,6 +23,8 @@ export interface MeasureOptions {
   mode: Mode;
   tool: LoadTool;
   durationS: number;
+  /** Requests per counted run for count-based tools (ab); the warm-up sends a tenth (at least 1000). */
+  requests?: number;
   warmupS: number;
   iterations: number;
   connections: number;
@@ -38,6 +51,8 @@ export interface Measurement {
   scenario: string;
   mode: string;
   depth: number;
+  /** The load tool's id (absent in results written before ab and autocannon were added: wrk or loadgen). */
+  tool?: string;
   ok: boolean;
   /** Why this server/mode is FAILED; null when every check passed (or when it was not run). */
   failure: string | null;
@@ -88,13 +103,60 @@ function tail(s: string): string {
   return first ? [first, code].filter(Boolean).join(' ') : lines.slice(-5).join(' | ');
 }
 
-export async function measure(o: MeasureOptions): Promise<Measurement> {
-  const m: Measurement = {
+/** A started server process, reused by `measureOn()` (quick mode) or owned by one `measure()`. */
+export interface RunningServer {
+  server: ServerDef;
+  proc: Pinned;
+  port: number;
+  launch: Launch;
+  openFileLimit: number | null;
+}
+
+export type StartOptions = Pick<MeasureOptions, 'server' | 'connections' | 'serverCpu' | 'nofile' | 'startTimeoutS'>;
+
+/** Starts `o.server` pinned to its core and waits until it listens; a failure is a reason (the server is stopped). */
+export async function startServer(o: StartOptions): Promise<RunningServer | { failure: string }> {
+  const unavailable = o.server.unavailable?.() ?? null;
+  if (unavailable) return { failure: unavailable };
+  const port = await freePort();
+  let launch: Launch;
+  try {
+    launch = launchServer(o.server, { port, connections: o.connections });
+  } catch (err) {
+    return { failure: `server could not be launched: ${(err as Error).message}` };
+  }
+  const proc = spawnPinned(launch.cmd, launch.args, {
+    cpu: o.serverCpu,
+    nofile: o.nofile ?? 65535,
+    env: { ...process.env, ...launch.env },
+  });
+  try {
+    await waitForPort(proc, port, (o.startTimeoutS ?? 20) * 1000);
+  } catch (err) {
+    await stop(proc);
+    launch.cleanup?.();
+    return {
+      failure: `server did not start: ${(err as Error).message}${proc.stderr() ? `: ${tail(proc.stderr())}` : ''}`,
+    };
+  }
+  return { server: o.server, proc, port, launch, openFileLimit: openFileLimit(proc.pid) };
+}
+
+/** Stops a server started by `startServer()`; returns its stderr. */
+export async function stopServer(rs: RunningServer): Promise<string> {
+  await stop(rs.proc);
+  rs.launch.cleanup?.();
+  return rs.proc.stderr();
+}
+
+function emptyMeasurement(o: MeasureOptions): Measurement {
+  return {
     server: o.server.name,
     label: o.server.label,
     scenario: o.scenario.id,
     mode: o.mode.id,
     depth: o.mode.depth,
+    tool: o.tool.id,
     ok: false,
     failure: null,
     notRun: null,
@@ -106,91 +168,108 @@ export async function measure(o: MeasureOptions): Promise<Measurement> {
     serverOpenFileLimit: null,
     serverStderr: '',
   };
-  m.notRun = notRun(o.server, o.scenario, o.mode);
+}
+
+/** A measurement that failed before it ran (e.g. its server could not start). */
+export function failedMeasurement(o: MeasureOptions, failure: string): Measurement {
+  const m = emptyMeasurement(o);
+  m.notRun = notRunReason(o);
+  if (!m.notRun) m.failure = failure;
+  return m;
+}
+
+/** Whether `o` is run at all ("—" with the reason in `notRun` when not). */
+export function notRunReason(o: Pick<MeasureOptions, 'server' | 'scenario' | 'mode' | 'tool'>): string | null {
+  return notRun(o.server, o.scenario, o.mode, o.tool);
+}
+
+export async function measure(o: MeasureOptions): Promise<Measurement> {
+  const m = emptyMeasurement(o);
+  m.notRun = notRunReason(o);
   if (m.notRun) return m;
-  const unavailable = o.server.unavailable?.() ?? null;
-  if (unavailable) {
-    m.failure = unavailable;
+  const rs = await startServer(o);
+  if ('failure' in rs) {
+    m.failure = rs.failure;
     return m;
   }
-  const nofile = o.nofile ?? 65535;
-  const port = await freePort();
-  let launch: Launch;
+  let result: Measurement | undefined;
   try {
-    launch = launchServer(o.server, { port, connections: o.connections });
-  } catch (err) {
-    m.failure = `server could not be launched: ${(err as Error).message}`;
-    return m;
-  }
-  const proc = spawnPinned(launch.cmd, launch.args, {
-    cpu: o.serverCpu,
-    nofile,
-    env: { ...process.env, ...launch.env },
-  });
-  const serverGone = () => `server exited (${proc.child.exitCode ?? proc.child.signalCode}): ${tail(proc.stderr())}`;
-  try {
-    try {
-      await waitForPort(proc, port, (o.startTimeoutS ?? 20) * 1000);
-    } catch (err) {
-      m.failure = `server did not start: ${(err as Error).message}${proc.stderr() ? `: ${tail(proc.stderr())}` : ''}`;
-      return m;
-    }
-    m.serverOpenFileLimit = openFileLimit(proc.pid);
-    if (m.serverOpenFileLimit !== null && m.serverOpenFileLimit < o.connections + 256) {
-      m.failure = `server open-file limit is ${m.serverOpenFileLimit}, too low for ${o.connections} connections`;
-      return m;
-    }
-    const base = `http://127.0.0.1:${port}`;
-    const v = await validateOnce(base, o.scenario);
-    m.validation = v.seen;
-    if (v.problem) {
-      m.failure = v.problem;
-      return m;
-    }
-    m.startRssKiB = vmKiB(proc.pid, 'VmRSS');
-    const req = (durationS: number): LoadRequest => ({
-      url: base + o.scenario.path,
-      scenario: o.scenario,
-      depth: o.mode.depth,
-      durationS,
-      connections: o.connections,
-      threads: o.threads,
-      timeoutS: o.timeoutS,
-      cpu: o.loadCpu,
-      nofile,
-    });
-    if (o.warmupS > 0) {
-      m.warmup = await o.tool.run(req(o.warmupS));
-      const bad = isRunning(proc) ? judge(m.warmup, true) : serverGone();
-      if (bad) {
-        m.failure = `warm-up: ${bad}`;
-        return m;
-      }
-    }
-    for (let i = 1; i <= o.iterations; i++) {
-      o.onIteration?.(i);
-      const c0 = cpuSeconds(proc.pid);
-      const r = await o.tool.run(req(o.durationS));
-      const c1 = cpuSeconds(proc.pid);
-      const cpu = c0 !== null && c1 !== null ? c1 - c0 : null;
-      m.iterations.push({
-        ...r,
-        serverCpuS: cpu,
-        serverCpuPct: cpu !== null && r.durationS > 0 ? (100 * cpu) / r.durationS : null,
-        serverCpuUsPerReq: cpu !== null && r.requests > 0 ? (cpu * 1e6) / r.requests : null,
-      });
-      const bad = isRunning(proc) ? judge(r) : serverGone();
-      if (bad) {
-        m.failure = `iteration ${i}: ${bad}`;
-        return m;
-      }
-    }
-    m.peakRssKiB = vmKiB(proc.pid, 'VmHWM');
-    m.ok = true;
-    return m;
+    result = await measureOn(rs, o);
+    return result;
   } finally {
-    await stop(proc);
-    m.serverStderr = proc.stderr();
-    launch.cleanup?.();
+    const stderr = await stopServer(rs);
+    if (result) result.serverStderr = stderr;
   }
+}
+
+/**
+ * One measurement on a server that is already running (its figures then include what ran on it before: the quick
+ * mode only asserts correctness). The caller stops it.
+ */
+export async function measureOn(rs: RunningServer, o: MeasureOptions): Promise<Measurement> {
+  const m = emptyMeasurement(o);
+  m.notRun = notRunReason(o);
+  if (m.notRun) return m;
+  const { proc, port } = rs;
+  const nofile = o.nofile ?? 65535;
+  const serverGone = () => `server exited (${proc.child.exitCode ?? proc.child.signalCode}): ${tail(proc.stderr())}`;
+  if (!isRunning(proc)) {
+    m.failure = serverGone();
+    return m;
+  }
+  m.serverOpenFileLimit = rs.openFileLimit;
+  if (m.serverOpenFileLimit !== null && m.serverOpenFileLimit < o.connections + 256) {
+    m.failure = `server open-file limit is ${m.serverOpenFileLimit}, too low for ${o.connections} connections`;
+    return m;
+  }
+  const base = `http://127.0.0.1:${port}`;
+  const v = await validateOnce(base, o.scenario);
+  m.validation = v.seen;
+  if (v.problem) {
+    m.failure = v.problem;
+    return m;
+  }
+  m.startRssKiB = vmKiB(proc.pid, 'VmRSS');
+  const requests = o.requests ?? 100000;
+  const req = (durationS: number, warmup: boolean): LoadRequest => ({
+    url: base + o.scenario.path,
+    scenario: o.scenario,
+    depth: o.mode.depth,
+    durationS,
+    ...(o.tool.countBased ? { requests: warmup ? Math.max(1000, Math.round(requests / 10)) : requests } : {}),
+    connections: o.connections,
+    threads: o.threads,
+    timeoutS: o.timeoutS,
+    cpu: o.loadCpu,
+    nofile,
+  });
+  if (o.warmupS > 0) {
+    m.warmup = await o.tool.run(req(o.warmupS, true));
+    const bad = isRunning(proc) ? judge(m.warmup, true) : serverGone();
+    if (bad) {
+      m.failure = `warm-up: ${bad}`;
+      return m;
+    }
+  }
+  for (let i = 1; i <= o.iterations; i++) {
+    o.onIteration?.(i);
+    const c0 = cpuSeconds(proc.pid);
+    const r = await o.tool.run(req(o.durationS, false));
+    const c1 = cpuSeconds(proc.pid);
+    const cpu = c0 !== null && c1 !== null ? c1 - c0 : null;
+    m.iterations.push({
+      ...r,
+      serverCpuS: cpu,
+      serverCpuPct: cpu !== null && r.durationS > 0 ? (100 * cpu) / r.durationS : null,
+      serverCpuUsPerReq: cpu !== null && r.requests > 0 ? (cpu * 1e6) / r.requests : null,
+    });
+    const bad = isRunning(proc) ? judge(r) : serverGone();
+    if (bad) {
+      m.failure = `iteration ${i}: ${bad}`;
+      return m;
+    }
+  }
+  m.peakRssKiB = vmKiB(proc.pid, 'VmHWM');
+  m.ok = true;
+  return m;
 }

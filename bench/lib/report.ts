@@ -132,9 +132,10 @@ export function markdownTable(ms: readonly Measurement[], tool = 'wrk', opts: { 
   return `${lines.join('\n')}\n\n${notes.join('\n')}\n`;
 }
 
-export function writeResults(dir: string, scenarioId: string, data: unknown): string {
+/** Writes `data` as `<dir>/<name>` (`.json` is added when missing); returns the path. */
+export function writeResults(dir: string, name: string, data: unknown): string {
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${scenarioId}.json`);
+  const file = join(dir, name.endsWith('.json') ? name : `${name}.json`);
   writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
   return file;
 }

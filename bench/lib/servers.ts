@@ -109,14 +109,23 @@ export function serves(server: ServerDef, scenario: Scenario): boolean {
   return !server.kinds || server.kinds.includes(scenario.kind);
 }
 
-/** Why `server` does not run `scenario` in `mode` (shown as "—", a sentence for the notes), or null when it runs. */
-export function notRun(server: ServerDef, scenario: Scenario, mode: Mode): string | null {
+/**
+ * Why `server` does not run `scenario` in `mode` (shown as "—", a sentence for the notes), or null when it runs.
+ * `toolModes` are the modes the load tool can run (ab cannot pipeline).
+ */
+export function notRun(
+  server: ServerDef,
+  scenario: Scenario,
+  mode: Mode,
+  tool?: { id: string; modes?: readonly string[] },
+): string | null {
   if (!serves(server, scenario)) return `${server.label} serves only the ${server.kinds?.join('/')} scenarios`;
   const skip = server.skip?.();
   if (skip) return skip;
   if (scenario.modes && !scenario.modes.includes(mode.id)) {
     return `${mode.id} mode is not run for ${scenario.id}: ${scenario.modesNote ?? `only ${scenario.modes.join(', ')}`}`;
   }
+  if (tool?.modes && !tool.modes.includes(mode.id)) return `${tool.id} cannot run ${mode.id} mode`;
   return null;
 }
 

@@ -1,5 +1,7 @@
-// Load tools as data: the interface every load generator implements (wrk, and gale-loadgen from bench/loadgen) and
-// the registry the CLI picks from with --tool.
+// Load tools as data: the interface every load generator implements (wrk, gale-loadgen from bench/loadgen, ab with and
+// without keep-alive, autocannon) and the registry the CLI picks from with --tool.
+import { ab, abKeepAlive } from './ab.ts';
+import { autocannon } from './autocannon.ts';
 import { loadgen } from './loadgen.ts';
 import type { Scenario } from './scenarios.ts';
 import { wrk } from './wrk.ts';
@@ -11,6 +13,8 @@ export interface LoadRequest {
   /** Requests in flight per connection: 1 = plain, >1 = pipelined (wrk: per write; loadgen: refilled as answered). */
   depth: number;
   durationS: number;
+  /** For count-based tools (ab): the number of requests to send; `durationS` is then unused. */
+  requests?: number;
   connections: number;
   threads: number;
   /** A response slower than this counts as a timeout error. */
@@ -58,12 +62,22 @@ export interface LoadResult {
   firstInvalid: string;
   /** Load generator's own CPU use over the run, in % of one core (≈100 means the tool is the bottleneck). */
   toolCpuPct: number | null;
+  /** Tool-specific figures kept in the raw JSON (ab: keep-alive requests, bytes; loadgen: connection opening). */
+  extra?: Record<string, unknown>;
 }
 
 export interface LoadTool {
   id: string;
   /** Most load-generator threads it can use (--threads). */
   maxThreads: number;
+  /** The modes it can run (default: every mode); the others are shown as "—". */
+  modes?: readonly string[];
+  /** Runs a number of requests (`LoadRequest.requests`, --requests) instead of a duration. */
+  countBased?: boolean;
+  /** Exactly what it checks on every counted response, for the report (never more than it does). */
+  validates: string;
+  /** What its latency figures are, for the report. */
+  latency: string;
   /** null when usable (building it first if needed), else a message that says exactly how to install it. */
   missing(): string | null;
   version(): string;
@@ -72,4 +86,10 @@ export interface LoadTool {
   run(req: LoadRequest): Promise<LoadResult>;
 }
 
-export const tools: Readonly<Record<string, LoadTool>> = { wrk, loadgen };
+export const tools: Readonly<Record<string, LoadTool>> = {
+  wrk,
+  loadgen,
+  ab,
+  'ab-k': abKeepAlive,
+  autocannon,
+};

@@ -99,6 +99,12 @@ async function run(req: LoadRequest): Promise<LoadResult> {
 export const wrk: LoadTool = {
   id: 'wrk',
   maxThreads: 64,
+  validates:
+    'the exact status and the exact body bytes (`lib/wrk-validate.lua`, whose `response()` hook ' +
+    'wrk calls for each response, each one of a pipelined batch too)',
+  latency:
+    "per write (a whole batch of N when pipelined), with wrk's coordinated-omission correction; plain-mode " +
+    'percentiles are per request',
   missing() {
     if (commandExists('wrk')) return null;
     return [

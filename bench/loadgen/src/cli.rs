@@ -12,6 +12,7 @@ JSON line to stdout. Exit code: 0 = every response valid and no error, 1 = some 
 Options:
   --url URL               http://HOST[:PORT][/path] (required)
   --connections N         open keep-alive connections (default 100)
+  --max-connecting N      connections opened at once (default 64); the counted run starts once all are up
   --duration SECS         counted seconds (default 10)
   --warmup SECS           seconds of uncounted load before the counted run (default 0)
   --pipeline N            requests kept in flight per connection (default 1)
@@ -33,6 +34,8 @@ pub struct Args {
     /// The request, as sent once per pipelined slot.
     pub request: Vec<u8>,
     pub connections: usize,
+    /// Connections in the connecting phase at once.
+    pub max_connecting: usize,
     pub duration: Duration,
     pub warmup: Duration,
     pub pipeline: usize,
@@ -134,6 +137,7 @@ pub fn build_request(
 pub fn parse(argv: impl IntoIterator<Item = String>) -> Result<Command, String> {
     let mut url = None;
     let mut connections = 100;
+    let mut max_connecting = 64;
     let mut duration = Duration::from_secs(10);
     let mut warmup = Duration::ZERO;
     let mut pipeline = 1;
@@ -165,6 +169,7 @@ pub fn parse(argv: impl IntoIterator<Item = String>) -> Result<Command, String> 
         match flag {
             "url" => url = Some(v),
             "connections" => connections = int(flag, &v, 1, 1_000_000)?,
+            "max-connecting" => max_connecting = int(flag, &v, 1, 1_000_000)?,
             "duration" => duration = secs(flag, &v, 0.001)?,
             "warmup" => warmup = secs(flag, &v, 0.0)?,
             "pipeline" => pipeline = int(flag, &v, 1, 65_536)?,
@@ -198,6 +203,7 @@ pub fn parse(argv: impl IntoIterator<Item = String>) -> Result<Command, String> 
         addr,
         request,
         connections,
+        max_connecting,
         duration,
         warmup,
         pipeline,
@@ -249,8 +255,8 @@ mod tests {
             panic!("parse failed");
         };
         assert_eq!(
-            (a.pipeline, a.connections, a.duration),
-            (16, 100, Duration::from_millis(500))
+            (a.pipeline, a.connections, a.max_connecting, a.duration),
+            (16, 100, 64, Duration::from_millis(500))
         );
         assert_eq!(a.expect_body, b"x");
         assert!(

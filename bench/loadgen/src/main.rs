@@ -47,7 +47,8 @@ fn main() -> ExitCode {
             r#""errors":{{"connect":{},"read":{},"write":{},"timeout":{},"closed":{},"status":{}}},"#,
             r#""duration_s":{:.6},"rps":{:.0},"#,
             r#""latency_us":{{"p50":{},"p90":{},"p99":{},"p999":{},"max":{},"mean":{:.1},"min":{}}},"#,
-            r#""latency_from":"{}","connections":{},"pipeline":{}}}"#,
+            r#""latency_from":"{}","connections":{},"pipeline":{},"#,
+            r#""open_s":{},"open_connect_errors":{}}}"#,
         ),
         requests,
         stats.ok,
@@ -75,10 +76,14 @@ fn main() -> ExitCode {
         LATENCY_FROM,
         args.connections,
         args.pipeline,
+        stats
+            .opened_in
+            .map_or_else(|| "null".to_string(), |d| format!("{:.3}", d.as_secs_f64())),
+        stats.open_connect_errors,
     );
     println!("{line}");
     let clean = stats.invalid == 0
-        && e.connect + e.read + e.write + e.timeout + e.closed == 0
+        && e.connect + e.read + e.write + e.timeout + e.closed + stats.open_connect_errors == 0
         && requests > 0;
     if clean {
         ExitCode::SUCCESS

@@ -18,6 +18,8 @@ const READ_BUF: usize = 64 * 1024;
 const CONNECT_RETRY: Duration = Duration::from_millis(10);
 /// How often in-flight requests are checked against the timeout.
 const TIMEOUT_SCAN: Duration = Duration::from_millis(50);
+/// The counted run starts once every connection is up, or this long after the start, whichever comes first.
+pub const OPEN_LIMIT: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Errors {
@@ -41,6 +43,10 @@ pub struct Stats {
     /// Microseconds from the write that completed a request to the end of its response.
     pub latency: Histogram<u64>,
     pub duration: Duration,
+    /// Time from the start until every connection had connected once (None: not within `OPEN_LIMIT`).
+    pub opened_in: Option<Duration>,
+    /// Connect errors before the counted run started (while opening and during the warm-up): not in `errors`.
+    pub open_connect_errors: u64,
 }
 
 impl Stats {
@@ -54,11 +60,14 @@ impl Stats {
             latency: Histogram::new_with_bounds(1, 3_600_000_000, 3)
                 .expect("valid histogram bounds"),
             duration: Duration::ZERO,
+            opened_in: None,
+            open_connect_errors: 0,
         }
     }
 
-    /// Forgets the warm-up.
+    /// Forgets the warm-up (keeping its connect errors in `open_connect_errors`).
     fn reset(&mut self) {
+        self.open_connect_errors += self.errors.connect;
         self.ok = 0;
         self.invalid = 0;
         self.first_invalid = None;
@@ -77,7 +86,7 @@ impl Stats {
 
 #[derive(Debug, PartialEq, Eq)]
 enum Phase {
-    /// Waiting for `retry_at` before connecting again.
+    /// Not connected: waiting for `since` (a retry) or for a free connecting slot (`--max-connecting`).
     Down,
     Connecting,
     Up,
@@ -87,6 +96,8 @@ enum Phase {
 struct Conn {
     stream: Option<TcpStream>,
     phase: Phase,
+    /// Whether it has been up at least once.
+    was_up: bool,
     /// When connecting started, or when to retry (`Down`).
     since: Instant,
     /// Write time of each request sent and not yet answered, oldest first.
@@ -110,6 +121,14 @@ struct Loop<'a> {
     batch: Vec<u8>,
     rbuf: Vec<u8>,
     stats: Stats,
+    /// Connections in the `Connecting` phase (at most `args.max_connecting`).
+    connecting: usize,
+    /// Connections not opened yet are `next_open..`; they are opened in order as connecting slots free up.
+    next_open: usize,
+    /// Connections that have been up at least once.
+    up_once: usize,
+    /// False while the connections are being opened: connections that are up wait to send their first requests.
+    loading: bool,
 }
 
 /// Why a connection is dropped and reopened.
@@ -133,12 +152,17 @@ pub fn run(args: &Args) -> io::Result<Stats> {
         batch: args.request.repeat(args.pipeline),
         rbuf: vec![0; READ_BUF],
         stats: Stats::new(),
+        connecting: 0,
+        next_open: 0,
+        up_once: 0,
+        loading: false,
     };
     let start = Instant::now();
-    for i in 0..args.connections {
+    for _ in 0..args.connections {
         lp.conns.push(Conn {
             stream: None,
             phase: Phase::Down,
+            was_up: false,
             since: start,
             inflight: VecDeque::with_capacity(args.pipeline),
             timed_out: 0,
@@ -147,32 +171,43 @@ pub fn run(args: &Args) -> io::Result<Stats> {
             carry: Vec::new(),
             parser: Parser::new(),
         });
-        lp.connect(i, start);
     }
-    let counted_from = start + args.warmup;
-    let end = counted_from + args.duration;
-    let mut counting = args.warmup.is_zero();
-    let mut counting_since = start;
+    // First the connections are opened, at most `max_connecting` at a time (a burst of thousands of SYNs overflows
+    // the server's listen backlog), without sending anything. Once every one is up (or after OPEN_LIMIT), the load
+    // starts on all of them: the warm-up, then the counted run.
+    let open_by = start + OPEN_LIMIT;
+    let mut load_since: Option<Instant> = None;
+    let mut counting_since: Option<Instant> = None;
     let mut next_scan = start + TIMEOUT_SCAN;
     let mut events = Events::with_capacity(1024);
     loop {
         let now = Instant::now();
-        if !counting && now >= counted_from {
-            lp.stats.reset();
-            counting = true;
-            counting_since = now;
+        lp.open_more(now);
+        if load_since.is_none() && (lp.up_once == lp.conns.len() || now >= open_by) {
+            load_since = Some(now);
+            lp.start_load(now);
         }
-        if now >= end {
-            lp.stats.duration = now - counting_since;
-            break;
+        if let (Some(l), None) = (load_since, counting_since) {
+            if now >= l + args.warmup {
+                lp.stats.reset();
+                counting_since = Some(now);
+            }
+        }
+        if let Some(c) = counting_since {
+            if now >= c + args.duration {
+                lp.stats.duration = now - c;
+                break;
+            }
         }
         if now >= next_scan {
             lp.scan(now);
             next_scan = now + TIMEOUT_SCAN;
         }
-        let wake = next_scan
-            .min(end)
-            .min(if counting { end } else { counted_from });
+        let wake = next_scan.min(match (load_since, counting_since) {
+            (_, Some(c)) => c + args.duration,
+            (Some(l), None) => l + args.warmup,
+            (None, _) => open_by,
+        });
         match lp
             .poll
             .poll(&mut events, Some(wake.saturating_duration_since(now)))
@@ -188,6 +223,9 @@ pub fn run(args: &Args) -> io::Result<Stats> {
                 ev.is_readable() || ev.is_read_closed() || ev.is_error(),
             );
         }
+        if lp.stats.opened_in.is_none() && lp.up_once == lp.conns.len() {
+            lp.stats.opened_in = Some(Instant::now() - start);
+        }
     }
     for c in &mut lp.conns {
         if let Some(mut s) = c.stream.take() {
@@ -198,8 +236,49 @@ pub fn run(args: &Args) -> io::Result<Stats> {
 }
 
 impl Loop<'_> {
-    /// Opens connection `i` (its old socket, if any, is already gone).
+    /// The load starts: every connection that is up sends its first requests (later ones send theirs when they connect).
+    fn start_load(&mut self, now: Instant) {
+        self.loading = true;
+        for i in 0..self.conns.len() {
+            if self.conns[i].phase == Phase::Up {
+                self.flush(i, now);
+            }
+        }
+    }
+
+    /// Opens connections never opened yet while fewer than `max_connecting` are connecting.
+    fn open_more(&mut self, now: Instant) {
+        while self.connecting < self.args.max_connecting && self.next_open < self.conns.len() {
+            let i = self.next_open;
+            self.next_open += 1;
+            self.connect(i, now);
+        }
+    }
+
+    /// Leaves the `Connecting` phase (if in it) for `phase`.
+    fn set_phase(&mut self, i: usize, phase: Phase) {
+        let c = &mut self.conns[i];
+        if c.phase == Phase::Connecting {
+            self.connecting -= 1;
+        }
+        if phase == Phase::Connecting {
+            self.connecting += 1;
+        }
+        if phase == Phase::Up && !c.was_up {
+            c.was_up = true;
+            self.up_once += 1;
+        }
+        c.phase = phase;
+    }
+
+    /// Opens connection `i` (its old socket, if any, is already gone); with every connecting slot taken, it waits
+    /// (`Down`) for the next scan.
     fn connect(&mut self, i: usize, now: Instant) {
+        if self.connecting >= self.args.max_connecting {
+            self.set_phase(i, Phase::Down);
+            self.conns[i].since = now;
+            return;
+        }
         let c = &mut self.conns[i];
         c.inflight.clear();
         c.timed_out = 0;
@@ -221,19 +300,17 @@ impl Loop<'_> {
         {
             return self.connect_failed(i, now);
         }
-        let c = &mut self.conns[i];
-        c.stream = Some(stream);
-        c.phase = Phase::Connecting;
+        self.conns[i].stream = Some(stream);
+        self.set_phase(i, Phase::Connecting);
     }
 
     fn connect_failed(&mut self, i: usize, now: Instant) {
         self.stats.errors.connect += 1;
-        let c = &mut self.conns[i];
-        if let Some(mut s) = c.stream.take() {
+        if let Some(mut s) = self.conns[i].stream.take() {
             let _ = self.poll.registry().deregister(&mut s);
         }
-        c.phase = Phase::Down;
-        c.since = now + CONNECT_RETRY;
+        self.set_phase(i, Phase::Down);
+        self.conns[i].since = now + CONNECT_RETRY;
     }
 
     /// Closes connection `i` after an error and opens a new one; its unanswered requests are dropped.
@@ -247,6 +324,7 @@ impl Loop<'_> {
         if let Some(mut s) = self.conns[i].stream.take() {
             let _ = self.poll.registry().deregister(&mut s);
         }
+        self.set_phase(i, Phase::Down);
         self.connect(i, now);
     }
 
@@ -256,7 +334,13 @@ impl Loop<'_> {
         for i in 0..self.conns.len() {
             let c = &mut self.conns[i];
             match c.phase {
-                Phase::Down if now >= c.since => self.connect(i, now),
+                Phase::Down
+                    if i < self.next_open
+                        && now >= c.since
+                        && self.connecting < self.args.max_connecting =>
+                {
+                    self.connect(i, now)
+                }
                 Phase::Connecting if now.saturating_duration_since(c.since) > timeout => {
                     self.connect_failed(i, now)
                 }
@@ -294,13 +378,16 @@ impl Loop<'_> {
                 return self.connect_failed(i, Instant::now());
             }
             let _ = stream.set_nodelay(true);
-            c.phase = Phase::Up;
             c.unsent = self.args.pipeline;
-            return self.flush(i, Instant::now());
+            self.set_phase(i, Phase::Up);
+            if self.loading {
+                self.flush(i, Instant::now());
+            }
+            return;
         }
         if readable {
             self.read(i);
-        } else if writable && c.unsent > 0 {
+        } else if writable && c.unsent > 0 && self.loading {
             self.flush(i, Instant::now());
         }
     }

@@ -1,0 +1,403 @@
+// The report of a results directory: reads the raw JSON the harness wrote there (one file per scenario and tool, one
+// per connection sweep) and writes report.md (one table per scenario, servers as rows, ratios to Express and
+// node:http, the full figures under each) and charts/*.svg. `npm run bench -- report <dir>` runs only this, so a
+// report and its charts can be made again from an earlier run.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { type BarDatum, renderSvg, type SweepDatum, scenarioChartSpec, sweepChartSpec } from './charts.ts';
+import type { Measurement } from './measure.ts';
+import { markdownTable, type Summary, summarize } from './report.ts';
+import { scenarios } from './scenarios.ts';
+
+/** The run description every results file starts with (run.ts `meta()`); older files lack the optional fields. */
+export interface RunMeta {
+  started: string;
+  finished?: string;
+  hostname: string;
+  kernel: string;
+  cpu: string;
+  cores: number;
+  loadavg?: number[];
+  node: string;
+  /** `<id>: <version>` */
+  tool: string;
+  toolId?: string;
+  toolDescribe?: string;
+  toolValidates?: string;
+  toolLatency?: string;
+  versions?: Record<string, string | null>;
+  commit?: string | null;
+  argv?: string[];
+  quick?: boolean;
+  options: {
+    durationS: number;
+    warmupS: number;
+    iterations: number;
+    connections: number;
+    threads: number;
+    timeoutS: number;
+    modes: { id: string; depth: number }[];
+    serverCpu: number;
+    loadCpu: number;
+    nofile: number;
+    requests?: number;
+    countBased?: boolean;
+  };
+}
+
+interface SavedScenario {
+  id: string;
+  description: string;
+  kind?: 'dynamic' | 'static';
+}
+
+export interface ScenarioFile extends RunMeta {
+  scenario: SavedScenario;
+  results: Measurement[];
+}
+
+export interface SweepPoint {
+  connections: number;
+  result: Measurement;
+}
+
+export interface SweepFile extends RunMeta {
+  sweep: { scenario: string; mode: string; connections: number[] };
+  scenario: SavedScenario;
+  points: SweepPoint[];
+}
+
+export const toolOf = (meta: Pick<RunMeta, 'tool' | 'toolId'>): string =>
+  meta.toolId ?? meta.tool.split(':')[0] ?? 'wrk';
+
+/** The file a scenario's results go to: `<scenario>.json` for wrk (the default tool), else `<scenario>.<tool>.json`. */
+export const scenarioFileName = (scenario: string, tool: string): string =>
+  tool === 'wrk' ? `${scenario}.json` : `${scenario}.${tool}.json`;
+export const sweepFileName = (scenario: string, tool: string): string =>
+  tool === 'loadgen' ? `sweep-${scenario}.json` : `sweep-${scenario}.${tool}.json`;
+
+const TOOL_ORDER = ['wrk', 'loadgen', 'autocannon', 'ab-k', 'ab'];
+const TOOL_NAMES: Record<string, string> = {
+  wrk: 'wrk',
+  loadgen: 'gale-loadgen',
+  autocannon: 'autocannon',
+  'ab-k': 'ab -k (keep-alive)',
+  ab: 'ab (a connection per request)',
+};
+
+/** How a run was shaped, e.g. "wrk -t1 -c100, 3 × 10 s after a 2 s warm-up, timeout 2 s, …". */
+export function runShape(meta: RunMeta): string {
+  const o = meta.options;
+  const tool = meta.toolDescribe ?? `${toolOf(meta)} -c${o.connections}`;
+  const requests = o.requests ?? 100000;
+  const what = o.countBased
+    ? `${tool} -n ${requests}, ${o.iterations} run${o.iterations === 1 ? '' : 's'}`
+    : `${tool}, ${o.iterations} × ${o.durationS} s`;
+  const warmup = o.countBased ? `${Math.max(1000, Math.round(requests / 10))}-request` : `${o.warmupS} s`;
+  return (
+    `${what}${o.warmupS ? ` after a ${warmup} warm-up` : ''}, timeout ${o.timeoutS} s, ` +
+    `server on CPU ${o.serverCpu}, load on CPU ${o.loadCpu}`
+  );
+}
+
+const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+const ms = (us: number | null): string =>
+  us === null ? 'n/a' : us < 1000 ? `${Math.round(us)} µs` : `${(us / 1000).toFixed(us < 10_000 ? 2 : 1)} ms`;
+const modeLabel = (m: { mode: string; depth: number }): string => (m.depth > 1 ? `pipelined ×${m.depth}` : m.mode);
+
+/**
+ * The headline table of a scenario, shaped like the published ones: one row per server, the median req/s of each
+ * mode with its ratio to Express 5 and to node:http (and to nginx for the static scenarios), then plain-mode p99 and
+ * server CPU per request.
+ */
+export function headlineTable(ms_: readonly Measurement[], opts: { vsNginx?: boolean } = {}): string {
+  const serversSeen = [...new Map(ms_.map((m) => [m.server, m.label])).entries()];
+  const modes = [...new Map(ms_.map((m) => [m.mode, m.depth])).entries()].map(([mode, depth]) => ({ mode, depth }));
+  const get = (server: string, mode: string) => ms_.find((m) => m.server === server && m.mode === mode);
+  const sum = (server: string, mode: string): Summary | null => {
+    const m = get(server, mode);
+    return m ? summarize(m) : null;
+  };
+  const bases = [
+    ['express', 'vs Express'],
+    ['node-http', 'vs node:http'],
+    ...(opts.vsNginx ? [['nginx', 'vs nginx']] : []),
+  ] as const;
+  const first = modes[0];
+  const head = [
+    'server',
+    ...modes.flatMap((m) => [`${modeLabel(m)} req/s`, ...bases.map((b) => b[1])]),
+    ...(first ? [`p99 (${modeLabel(first)})`, `CPU µs/req (${modeLabel(first)})`] : []),
+  ];
+  const lines = [
+    `| ${head.join(' | ')} |`,
+    `|---|${head
+      .slice(1)
+      .map(() => '---:|')
+      .join('')}`,
+  ];
+  for (const [server, label] of serversSeen) {
+    const cells = [server.startsWith('gale') ? `**${label}**` : label];
+    for (const { mode } of modes) {
+      const m = get(server, mode);
+      const s = sum(server, mode);
+      if (!m || m.notRun) cells.push('—', ...bases.map(() => '—'));
+      else if (!s) cells.push('**FAILED**', ...bases.map(() => '—'));
+      else {
+        cells.push(`${int(s.medianRps)}${s.toolBound ? ' ‡' : ''}`);
+        for (const [b] of bases) {
+          const base = sum(b, mode);
+          cells.push(base ? `${(s.medianRps / base.medianRps).toFixed(2)}×` : '—');
+        }
+      }
+    }
+    if (first) {
+      const s = sum(server, first.mode);
+      cells.push(s ? ms(s.p99Us) : '—', s?.cpuUsPerReq == null ? '—' : s.cpuUsPerReq.toFixed(1));
+    }
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+export function loadResults(dir: string): { scenarioFiles: ScenarioFile[]; sweepFiles: SweepFile[] } {
+  const scenarioFiles: ScenarioFile[] = [];
+  const sweepFiles: SweepFile[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    if (!name.endsWith('.json')) continue;
+    const j = readJson(join(dir, name)) as Partial<ScenarioFile & SweepFile> | null;
+    if (!j || typeof j !== 'object' || !j.options || !j.scenario) continue;
+    if (Array.isArray(j.points) && j.sweep) sweepFiles.push(j as SweepFile);
+    else if (Array.isArray(j.results)) scenarioFiles.push(j as ScenarioFile);
+  }
+  const order = (id: string) => {
+    const i = scenarios.findIndex((s) => s.id === id);
+    return i < 0 ? scenarios.length : i;
+  };
+  const toolRank = (f: RunMeta) => {
+    const i = TOOL_ORDER.indexOf(toolOf(f));
+    return i < 0 ? TOOL_ORDER.length : i;
+  };
+  scenarioFiles.sort((a, b) => toolRank(a) - toolRank(b) || order(a.scenario.id) - order(b.scenario.id));
+  return { scenarioFiles, sweepFiles };
+}
+
+function chartName(scenario: string, tool: string): string {
+  return tool === 'wrk' ? `${scenario}.svg` : `${scenario}.${tool}.svg`;
+}
+
+function bars(f: ScenarioFile): { data: BarDatum[]; servers: string[]; modes: string[] } {
+  const data: BarDatum[] = [];
+  for (const m of f.results) {
+    if (m.notRun) continue;
+    const s = summarize(m);
+    data.push({
+      server: m.label,
+      mode: modeLabel(m),
+      rps: s ? s.medianRps : null,
+      min: s ? s.minRps : null,
+      max: s ? s.maxRps : null,
+      label: s ? `${int(s.medianRps)}${s.toolBound ? ' ‡' : ''}` : 'FAILED',
+    });
+  }
+  return {
+    data,
+    servers: [...new Set(f.results.map((m) => m.label))],
+    modes: [...new Set(f.results.map((m) => modeLabel(m)))],
+  };
+}
+
+const day = (iso: string): string => iso.slice(0, 10);
+
+function machine(meta: RunMeta): string {
+  return `${meta.cores} cores (${meta.cpu}), ${meta.kernel}, Node ${meta.node}`;
+}
+
+/** Sweep tables: req/s, p99 and errors per server (rows) and connection count (columns). */
+export function sweepTables(f: SweepFile): string {
+  const conns = f.sweep.connections;
+  const servers = [...new Map(f.points.map((p) => [p.result.server, p.result.label])).entries()];
+  const cell = (server: string, c: number, what: 'rps' | 'p99' | 'errors'): string => {
+    const p = f.points.find((x) => x.connections === c && x.result.server === server);
+    if (!p) return '';
+    const m = p.result;
+    if (m.notRun) return '—';
+    const s = summarize(m);
+    if (what === 'errors') {
+      const e = m.iterations.reduce(
+        (n, it) => n + Object.values(it.errors).reduce((a, b) => a + b, 0) + it.invalid,
+        m.warmup && !s ? Object.values(m.warmup.errors).reduce((a, b) => a + b, 0) + m.warmup.invalid : 0,
+      );
+      return s ? String(e) : `**${e}**`;
+    }
+    if (!s) return '**FAILED**';
+    return what === 'rps' ? `${int(s.medianRps)}${s.toolBound ? ' ‡' : ''}` : ms(s.p99Us);
+  };
+  const table = (what: 'rps' | 'p99' | 'errors', title: string) => {
+    const head = `| ${title} | ${conns.map((c) => int(c)).join(' | ')} |`;
+    const sep = `|---|${conns.map(() => '---:|').join('')}`;
+    const rows = servers.map(
+      ([server, label]) =>
+        `| ${server.startsWith('gale') ? `**${label}**` : label} | ${conns.map((c) => cell(server, c, what)).join(' | ')} |`,
+    );
+    return [head, sep, ...rows].join('\n');
+  };
+  const failures = f.points
+    .filter((p) => !p.result.notRun && !summarize(p.result))
+    .map(
+      (p) =>
+        `- **${p.result.label} at ${int(p.connections)} connections FAILED**: ${p.result.failure ?? 'no iterations'}`,
+    );
+  return [
+    table('rps', 'req/s (median) \\ connections'),
+    '',
+    table('p99', 'p99 latency \\ connections'),
+    '',
+    table('errors', 'errors \\ connections'),
+    '',
+    '- errors = socket errors (connect, read, write, closed by the server), timeouts, HTTP ≥ 400 and invalid ' +
+      'responses over the counted runs (and the warm-up, for a point that failed there); any error makes the point ' +
+      'FAILED, so it gets no req/s figure.',
+    ...failures,
+    '',
+  ].join('\n');
+}
+
+/** Writes `<dir>/report.md` and `<dir>/charts/*.svg` from the JSON in `dir`. */
+export async function writeReport(dir: string): Promise<{ report: string; charts: string[] }> {
+  if (!existsSync(dir)) throw new Error(`no such directory: ${dir}`);
+  const { scenarioFiles, sweepFiles } = loadResults(dir);
+  if (!scenarioFiles.length && !sweepFiles.length) throw new Error(`no benchmark results (*.json) in ${dir}`);
+  const chartDir = join(dir, 'charts');
+  mkdirSync(chartDir, { recursive: true });
+  const charts: string[] = [];
+  const all: RunMeta[] = [...scenarioFiles, ...sweepFiles];
+  const first = all[0] as RunMeta;
+  const days = [...new Set(all.map((m) => day(m.started)))].sort();
+  const commits = [...new Set(all.map((m) => m.commit).filter((c): c is string => !!c))];
+  const commands = [
+    ...new Set(
+      all
+        .map((m) => m.argv)
+        .filter((a): a is string[] => !!a)
+        .map((a) => a.join(' ')),
+    ),
+  ];
+  const out: string[] = [`# Gale benchmarks: ${basename(dir)}`, ''];
+  if (all.some((m) => m.quick)) {
+    out.push(
+      '> **Quick mode** (`--quick`): every server on every scenario it serves, for a second at a few connections, ' +
+        'with each server process reused across scenarios. It proves that every server answers every counted ' +
+        'request correctly; its figures are not measurements.',
+      '',
+    );
+  }
+  out.push(
+    `Machine: ${machine(first)}, host \`${first.hostname}\`. Date: ${days.join(', ')}.` +
+      (commits.length ? ` Commit: ${commits.map((c) => `\`${c.slice(0, 10)}\``).join(', ')}.` : ''),
+    '',
+  );
+  if (commands.length) {
+    out.push('Command:', '', '```sh', ...commands.map((c) => `npm run bench -- ${c}`.trimEnd()), '```', '');
+  }
+  const versions = Object.entries(first.versions ?? {}).filter(([, v]) => v);
+  if (versions.length) out.push(`Versions: ${versions.map(([k, v]) => `${k} ${v}`).join(', ')}.`, '');
+  out.push(
+    'Every counted response was validated; a server that answered anything wrong, or had any socket error or ' +
+      'timeout, is shown as **FAILED** with the reason, never with a figure. "—" = not run (see the notes). ' +
+      'Ratios compare median req/s in the same mode. ‡ = the load tool used ≥ 90 % of its core: that figure may ' +
+      'measure the tool. Server and load generator run pinned to different cores (`taskset`).',
+    '',
+  );
+
+  const byTool = new Map<string, ScenarioFile[]>();
+  for (const f of scenarioFiles) {
+    const t = toolOf(f);
+    byTool.set(t, [...(byTool.get(t) ?? []), f]);
+  }
+  for (const [tool, files] of byTool) {
+    const f0 = files[0] as ScenarioFile;
+    out.push(`## ${TOOL_NAMES[tool] ?? tool}`, '');
+    if (f0.toolValidates) out.push(`- Checked on every counted response: ${f0.toolValidates}.`);
+    if (f0.toolLatency) out.push(`- Latency: ${f0.toolLatency}.`);
+    out.push(`- Version: ${f0.tool.split(': ').slice(1).join(': ') || f0.tool}.`, '');
+    for (const f of files) {
+      const sc = f.scenario;
+      out.push(`### ${sc.id}: ${sc.description}`, '');
+      out.push(`${runShape(f)}; ${day(f.started)}.`, '');
+      out.push(headlineTable(f.results, { vsNginx: sc.kind === 'static' }));
+      const b = bars(f);
+      if (b.data.length) {
+        const name = chartName(sc.id, tool);
+        const svg = await renderSvg(
+          scenarioChartSpec(
+            `${sc.id}: requests/s per server${f.quick ? ' (quick mode: not a measurement)' : ''}`,
+            [sc.description, `${runShape(f)}`, `${machine(f)}, ${day(f.started)}`],
+            b.data,
+            b.servers,
+            b.modes,
+          ),
+        );
+        writeFileSync(join(chartDir, name), svg);
+        charts.push(join(chartDir, name));
+        out.push(`![${sc.id}: median requests/s per server, min–max as a line](charts/${name})`, '');
+      }
+      out.push(
+        '<details><summary>All figures: min–max, latency, CPU, memory, notes</summary>',
+        '',
+        markdownTable(f.results, tool, { vsNginx: sc.kind === 'static' }),
+        '</details>',
+        '',
+      );
+    }
+  }
+
+  for (const f of sweepFiles) {
+    const tool = toolOf(f);
+    out.push(`## Connection sweep: ${f.sweep.scenario} (${TOOL_NAMES[tool] ?? tool}, ${f.sweep.mode} mode)`, '');
+    out.push(`${runShape(f)}; ${day(f.started)}.`, '');
+    if (f.toolValidates) out.push(`Checked on every counted response: ${f.toolValidates}.`, '');
+    out.push(sweepTables(f));
+    const data: SweepDatum[] = f.points
+      .filter((p) => !p.result.notRun)
+      .map((p) => {
+        const s = summarize(p.result);
+        return {
+          server: p.result.label,
+          connections: p.connections,
+          rps: s ? s.medianRps : null,
+          p99Ms: s?.p99Us == null ? null : s.p99Us / 1000,
+        };
+      });
+    if (data.some((d) => d.rps !== null)) {
+      const name = `sweep-${f.sweep.scenario}${tool === 'loadgen' ? '' : `.${tool}`}.svg`;
+      const svg = await renderSvg(
+        sweepChartSpec(
+          `Connection sweep, ${f.sweep.scenario}: requests/s and p99 by connections`,
+          [runShape(f), `${machine(f)}, ${day(f.started)}; FAILED points are not drawn (see the table)`],
+          data,
+          [...new Set(f.points.map((p) => p.result.label))],
+        ),
+      );
+      writeFileSync(join(chartDir, name), svg);
+      charts.push(join(chartDir, name));
+      out.push(`![Connection sweep: requests/s and p99 latency by connections](charts/${name})`, '');
+    }
+  }
+  out.push(
+    '---',
+    '',
+    'Raw data: the JSON files beside this report. Made again with `npm run bench -- report <this dir>`.',
+  );
+  const report = join(dir, 'report.md');
+  writeFileSync(report, `${out.join('\n').trimEnd()}\n`);
+  return { report, charts };
+}
