@@ -28,17 +28,43 @@ ensureLargeFile();
 app.static('/static', publicDir, { cache: process.env.STATIC_CACHE !== '0' });
 app.static('/', prerenderedDir, { extensions: ['html'] });
 
+// middleware: five no-op async middlewares and an error handler in front of the hello answer.
+const noop = async (_req, _res, next) => {
+  await next();
+};
+app.get('/mw', noop, noop, noop, noop, noop, () => ({ hello: 'world' }));
+app.onError((err, _req, res) => res.status(500).json({ error: String(err?.message ?? err) }));
+
+// stream-out: 10 KiB of spaces, written as a stream (chunked) in 1 KiB pieces.
+const KIB_OF_SPACES = ' '.repeat(1024);
+app.get('/stream', (_req, res) => {
+  res.header('content-type', 'text/plain; charset=utf-8');
+  for (let i = 0; i < 10; i++) res.write(KIB_OF_SPACES);
+  res.end();
+});
+
+// stream-echo: the request body piped back as it arrives, with backpressure both ways.
+app.post('/stream', async (req, res) => {
+  res.header('content-type', req.get('content-type') ?? 'application/octet-stream');
+  for await (const chunk of req.stream()) {
+    if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+  }
+  res.end();
+});
+
 // A fixed response answered entirely by the native engine, never entering JavaScript.
 app.fixed('GET', '/health', { body: 'ok' });
 
-const port = Number(process.env.PORT ?? 3000);
-const host = process.env.HOST ?? '0.0.0.0';
-const addr = await app.listen(port, host);
-console.log(`Gale demo listening on http://localhost:${addr.port}/json`);
-
+// Graceful shutdown: in-flight requests finish, idle connections close, the rest are cut after 5 s.
+// Registered before listening, so a signal can never arrive between the two.
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, async () => {
     await app.close({ timeout: 5000 });
     process.exit(0);
   });
 }
+
+const port = Number(process.env.PORT ?? 3000);
+const host = process.env.HOST ?? '0.0.0.0';
+const addr = await app.listen(port, host);
+console.log(`Gale demo listening on http://localhost:${addr.port}/json`);

@@ -346,8 +346,10 @@ test('append() and get(): values accumulate into separate header lines', T, asyn
   assert.deepEqual(JSON.parse(r.text), { got: ['a', 'b', 'c'] });
 });
 
-test('etag (default weak): send/json/bytes get the etag-package tag; streamed bodies do not', T, async (t) => {
-  const { port } = await start(t);
+test('etag off by default; etag: "weak" tags send/json/bytes (etag-package format), not streams', T, async (t) => {
+  const plain = await start(t);
+  assert.equal((await simpleRequest(plain.port, { path: '/text' })).get('etag'), undefined);
+  const { port } = await start(t, { etag: 'weak' });
   const text = await simpleRequest(port, { path: '/text' });
   assert.equal(text.get('etag'), tagOf('hello etag'));
   const json = await simpleRequest(port, { path: '/json' });
@@ -363,7 +365,7 @@ test('etag (default weak): send/json/bytes get the etag-package tag; streamed bo
 });
 
 test('etag: If-None-Match that matches → 304 with the ETag, no body, no Content-Type', T, async (t) => {
-  const { port } = await start(t);
+  const { port } = await start(t, { etag: 'weak' });
   const tag = tagOf('hello etag');
   for (const inm of [tag, tag.slice(2), `"other", ${tag}`, '*']) {
     const r = await simpleRequest(port, { path: '/text', headers: { 'If-None-Match': inm } });

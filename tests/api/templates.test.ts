@@ -70,11 +70,15 @@ test('html``: interpolations escaped; arrays joined; nested html and raw() kept;
 });
 
 test('a returned html`` result is sent as text/html with an ETag; res.html accepts one too', T, async (t) => {
-  const { port } = await withApp(t, (app) => {
-    app.get('/hi/:name', (req) => html`<h1>Hello ${req.params.name}</h1>`);
-    app.get('/res-html', (_req, res) => res.html(html`<em>${'<x>'}</em>`));
-    app.get('/typed', (_req, res) => res.type('xml').send(html`<a>${'&'}</a>`));
-  });
+  const { port } = await withApp(
+    t,
+    (app) => {
+      app.get('/hi/:name', (req) => html`<h1>Hello ${req.params.name}</h1>`);
+      app.get('/res-html', (_req, res) => res.html(html`<em>${'<x>'}</em>`));
+      app.get('/typed', (_req, res) => res.type('xml').send(html`<a>${'&'}</a>`));
+    },
+    { etag: 'weak' },
+  );
   const r = await simpleRequest(port, { path: '/hi/%3Cb%3Ebold%3C%2Fb%3E' });
   assert.equal(r.status, 200);
   assert.equal(r.get('content-type'), 'text/html; charset=utf-8');

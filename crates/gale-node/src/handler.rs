@@ -12,6 +12,7 @@ use crate::napi_util as nu;
 pub(crate) const EV_ABORT: u32 = 0;
 pub(crate) const EV_DRAIN: u32 = 1;
 pub(crate) const EV_CLOSED: u32 = 2;
+pub(crate) const EV_BODY: u32 = 3;
 
 pub(crate) struct JsHandler {
     pub env: napi_env,
@@ -130,7 +131,10 @@ impl Handler for JsHandler {
         argv.push(nu::uint(env, route));
         server.with_req(id, |r| {
             for p in r.params() {
-                argv.push(nu::string(env, p));
+                argv.push(match p {
+                    Some(p) => nu::string(env, p),
+                    None => nu::undefined(env),
+                });
             }
         });
         // The JS call may re-enter the engine but never this handler's request path, so holding
@@ -146,6 +150,7 @@ impl Handler for JsHandler {
             Event::Abort(id) => (EV_ABORT, id),
             Event::Drain(id) => (EV_DRAIN, id),
             Event::Closed => (EV_CLOSED, 0),
+            Event::Body(id) => (EV_BODY, id),
         };
         let f = self.ref_value(self.on_event);
         self.call(f, &[nu::uint(env, kind), nu::uint(env, id)]);

@@ -165,7 +165,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     let mut obj = ptr::null_mut();
     // SAFETY: plain object creation.
     unsafe { sys::napi_create_object(env, &mut obj) };
-    let table: [(&CStr, Cb); 22] = [
+    let table: [(&CStr, Cb); 23] = [
         (c"route", route),
         (c"fixed", fixed),
         (c"listen", listen),
@@ -181,6 +181,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"static", static_mount),
         (c"sendFile", send_file),
         (c"fallback", fallback),
+        (c"takeBody", take_body),
         (c"method", req_method),
         (c"url", req_url),
         (c"headers", req_headers),
@@ -552,6 +553,23 @@ unsafe extern "C" fn destroy(env: napi_env, info: napi_callback_info) -> napi_va
         s.destroy(id);
     }
     nu::undefined(env)
+}
+
+/// takeBody(id) → [Buffer, state] (state 0 more coming, 1 complete, else an error status) or undefined.
+unsafe extern "C" fn take_body(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let Some(id) = nu::get_u32(env, argv[0]) else {
+        return nu::throw(env, "takeBody(id): id must be a number", true);
+    };
+    match s.take_body(id) {
+        Some((bytes, state)) => nu::array(
+            env,
+            &[nu::buffer_copy(env, &bytes), nu::uint(env, state as u32)],
+        ),
+        None => nu::undefined(env),
+    }
 }
 
 unsafe extern "C" fn fallback(env: napi_env, info: napi_callback_info) -> napi_value {

@@ -21,6 +21,13 @@ use crate::{Config, Event, Server, Target};
 pub(crate) const LISTENER: Token = Token(usize::MAX);
 /// Size of a pooled read buffer.
 const READ_BUF: usize = 64 * 1024;
+/// Marks an optional route param that matched nothing.
+pub(crate) const ABSENT_SPAN: gale_http::Span = gale_http::Span {
+    start: u32::MAX,
+    end: u32::MAX,
+};
+/// Streamed request body bytes held for JS before reading from the socket pauses.
+const BODY_HIGH_WATER: usize = 256 * 1024;
 
 pub(crate) struct Inner {
     pub cfg: Config,
@@ -151,6 +158,7 @@ impl Inner {
                 *pos = data.len();
                 return Step::Stop;
             }
+            Phase::Body(_) if conn.read_paused => return Step::Stop,
             Phase::Body(idx) => return self.feed_body(idx, data, pos),
             Phase::Head => {}
         }
@@ -248,6 +256,14 @@ impl Inner {
             Found::Route(&Target::Js(route)) => {
                 let base = req.path.start;
                 for &(s, e) in &self.param_scratch {
+                    if s == u32::MAX {
+                        // An optional param that did not match (the router's ABSENT slot).
+                        req.params.push(Param {
+                            span: ABSENT_SPAN,
+                            decoded: false,
+                        });
+                        continue;
+                    }
                     let span = gale_http::Span {
                         start: base + s,
                         end: base + e,
@@ -355,12 +371,13 @@ impl Inner {
 
     fn feed_body(&mut self, idx: usize, data: &[u8], pos: &mut usize) -> Step {
         let avail = &data[*pos..];
-        if avail.is_empty() {
-            return Step::Stop;
-        }
         let req = self.reqs.get_mut(idx);
-        let keep = matches!(req.action, Some(Action::Js(_)));
-        let done = if let Some(dec) = req.chunked.as_mut() {
+        // Bytes are kept only for a JS handler that has not answered yet.
+        let keep = matches!(req.action, Some(Action::Js(_))) && !req.ended;
+        let before = req.body.len();
+        let done = if avail.is_empty() {
+            false
+        } else if let Some(dec) = req.chunked.as_mut() {
             let sink = if keep {
                 &mut req.body
             } else {
@@ -389,10 +406,51 @@ impl Inner {
             req.body_left == 0
         };
         if done {
-            self.finish_request(idx)
-        } else {
-            Step::Stop
+            return self.body_complete(idx);
         }
+        let req = self.reqs.get_mut(idx);
+        if keep && !req.js_owned {
+            // The body is still on its way: the handler starts now and reads the rest as it comes.
+            if let Some(Action::Js(route)) = req.action {
+                req.streaming = true;
+                req.js_owned = true;
+                return Step::Dispatch(req.id(idx), route);
+            }
+        }
+        if req.streaming && req.body.len() > before && req.want_body {
+            req.want_body = false;
+            self.events.push_back(Event::Body(req.id(idx)));
+        }
+        if req.streaming && req.body.len() > BODY_HIGH_WATER {
+            // JS is not keeping up: stop reading until it takes what is buffered.
+            let cid = req.conn;
+            self.conns[cid].read_paused = true;
+        }
+        Step::Stop
+    }
+
+    /// The last body byte arrived.
+    fn body_complete(&mut self, idx: usize) -> Step {
+        let req = self.reqs.get_mut(idx);
+        if !req.streaming {
+            return self.finish_request(idx);
+        }
+        req.body_done = true;
+        let cid = req.conn;
+        let keep_alive = req.keep_alive && !req.native_close;
+        if req.want_body {
+            req.want_body = false;
+            self.events.push_back(Event::Body(req.id(idx)));
+        }
+        let orphan = req.ended && !self.conns[cid].inflight.contains(&idx);
+        let conn = &mut self.conns[cid];
+        conn.phase = if keep_alive { Phase::Head } else { Phase::Done };
+        conn.since = self.now;
+        if orphan {
+            // Answered before its body ended: nothing refers to the record any more.
+            self.reqs.free(idx);
+        }
+        Step::Continue
     }
 
     /// The whole request is in: answer natively or hand it to JS.
@@ -423,18 +481,33 @@ impl Inner {
         }
     }
 
-    /// Answers a request with an error and stops reading the connection.
+    /// Answers a request with an error and stops reading the connection. When JS already has the
+    /// request (streamed body), its body reader gets the error instead and JS answers.
     pub fn fail(&mut self, idx: usize, err: &HttpError) {
         let req = self.reqs.get_mut(idx);
         let cid = req.conn;
+        if req.streaming {
+            req.body_error = err.status();
+            req.keep_alive = false;
+            let id = req.id(idx);
+            let orphan = req.ended && !self.conns[cid].inflight.contains(&idx);
+            if req.want_body {
+                req.want_body = false;
+                self.events.push_back(Event::Body(id));
+            }
+            let conn = &mut self.conns[cid];
+            conn.phase = Phase::Done;
+            if orphan {
+                self.reqs.free(idx);
+                conn.close_after_flush = true;
+                self.touch(cid);
+            }
+            return;
+        }
         req.native.clear();
         gale_http::write_error_response(&mut req.native, err, &self.date);
         req.native_close = true;
         req.action = Some(Action::Native);
-        if req.js_owned {
-            // Cannot happen for body errors (JS gets the request after its body), kept for safety.
-            return;
-        }
         self.conns[cid].phase = Phase::Done;
         self.end_native(idx);
     }
@@ -456,6 +529,12 @@ impl Inner {
         }
         let mut conn = self.conns.remove(cid);
         let _ = self.poll.registry().deregister(&mut conn.sock);
+        if let Phase::Body(idx) = conn.phase {
+            if !conn.inflight.contains(&idx) {
+                // A streamed body still arriving for a request already answered.
+                self.reqs.free(idx);
+            }
+        }
         for idx in conn.inflight.drain(..) {
             let req = self.reqs.get_mut(idx);
             if req.js_owned && !req.ended {

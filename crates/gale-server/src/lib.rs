@@ -71,6 +71,8 @@ pub enum Event {
     Abort(u32),
     /// Output for this streaming response fell below the high-water mark.
     Drain(u32),
+    /// More of this request's body arrived, or it ended or failed (see `Server::take_body`).
+    Body(u32),
     /// The server has stopped: listener closed and every connection gone.
     Closed,
 }

@@ -68,25 +68,46 @@ pub struct Reply<'a> {
     pub headers: &'a [u8],
 }
 
-/// Sends as much of a file body as the socket takes. Ok(true) when all of it is sent.
+/// Sends as much of a file or cached body as the socket takes. Ok(true) when all of it is sent.
 fn send_file(
     sock: &mio::net::TcpStream,
     body: &mut crate::request::FileBody,
 ) -> std::io::Result<bool> {
     use std::os::fd::AsRawFd;
+    let file = match &body.source {
+        crate::request::BodySource::File(f) => f,
+        crate::request::BodySource::Memory(bytes) => {
+            let mut sock = sock;
+            while body.remaining > 0 {
+                let start = body.offset as usize;
+                let end = start + body.remaining as usize;
+                match sock.write(&bytes[start..end]) {
+                    Ok(0) => return Err(ErrorKind::WriteZero.into()),
+                    Ok(n) => {
+                        body.offset += n as u64;
+                        body.remaining -= n as u64;
+                    }
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(false),
+                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            return Ok(true);
+        }
+    };
     while body.remaining > 0 {
         let count = body.remaining.min(1 << 20) as usize;
         #[cfg(target_os = "linux")]
         let n = {
             let mut off = body.offset as libc::off_t;
             // SAFETY: both fds are open for the duration of the call; off is a valid pointer.
-            unsafe { libc::sendfile(sock.as_raw_fd(), body.file.as_raw_fd(), &mut off, count) }
+            unsafe { libc::sendfile(sock.as_raw_fd(), file.as_raw_fd(), &mut off, count) }
         };
         #[cfg(not(target_os = "linux"))]
         let n = {
             use std::os::unix::fs::FileExt;
             let mut buf = vec![0u8; count.min(64 * 1024)];
-            match body.file.read_at(&mut buf, body.offset) {
+            match file.read_at(&mut buf, body.offset) {
                 Ok(0) => 0,
                 Ok(r) => {
                     // SAFETY: writes r initialised bytes from buf to an open socket.
@@ -329,7 +350,10 @@ impl Inner {
             }
             let close = !req.keep_alive || req.native_close;
             conn.inflight.pop_front();
-            self.reqs.free(front);
+            if conn.phase != Phase::Body(front) {
+                // (A request whose streamed body is still arriving is freed when the body ends.)
+                self.reqs.free(front);
+            }
             if close {
                 conn.close_after_flush = true;
                 conn.phase = Phase::Done;
@@ -603,6 +627,38 @@ impl Server {
                 }
                 _ => Ok(false),
             }
+        };
+        self.after_call();
+        r
+    }
+
+    /// Hands JS the request body received so far: (bytes, state) with state 0 = more is coming
+    /// (an `Event::Body` follows), 1 = complete, or the error status (400/408/413) that ended it.
+    /// None when the request is gone.
+    pub fn take_body(&self, id: u32) -> Option<(Vec<u8>, u16)> {
+        let r = {
+            let mut inner = self.inner.borrow_mut();
+            let idx = inner.reqs.lookup(id)?;
+            let req = inner.reqs.get_mut(idx);
+            let bytes = std::mem::take(&mut req.body);
+            let state = if req.body_error != 0 {
+                req.body_error
+            } else if !req.streaming || req.body_done {
+                1
+            } else {
+                req.want_body = true;
+                0
+            };
+            let cid = req.conn;
+            let detached = req.detached;
+            if !detached {
+                let conn = &mut inner.conns[cid];
+                if conn.read_paused && conn.phase == Phase::Body(idx) {
+                    conn.read_paused = false;
+                    inner.deferred.push(cid);
+                }
+            }
+            Some((bytes, state))
         };
         self.after_call();
         r

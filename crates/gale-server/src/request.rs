@@ -70,13 +70,27 @@ pub(crate) struct Req {
     pub want_drain: bool,
     /// A file body still to send after the head (static files, `res.sendFile`).
     pub file: Option<FileBody>,
+    /// JS got the request before its body was complete; the rest is handed over as it arrives.
+    pub streaming: bool,
+    /// The whole body has arrived (streaming requests).
+    pub body_done: bool,
+    /// Status of a body error JS must see (400 bad chunk, 408 timeout, 413 too large), or 0.
+    pub body_error: u16,
+    /// JS waits for more body: send `Event::Body` when bytes arrive, the body ends or fails.
+    pub want_body: bool,
 }
 
-/// The part of a file a response still has to send; sent with sendfile once the head is out.
+/// The part of a body a response still has to send after its head: a file (sent with sendfile), or
+/// bytes shared with the static-file cache (written without copying).
 pub(crate) struct FileBody {
-    pub file: std::fs::File,
+    pub source: BodySource,
     pub offset: u64,
     pub remaining: u64,
+}
+
+pub(crate) enum BodySource {
+    File(std::fs::File),
+    Memory(std::rc::Rc<[u8]>),
 }
 
 impl Req {
@@ -103,6 +117,10 @@ impl Req {
         self.out.clear();
         self.want_drain = false;
         self.file = None;
+        self.streaming = false;
+        self.body_done = false;
+        self.body_error = 0;
+        self.want_body = false;
         // Large buffers from an upload or a big response are not kept for the next request.
         for v in [&mut self.body, &mut self.out, &mut self.native] {
             if v.capacity() > 64 * 1024 {

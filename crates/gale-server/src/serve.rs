@@ -9,7 +9,7 @@ use gale_http::files::{self, Conditionals, Encoding, Precondition, Ranges};
 use gale_http::{write_content_length, write_status_line};
 
 use crate::engine::Inner;
-use crate::request::{Action, FileBody, Req};
+use crate::request::{Action, BodySource, FileBody, Req};
 use crate::statics::{read_at, Found, Resolved, Variant};
 
 /// Most ranges honoured in one request; more are answered with the whole file.
@@ -17,6 +17,9 @@ const MAX_RANGES: usize = 16;
 /// Largest multipart/byteranges body built in memory; beyond it the whole file is sent.
 const MAX_MULTIPART: u64 = 4 * 1024 * 1024;
 const BOUNDARY: &str = "GALE_BYTERANGES_7d1c3e";
+/// Cached bodies up to this size are copied into the head's buffer (one write); larger ones are
+/// written from the cache directly.
+const INLINE_BODY: u64 = 64 * 1024;
 
 fn header<'a>(req: &'a Req, name: &[u8]) -> Option<&'a [u8]> {
     req.headers
@@ -52,7 +55,14 @@ impl Inner {
             Resolved::File(f) => self.serve_found(idx, &f, &extra),
             Resolved::Redirect => {
                 let req = self.reqs.get(idx);
-                let mut loc = req.path.get(&req.head).to_vec();
+                // One leading slash only: "//host/dir" must not become a protocol-relative
+                // Location pointing at another site.
+                let path = req.path.get(&req.head);
+                let start = path
+                    .iter()
+                    .position(|&b| b != b'/')
+                    .map_or(path.len(), |p| p - 1);
+                let mut loc = path[start..].to_vec();
                 loc.push(b'/');
                 if let Some(q) = req.query {
                     loc.push(b'?');
@@ -173,8 +183,9 @@ impl Inner {
         head.extend_from_slice(b"Accept-Ranges: bytes\r\n");
         self.validators(&mut head, f, vary);
         head.extend_from_slice(extra);
-        let ct = f.content_type.clone();
-        self.finish_file(idx, status, Some(ct.as_bytes()), head, body)
+        // A Content-Type among the caller's headers (res.sendFile after res.type) replaces ours.
+        let ct = (!has_content_type(extra)).then(|| f.content_type.clone());
+        self.finish_file(idx, status, ct.as_deref().map(str::as_bytes), head, body)
     }
 
     /// ETag, Last-Modified, Cache-Control and Vary lines.
@@ -237,14 +248,22 @@ impl Inner {
         }
         match body {
             Body::None => {}
-            Body::Bytes(b, off, n) => {
+            // Small bodies ride in the head's write; large ones are written straight from the cache.
+            Body::Bytes(b, off, n) if n <= INLINE_BODY => {
                 out.extend_from_slice(&b[off as usize..(off + n) as usize]);
+            }
+            Body::Bytes(b, offset, remaining) => {
+                req.file = Some(FileBody {
+                    source: BodySource::Memory(b),
+                    offset,
+                    remaining,
+                });
             }
             Body::Owned(v) => out.extend_from_slice(&v),
             Body::File(_, offset, remaining) => {
                 if let Some(file) = file {
                     req.file = Some(FileBody {
-                        file,
+                        source: BodySource::File(file),
                         offset,
                         remaining,
                     });
@@ -252,6 +271,12 @@ impl Inner {
             }
         }
     }
+}
+
+fn has_content_type(lines: &[u8]) -> bool {
+    lines
+        .split(|&b| b == b'\n')
+        .any(|l| l.len() > 13 && l[..13].eq_ignore_ascii_case(b"content-type:"))
 }
 
 /// The identity body for bytes `start..start+len`: from memory when cached, else from the file.

@@ -143,8 +143,14 @@ impl Mount {
             }
             Err(_) => return Resolved::NotFound,
         };
+        // `dir` and `dir/` resolve differently (redirect vs index), so they are cached apart.
+        let key = if safe.trailing_slash {
+            format!("{}/", safe.rel)
+        } else {
+            safe.rel.clone()
+        };
         if self.opts.cache {
-            if let Some(e) = self.cache.get(&safe.rel) {
+            if let Some(e) = self.cache.get(&key) {
                 if now_ms.saturating_sub(e.checked_ms) < RECHECK_MS {
                     return Resolved::File(e.found.clone());
                 }
@@ -152,13 +158,13 @@ impl Mount {
         }
         let r = self.lookup(&safe.rel, safe.trailing_slash);
         if let (true, Resolved::File(f)) = (self.opts.cache, &r) {
-            if let Some(e) = self.cache.get_mut(&safe.rel) {
+            if let Some(e) = self.cache.get_mut(&key) {
                 if e.found.size == f.size && e.found.mtime == f.mtime && e.found.path == f.path {
                     e.checked_ms = now_ms;
                     return Resolved::File(e.found.clone());
                 }
             }
-            if let Some(old) = self.cache.remove(&safe.rel) {
+            if let Some(old) = self.cache.remove(&key) {
                 self.cached_bytes -= old.found.cached_len();
             }
             if let Some(loaded) = self.load(f) {
@@ -167,7 +173,7 @@ impl Mount {
                 if self.cached_bytes + len <= self.opts.cache_max {
                     self.cached_bytes += len;
                     self.cache.insert(
-                        safe.rel,
+                        key,
                         CacheEntry {
                             found: loaded.clone(),
                             checked_ms: now_ms,

@@ -54,10 +54,12 @@ impl<'a> ReqView<'a> {
             .map(|(_, v)| v)
     }
 
-    /// Route params in pattern order, percent-decoded.
-    pub fn params(&self) -> impl Iterator<Item = &'a [u8]> + 'a {
+    /// Route params in pattern order, percent-decoded; None for an optional param that matched nothing.
+    pub fn params(&self) -> impl Iterator<Item = Option<&'a [u8]>> + 'a {
         let req = self.req;
-        req.params.iter().map(move |p| req.param(p))
+        req.params
+            .iter()
+            .map(move |p| (p.span != crate::engine::ABSENT_SPAN).then(|| req.param(p)))
     }
 
     /// The whole request body (bodies are received before the handler runs).

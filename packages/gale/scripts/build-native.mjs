@@ -1,7 +1,7 @@
 // Builds Gale's native engine (crates/gale-node) with cargo in release mode and copies the addon to
 // native/gale.<platform>.node, where src/native.ts looks for it. Downloads nothing but crates.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,5 +41,9 @@ const lib = { darwin: 'libgale_node.dylib', win32: 'gale_node.dll' }[process.pla
 const target = process.env.CARGO_TARGET_DIR ?? join(root, 'target');
 mkdirSync(join(pkg, 'native'), { recursive: true });
 const out = join(pkg, 'native', `gale.${triple()}.node`);
-copyFileSync(join(target, 'release', lib), out);
+// Copy then rename: servers running now have the old file mapped; overwriting it in place would
+// change their code under them. A rename gives the new build a new inode.
+const tmp = `${out}.${process.pid}.tmp`;
+copyFileSync(join(target, 'release', lib), tmp);
+renameSync(tmp, out);
 console.log(`gale: native engine ready at ${out}`);

@@ -3,14 +3,23 @@
 import { resolve } from 'node:path';
 import { type ChainHost, compose, type Handler, handleScopedError, type Middleware } from './chain.js';
 import { ErrorCodes, GaleError, HttpError } from './errors.js';
-import { allUses, type ErrorScopes, guarded, middlewareFor, type ScopedUse, usesBefore } from './flatten.js';
+import {
+  allUses,
+  baseOf,
+  type ErrorScopes,
+  guarded,
+  middlewareFor,
+  type ScopedUse,
+  type Step,
+  usesBefore,
+} from './flatten.js';
 import { configureLogging, consoleLogger, type Logger, requestLogger } from './logging.js';
-import { EV_ABORT, EV_CLOSED, EV_DRAIN, type NativeOptions, type NativeServer, native } from './native.js';
+import { EV_ABORT, EV_BODY, EV_CLOSED, EV_DRAIN, type NativeOptions, type NativeServer, native } from './native.js';
 import type { AddressInfo, FixedResponse, GaleOptions, StaticOptions } from './options.js';
 import { Request } from './request.js';
 import { type RequestConfig, requestConfig } from './request-config.js';
 import { checkHeader, Response, type ResponseHost } from './response.js';
-import { type Entry, joinPath, Router, router, type StaticMount } from './router.js';
+import { type Entry, joinPath, Router, router, type StaticMount, type Usable } from './router.js';
 import { isStreamSource } from './stream.js';
 import { type ViewEngine, Views } from './views.js';
 
@@ -20,6 +29,8 @@ interface Route {
   direct: boolean;
   names: string[];
   scopes: ErrorScopes;
+  /** Mount point a direct handler sees as req.baseUrl ('' at the app root). */
+  base: string;
 }
 
 const MASK = 0xfffff;
@@ -74,7 +85,8 @@ export class App extends Router {
         live[res._id & MASK] = res;
       },
       fail: (err, req, res) => this.fail(err, req, res),
-      etag: options.etag === false ? false : options.etag === 'strong' ? 'strong' : 'weak',
+      // Off unless asked for: hashing every body costs the hot path (Express's default is 'weak').
+      etag: options.etag === true || options.etag === 'weak' ? 'weak' : options.etag === 'strong' ? 'strong' : false,
       cookieSecret: options.cookieSecret,
       views: this.views,
       logRequests: logger !== undefined && options.requestLogging !== false,
@@ -83,6 +95,15 @@ export class App extends Router {
     this.chainHost = {
       reply: (out, req, res) => this.reply(out, req, res),
       fail: (err, req, res) => this.fail(err, req, res),
+      notFound: (req, res) => {
+        if (this.notFoundHandler === undefined) res.status(404).send('Not Found');
+        else
+          this.reply(
+            this.notFoundHandler(req, res, () => Promise.resolve()),
+            req,
+            res,
+          );
+      },
     };
     this.n = native.createServer(engine as NativeOptions, this.dispatch, this.onEvent);
     configureLogging(this.n, { logger: this.logger, custom: logger !== undefined, requests: this.host.logRequests });
@@ -194,7 +215,12 @@ export class App extends Router {
   ) {
     const path = joinPath(base, e.path);
     const uses = [...outer, ...this.usesInScopeBefore(base, e.seq, scopes)];
-    const mws: Middleware[] = [...middlewareFor(uses, path, this.caseSensitive), ...e.fns];
+    // Handlers and route-level middleware see the router's mount point as req.baseUrl.
+    const mount = baseOf(base);
+    const steps: Step[] = [
+      ...middlewareFor(uses, path, this.caseSensitive),
+      ...e.fns.map((fn) => ({ fn, base: mount })),
+    ];
     const id = this.routes.length;
     let names: string[];
     try {
@@ -202,13 +228,20 @@ export class App extends Router {
     } catch (err) {
       throw new GaleError(ErrorCodes.ROUTE_CONFLICT, (err as Error).message);
     }
-    const direct = mws.length === 0;
-    const run = direct ? e.handler : compose(mws, e.handler, scopes, this.chainHost);
-    this.routes.push({ run, direct, names, scopes });
+    // A handler that declares `next` goes through the chain runner, which supplies it.
+    const direct = steps.length === 0 && e.handler.length < 3;
+    // (direct handlers declare at most two parameters, so calling them with two is exact)
+    const run = direct
+      ? (e.handler as (req: Request, res: Response) => unknown)
+      : compose(steps, e.handler, mount, scopes, this.chainHost);
+    this.routes.push({ run, direct, names, scopes, base: mount });
   }
 
   /** @internal track which router owns an error-handler list, for scope lookups */
-  override use(...args: Parameters<Router['use']>): this {
+  override use(...fns: Middleware[]): this;
+  override use(path: string, ...fns: Middleware[]): this;
+  override use(...items: (string | Usable)[]): this;
+  override use(...args: (string | Usable)[]): this {
     for (const a of args) if (a instanceof Router) this.trackOwners(a);
     return super.use(...args);
   }
@@ -236,13 +269,13 @@ export class App extends Router {
     const uses = allUses(this.entries, '/', joinPath);
     if (uses.length === 0 && this.notFoundHandler === undefined) return;
     const handler: Handler = this.notFoundHandler ?? ((_req, res) => res.status(404).send('Not Found'));
-    const mws = uses.map((u) => (u.prefix === '/' ? u.fn : guarded(u, this.caseSensitive)));
-    const route: Route = {
-      run: compose(mws, handler, [this.errorHandlers], this.chainHost),
-      direct: false,
-      names: [],
-      scopes: [this.errorHandlers],
-    };
+    const steps = uses.map((u) => ({
+      fn: u.prefix === '/' ? u.fn : guarded(u, this.caseSensitive),
+      base: baseOf(u.prefix),
+    }));
+    const scopes = [this.errorHandlers];
+    const run = compose(steps, handler, '', scopes, this.chainHost);
+    const route: Route = { run, direct: false, names: [], scopes, base: '' };
     if (this.fallbackId === undefined) {
       this.fallbackId = this.routes.length;
       this.routes.push(route);
@@ -373,6 +406,7 @@ export class App extends Router {
       }
     }
     const req = new Request(this.n, id, params, this.reqConfig);
+    if (route.base !== '') req._base = route.base;
     const res = new Response(this.n, id, req, this.host);
     req._res = res;
     let out: unknown;
@@ -425,8 +459,11 @@ export class App extends Router {
       res._req._aborted = true;
       res._aborted();
       res._req._abort?.abort(new Error('client disconnected'));
+      res._req._bodySource().wake();
     } else if (kind === EV_DRAIN) {
       res._emit('drain');
+    } else if (kind === EV_BODY) {
+      res._req._bodySource().wake();
     }
   };
 

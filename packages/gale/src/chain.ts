@@ -8,8 +8,12 @@ import type { Response } from './response.js';
 export type Next = (err?: unknown) => Promise<void>;
 /** A middleware: do something, then `await next()` (or call `next()`), or answer and stop. */
 export type Middleware = (req: Request, res: Response, next: Next) => unknown;
-/** A route handler: answer with `res`, or return a value (string, object, bytes, Web Response). */
-export type Handler = (req: Request, res: Response) => unknown;
+/**
+ * A route handler: answer with `res`, or return a value (string, object, bytes, Web Response). A
+ * handler declaring a third parameter gets `next`, as in Express: `next(err)` goes to error handling,
+ * `next()` to the notFound answer.
+ */
+export type Handler = (req: Request, res: Response, next: Next) => unknown;
 /** Handles an error thrown (or passed to `next(err)`) by a middleware or handler in its scope. */
 export type ErrorHandler = (err: unknown, req: Request, res: Response) => unknown;
 
@@ -19,6 +23,8 @@ export interface ChainHost {
   reply(out: unknown, req: Request, res: Response): Promise<void> | undefined;
   /** Answers an error no handler took (logs 5xx). */
   fail(err: unknown, req: Request, res: Response): void;
+  /** A handler passed the request on with `next()`: answer as for an unmatched path. */
+  notFound(req: Request, res: Response): void;
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
@@ -32,12 +38,18 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
  * errors before the app's default answer.
  */
 export function compose(
-  mws: readonly Middleware[],
+  steps: readonly { fn: Middleware; base: string }[],
   handler: Handler,
+  handlerBase: string,
   scopes: readonly (readonly ErrorHandler[])[],
   host: ChainHost,
 ): (req: Request, res: Response) => Promise<void> | undefined {
-  const n = mws.length;
+  const n = steps.length;
+  const mws = steps.map((s) => s.fn);
+  // Mount points as Express shows them (req.baseUrl); all '' for an app-level chain, which then
+  // never touches req._base.
+  const bases = [...steps.map((s) => s.base), handlerBase];
+  const mounted = bases.some((b) => b !== '') ? bases : undefined;
   return (req, res) => {
     let failed = false;
     const fail = (err: unknown): void => {
@@ -49,7 +61,7 @@ export function compose(
       failed = true;
       handleScopedError(err, req, res, scopes, host);
     };
-    return run(mws, n, handler, req, res, fail, host);
+    return run(mws, n, handler, req, res, fail, host, mounted);
   };
 }
 
@@ -99,12 +111,18 @@ function run(
   res: Response,
   fail: (err: unknown) => void,
   host: ChainHost,
+  bases: readonly string[] | undefined,
 ): Promise<void> | undefined {
   const step = (i: number): Promise<void> | undefined => {
+    if (bases !== undefined) req._base = bases[i] as string;
     if (i === n) {
       let out: unknown;
       try {
-        out = handler(req, res);
+        out = handler(req, res, (err?: unknown) => {
+          if (err !== undefined && err !== null) fail(err);
+          else host.notFound(req, res);
+          return RESOLVED;
+        });
       } catch (err) {
         fail(err);
         return undefined;
@@ -121,7 +139,15 @@ function run(
         fail(err);
         return RESOLVED;
       }
-      return step(i + 1) ?? RESOLVED;
+      const rest = step(i + 1);
+      if (bases === undefined) return rest ?? RESOLVED;
+      // Back in this middleware: it sees its own mount point again.
+      const mine = bases[i] as string;
+      req._base = mine;
+      if (rest === undefined) return RESOLVED;
+      return rest.then(() => {
+        req._base = mine;
+      });
     };
     let out: unknown;
     try {

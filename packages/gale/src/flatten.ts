@@ -57,13 +57,25 @@ export function prefixMatcher(prefix: string, caseSensitive: boolean): (path: st
   };
 }
 
+/** A middleware with the mount point it sees as `req.baseUrl`. */
+export interface Step {
+  fn: Middleware;
+  base: string;
+}
+
+/** The base a use's middleware sees: its prefix when that is plain text, else the app root. */
+export function baseOf(prefix: string): string {
+  if (prefix === '/' || prefix === '') return '';
+  return segments(prefix).some((s) => isParam(s) || isWild(s)) ? '' : prefix.replace(/\/+$/, '');
+}
+
 /** The middleware list for a route at `path`, from the uses in scope (already filtered by order). */
-export function middlewareFor(uses: readonly ScopedUse[], path: string, caseSensitive: boolean): Middleware[] {
-  const out: Middleware[] = [];
+export function middlewareFor(uses: readonly ScopedUse[], path: string, caseSensitive: boolean): Step[] {
+  const out: Step[] = [];
   for (const u of uses) {
     const rel = prefixRelation(u.prefix, path, caseSensitive);
-    if (rel === 'always') out.push(u.fn);
-    else if (rel === 'runtime') out.push(guarded(u, caseSensitive));
+    if (rel === 'always') out.push({ fn: u.fn, base: baseOf(u.prefix) });
+    else if (rel === 'runtime') out.push({ fn: guarded(u, caseSensitive), base: baseOf(u.prefix) });
   }
   return out;
 }
@@ -72,7 +84,7 @@ export function middlewareFor(uses: readonly ScopedUse[], path: string, caseSens
 export function guarded(u: ScopedUse, caseSensitive: boolean): Middleware {
   const matches = prefixMatcher(u.prefix, caseSensitive);
   const fn = u.fn;
-  return (req, res, next) => (matches(req.path) ? fn(req, res, next) : next());
+  return (req, res, next) => (matches(req._fullPath) ? fn(req, res, next) : next());
 }
 
 /** Uses of one scope (a router or the app) declared before `seq`, with absolute prefixes. */

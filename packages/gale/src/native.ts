@@ -25,6 +25,8 @@ export interface NativeServer {
   static(prefix: string, dir: string, options: NativeStaticOptions): void;
   sendFile(id: number, path: string, headers: string | undefined): number;
   fallback(route: number | undefined): void;
+  /** The body received so far and its state: 0 more is coming (EV_BODY follows), 1 complete, else an error status. */
+  takeBody(id: number): [chunk: Buffer, state: number] | undefined;
   method(id: number): string | undefined;
   url(id: number): string | undefined;
   headers(id: number): string[] | undefined;
@@ -78,6 +80,7 @@ interface Binding {
 export const EV_ABORT = 0;
 export const EV_DRAIN = 1;
 export const EV_CLOSED = 2;
+export const EV_BODY = 3;
 
 /** Content types the engine knows by index (crates/gale-node/src/methods.rs). */
 export const CT_NONE = 0;

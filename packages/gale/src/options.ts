@@ -55,8 +55,8 @@ export interface GaleOptions {
   /** Log method, url, status and duration of each request at `info` (needs `logger`). Default true. */
   requestLogging?: boolean;
   /**
-   * ETags for bodies sent with `send`/`json`/`html` (304 when If-None-Match matches): `'weak'`
-   * (default, also `true`), `'strong'`, or `false`.
+   * ETags for bodies sent with `send`/`json`/`html` (304 when If-None-Match matches): `'weak'` (also
+   * `true`), `'strong'`, or `false` (default: hashing every body is not free; Express's default is 'weak').
    */
   etag?: boolean | 'weak' | 'strong';
   /** Directory (or directories, searched in order) of the templates `res.render` finds. Default `./views`. */

@@ -2,7 +2,7 @@
 // use and cached, so a handler that reads nothing costs nothing; it stays valid after `await`.
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import accepts from 'accepts';
 import cookie from 'cookie';
 import signature from 'cookie-signature';
@@ -10,6 +10,7 @@ import fresh from 'fresh';
 import proxyaddr from 'proxy-addr';
 import typeis from 'type-is';
 import { charsetOf, decodeText, inflate, isJsonType, mediaType, parseJson, parseUrlencoded, tooLarge } from './body.js';
+import { BodySource } from './body-source.js';
 import { ErrorCodes, HttpError } from './errors.js';
 import { type MultipartOptions, type MultipartPart, parseMultipart } from './multipart.js';
 import type { NativeServer } from './native.js';
@@ -67,11 +68,13 @@ export class Request {
   /** @internal set when the handler returned before answering: the head is copied before it ends */
   _deferred = false;
   /** @internal */ _ended = false;
+  /** @internal mount point of the middleware or handler running now */
+  _base = '';
   private _method: string | undefined;
   private _url: string | undefined;
   private _headers: Headers | undefined;
   private _query: Query | undefined;
-  private _body: Buffer | undefined;
+  private _source: BodySource | undefined;
   private _ip: string | undefined;
   private _version: number | undefined;
   /** @internal */ _abort: AbortController | undefined;
@@ -121,8 +124,8 @@ export class Request {
     return this._method;
   }
 
-  /** The raw request target, query string included (`/a/b?x=1`). */
-  get url(): string {
+  /** The request target as received, query included (`/api/users/7?x=1`), whatever the mount point. */
+  get originalUrl(): string {
     if (this._url === undefined) {
       const u = this._n.url(this._id);
       if (u === undefined) this.gone('url');
@@ -131,9 +134,33 @@ export class Request {
     return this._url;
   }
 
-  /** The path without the query string. */
+  /**
+   * The request target relative to where the current middleware or router is mounted (as Express):
+   * inside `app.use('/api', …)`, a request for `/api/users?x=1` has url `/users?x=1`.
+   */
+  get url(): string {
+    const full = this.originalUrl;
+    const base = this._base;
+    if (base === '') return full;
+    const rest = full.slice(base.length);
+    return rest === '' || rest[0] === '?' ? `/${rest}` : rest;
+  }
+
+  /** The path part of `url` (no query string), relative to the mount point. */
   get path(): string {
     const url = this.url;
+    const q = url.indexOf('?');
+    return q === -1 ? url : url.slice(0, q);
+  }
+
+  /** The mount point of the current middleware or router (`''` at the app's root). */
+  get baseUrl(): string {
+    return this._base;
+  }
+
+  /** @internal the full path, for prefix checks that must not depend on the current mount */
+  get _fullPath(): string {
+    const url = this.originalUrl;
     const q = url.indexOf('?');
     return q === -1 ? url : url.slice(0, q);
   }
@@ -223,14 +250,14 @@ export class Request {
     return this._aborted;
   }
 
-  /** The one place the body is read from the engine (every reader comes through here). */
-  private bytes(): Buffer {
-    if (this._body === undefined) {
-      const b = this._n.body(this._id);
-      if (b === undefined) this.gone('body');
-      this._body = b;
-    }
-    return this._body;
+  /** @internal the one place the body is read from the engine (whole, or streamed as it arrives) */
+  _bodySource(): BodySource {
+    if (this._source === undefined) this._source = new BodySource(this._n, this._id);
+    return this._source;
+  }
+
+  private bytes(): Promise<Buffer> {
+    return this._bodySource().all();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -492,7 +519,7 @@ export class Request {
   }
 
   // -------------------------------------------------------------------------------------------
-  // body readers: every one goes through readBody(), which goes through bytes()
+  // body readers: every one goes through readBody(), which goes through _bodySource()
 
   private contentLength(): number | undefined {
     const v = this.get('content-length');
@@ -532,7 +559,7 @@ export class Request {
     if (identity && len !== undefined && len > limit) {
       throw tooLarge(`Request body is ${len} bytes, larger than the ${limitName} option (${limit} bytes)`);
     }
-    const raw = this.bytes();
+    const raw = await this._bodySource().all();
     const body = identity ? raw : inflate(raw, this.get('content-encoding'), limit, limitName);
     if (body.length > limit) {
       throw tooLarge(`Request body is ${body.length} bytes, larger than the ${limitName} option (${limit} bytes)`);
@@ -690,33 +717,22 @@ export class Request {
 
   private async *readMultipart(options: MultipartOptions = {}): AsyncGenerator<MultipartPart, void, undefined> {
     const len = this._cfg.requireLength ? this.requireLength() : this.contentLength();
-    yield* parseMultipart(this.get('content-type'), () => [this.bytes()], len, options);
+    yield* parseMultipart(this.get('content-type'), () => this._bodySource().iterate(), len, options);
   }
 
   /** The body bytes as an ArrayBuffer. */
   async arrayBuffer(): Promise<ArrayBuffer> {
-    const b = this.bytes();
+    const b = await this.bytes();
     return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
   }
 
   /** The body as a Node Readable stream. */
   stream(): Readable {
-    return Readable.from([this.bytes()], { objectMode: false });
+    return this._bodySource().readable();
   }
 
-  /**
-   * The body as a Web ReadableStream.
-   *
-   * @example
-   * app.put('/blob', (req) => new Response(req.webStream(), { headers: { 'content-type': 'application/octet-stream' } }));
-   */
+  /** The body as a Web ReadableStream. */
   webStream(): ReadableStream<Uint8Array> {
-    const b = this.bytes();
-    return new ReadableStream<Uint8Array>({
-      start(controller) {
-        if (b.length > 0) controller.enqueue(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
-        controller.close();
-      },
-    });
+    return this._bodySource().webStream();
   }
 }

@@ -607,16 +607,17 @@ export class Response {
     if (this.finished || this.headersSent) {
       throw new GaleError(ErrorCodes.HEADERS_SENT, 'cannot send a file: a response was already sent');
     }
-    const lines = this.headerLines();
+    let lines = this.headerLines() ?? '';
+    // A Content-Type set on res wins over the one guessed from the file name.
+    if (this._ctype !== CT_NONE) lines = `Content-Type: ${contentTypeName(this._ctype)}\r\n${lines}`;
+    // Copy what JS may still read before the engine can release the request.
+    if (this._req._deferred) this._req._snapshot();
     if (this._t0 !== 0) primeRequestLog(this._req);
-    const code = this._n.sendFile(this._id, full, lines);
+    const code = this._n.sendFile(this._id, full, lines || undefined);
     if (code === 404) throw new HttpError(404, 'Not Found');
     this.finished = true;
     this.headersSent = true;
-    if (this._req._deferred) {
-      this._req._snapshot();
-      this._host.forget(this._id);
-    }
+    if (this._req._deferred) this._host.forget(this._id);
     this._events?.emit('finish');
     if (this._t0 !== 0) logRequestDone(this._req, this.statusCode, this._t0, false);
   }

@@ -57,6 +57,9 @@ export class Router {
   readonly _listeners: ((e: Entry) => void)[] = [];
 
   /** Adds middleware (for every path, or under `path`), routers, static mounts or error middleware. */
+  use(...fns: Middleware[]): this;
+  use(path: string, ...fns: Middleware[]): this;
+  use(...items: (string | Usable)[]): this;
   use(...args: (string | Usable)[]): this {
     let prefix = '/';
     if (typeof args[0] === 'string') prefix = args.shift() as string;

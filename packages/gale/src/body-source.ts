@@ -1,0 +1,131 @@
+// A request body as the engine hands it over: whole when it had arrived before the handler ran,
+// else in pieces as they arrive (the engine pauses the socket while JS holds 256 KiB unread).
+import { Readable } from 'node:stream';
+import { ErrorCodes, HttpError } from './errors.js';
+import type { NativeServer } from './native.js';
+
+const MESSAGES: Record<number, string> = {
+  400: 'Bad Request: the request body is malformed (bad chunked encoding)',
+  408: 'Request Timeout: the request body did not arrive in time',
+  413: 'Payload Too Large: the request body is larger than the bodyLimit option',
+};
+
+/** Reads one request's body from the engine. `all()` caches, so several readers see the same bytes. */
+export class BodySource {
+  private readonly n: NativeServer;
+  private readonly id: number;
+  private chunks: Buffer[] = [];
+  private done = false;
+  private error = 0;
+  private whole: Buffer | undefined;
+  private waiter: (() => void) | undefined;
+  /** A wake-up that came while nobody waited (the next wait returns at once). */
+  private woken = false;
+  private iterating = false;
+
+  constructor(n: NativeServer, id: number) {
+    this.n = n;
+    this.id = id;
+  }
+
+  /** The engine has more (or the body ended or failed): wake a waiting reader. */
+  wake(): void {
+    const w = this.waiter;
+    this.waiter = undefined;
+    if (w) w();
+    else this.woken = true;
+  }
+
+  /** Takes what the engine holds; false when nothing more will come. */
+  private pull(): boolean {
+    if (this.done) return false;
+    const r = this.n.takeBody(this.id);
+    if (r === undefined) {
+      // The request is gone: answered already, or the client left.
+      this.done = true;
+      this.error = this.error || 499;
+      return false;
+    }
+    const [chunk, state] = r;
+    if (chunk.length > 0) this.chunks.push(chunk);
+    if (state === 1) this.done = true;
+    else if (state !== 0) {
+      this.done = true;
+      this.error = state;
+    }
+    return !this.done;
+  }
+
+  private wait(): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.waiter = resolve;
+    });
+  }
+
+  private fail(): never {
+    if (this.error === 499) {
+      throw new HttpError(400, 'the request body is no longer available (client gone, or read after the response)', {
+        code: ErrorCodes.REQUEST_ENDED,
+      });
+    }
+    throw new HttpError(this.error, MESSAGES[this.error] ?? 'the request body could not be read', {
+      code: ErrorCodes.BODY_FAILED,
+    });
+  }
+
+  /** The whole body. */
+  async all(): Promise<Buffer> {
+    if (this.whole !== undefined) return this.whole;
+    while (this.pull()) await this.wait();
+    if (this.error !== 0) this.fail();
+    this.whole = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+    this.chunks = [this.whole];
+    return this.whole;
+  }
+
+  /** The body piece by piece, as it arrives (once: a body can be streamed a single time). */
+  async *iterate(): AsyncGenerator<Buffer> {
+    if (this.whole !== undefined) {
+      yield this.whole;
+      return;
+    }
+    if (this.iterating)
+      throw new HttpError(500, 'the request body is already being read', { code: ErrorCodes.BODY_FAILED });
+    this.iterating = true;
+    for (;;) {
+      const more = this.pull();
+      while (this.chunks.length > 0) yield this.chunks.shift() as Buffer;
+      if (!more) break;
+      await this.wait();
+    }
+    if (this.error !== 0) this.fail();
+  }
+
+  /** A Node Readable of the body; reading pulls from the engine, so backpressure reaches the socket. */
+  readable(): Readable {
+    return Readable.from(this.iterate(), { objectMode: false });
+  }
+
+  /** A Web ReadableStream of the body. */
+  webStream(): ReadableStream<Uint8Array> {
+    const it = this.iterate();
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { value, done } = await it.next();
+          if (done) controller.close();
+          else controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+        } catch (err) {
+          controller.error(err);
+        }
+      },
+      cancel() {
+        void it.return(undefined);
+      },
+    });
+  }
+}
