@@ -1,37 +1,20 @@
 // The Gale application: a Router whose routes go straight into the native router, each with its
 // middleware chain precomputed; the dispatch entry the engine calls; replies, errors, listen, close.
-import { resolve } from 'node:path';
-import { type ChainHost, compose, type Handler, handleScopedError, type Middleware } from './chain.js';
-import { ErrorCodes, GaleError, HttpError } from './errors.js';
-import {
-  allUses,
-  baseOf,
-  type ErrorScopes,
-  guarded,
-  middlewareFor,
-  type ScopedUse,
-  type Step,
-  usesBefore,
-} from './flatten.js';
+// Registration (flattening routers into routes, static mounts) is in app-routes.ts.
+import { Registrar, type Route, serveStatic } from './app-routes.js';
+import { type ChainHost, type Handler, handleScopedError, type Middleware } from './chain.js';
+import { HttpError } from './errors.js';
 import { configureLogging, consoleLogger, type Logger, requestLogger } from './logging.js';
 import { EV_ABORT, EV_BODY, EV_CLOSED, EV_DRAIN, type NativeOptions, type NativeServer, native } from './native.js';
 import type { AddressInfo, FixedResponse, GaleOptions, StaticOptions } from './options.js';
 import { Request } from './request.js';
 import { type RequestConfig, requestConfig } from './request-config.js';
-import { checkHeader, Response, type ResponseHost } from './response.js';
-import { type Entry, joinPath, Router, router, type StaticMount, type Usable } from './router.js';
+import { Response, type ResponseHost } from './response.js';
+import { type Entry, Router, router, type Usable } from './router.js';
 import { isStreamSource } from './stream.js';
 import { type ViewEngine, Views } from './views.js';
 
-interface Route {
-  /** The handler when the route has no middleware (called directly), else the composed chain. */
-  run: (req: Request, res: Response) => unknown;
-  direct: boolean;
-  names: string[];
-  scopes: ErrorScopes;
-  /** Mount point a direct handler sees as req.baseUrl ('' at the app root). */
-  base: string;
-}
+export { serveStatic } from './app-routes.js';
 
 const MASK = 0xfffff;
 
@@ -62,7 +45,8 @@ export class App extends Router {
   private readonly reqConfig: RequestConfig;
   private readonly chainHost: ChainHost;
   private notFoundHandler: Handler | undefined;
-  private fallbackId: number | undefined;
+  /** Turns entries into routes (and the notFound fallback) as they are added. */
+  private readonly registrar: Registrar;
   private listening = false;
   private closed: Promise<void> | undefined;
   private resolveClosed: (() => void) | undefined;
@@ -106,6 +90,14 @@ export class App extends Router {
       },
     };
     this.n = native.createServer(engine as NativeOptions, this.dispatch, this.onEvent);
+    this.registrar = new Registrar(
+      this,
+      this.n,
+      this.routes,
+      this.caseSensitive,
+      this.chainHost,
+      () => this.notFoundHandler,
+    );
     configureLogging(this.n, { logger: this.logger, custom: logger !== undefined, requests: this.host.logRequests });
   }
 
@@ -165,76 +157,7 @@ export class App extends Router {
   /** @internal every entry added to the app is registered at once */
   override add(e: Entry): void {
     super.add(e);
-    this.register(e, '/', [this.errorHandlers], []);
-  }
-
-  /** Registers an entry found at `base` with the outer scopes' error handlers and uses. */
-  private register(e: Entry, base: string, scopes: ErrorScopes, outer: readonly ScopedUse[]): void {
-    switch (e.kind) {
-      case 'use':
-        this.refreshFallback();
-        return;
-      case 'static':
-        this.mountStatic(joinPath(base, e.prefix), e.mount);
-        return;
-      case 'route':
-        this.addRoute(e, base, scopes, outer);
-        return;
-      case 'router': {
-        const r = e.router;
-        const prefix = joinPath(base, e.prefix);
-        const inner: ErrorScopes = [r.errorHandlers, ...scopes];
-        const outerHere = [...outer, ...this.usesInScopeBefore(base, e.seq, scopes)];
-        for (const sub of r.entries) this.register(sub, prefix, inner, outerHere);
-        r._listeners.push((sub) => this.register(sub, prefix, inner, outerHere));
-        this.refreshFallback();
-        return;
-      }
-    }
-  }
-
-  /** Uses declared in the scope whose error handlers lead `scopes`, before `seq`. */
-  private usesInScopeBefore(base: string, seq: number, scopes: ErrorScopes): ScopedUse[] {
-    const owner = this.scopeOwner(scopes);
-    return owner ? usesBefore(owner.entries, seq, base, joinPath) : [];
-  }
-
-  private readonly owners = new Map<readonly unknown[], Router>();
-
-  private scopeOwner(scopes: ErrorScopes): Router | undefined {
-    const first = scopes[0];
-    if (first === this.errorHandlers) return this;
-    return first ? this.owners.get(first) : undefined;
-  }
-
-  private addRoute(
-    e: Extract<Entry, { kind: 'route' }>,
-    base: string,
-    scopes: ErrorScopes,
-    outer: readonly ScopedUse[],
-  ) {
-    const path = joinPath(base, e.path);
-    const uses = [...outer, ...this.usesInScopeBefore(base, e.seq, scopes)];
-    // Handlers and route-level middleware see the router's mount point as req.baseUrl.
-    const mount = baseOf(base);
-    const steps: Step[] = [
-      ...middlewareFor(uses, path, this.caseSensitive),
-      ...e.fns.map((fn) => ({ fn, base: mount })),
-    ];
-    const id = this.routes.length;
-    let names: string[];
-    try {
-      names = this.n.route(e.method, path, id);
-    } catch (err) {
-      throw new GaleError(ErrorCodes.ROUTE_CONFLICT, (err as Error).message);
-    }
-    // A handler that declares `next` goes through the chain runner, which supplies it.
-    const direct = steps.length === 0 && e.handler.length < 3;
-    // (direct handlers declare at most two parameters, so calling them with two is exact)
-    const run = direct
-      ? (e.handler as (req: Request, res: Response) => unknown)
-      : compose(steps, e.handler, mount, scopes, this.chainHost);
-    this.routes.push({ run, direct, names, scopes, base: mount });
+    this.registrar.register(e, '/', [this.errorHandlers], []);
   }
 
   /** @internal track which router owns an error-handler list, for scope lookups */
@@ -242,16 +165,8 @@ export class App extends Router {
   override use(path: string, ...fns: Middleware[]): this;
   override use(...items: (string | Usable)[]): this;
   override use(...args: (string | Usable)[]): this {
-    for (const a of args) if (a instanceof Router) this.trackOwners(a);
+    for (const a of args) if (a instanceof Router) this.registrar.trackOwners(a);
     return super.use(...args);
-  }
-
-  private trackOwners(r: Router): void {
-    this.owners.set(r.errorHandlers, r);
-    for (const e of r.entries) if (e.kind === 'router') this.trackOwners(e.router);
-    r._listeners.push((e) => {
-      if (e.kind === 'router') this.trackOwners(e.router);
-    });
   }
 
   /**
@@ -260,29 +175,8 @@ export class App extends Router {
    */
   notFound(handler: Handler): this {
     this.notFoundHandler = handler;
-    this.refreshFallback();
+    this.registrar.refreshFallback();
     return this;
-  }
-
-  /** Routes unmatched paths through JS when there is middleware or a notFound handler. */
-  private refreshFallback(): void {
-    const uses = allUses(this.entries, '/', joinPath);
-    if (uses.length === 0 && this.notFoundHandler === undefined) return;
-    const handler: Handler = this.notFoundHandler ?? ((_req, res) => res.status(404).send('Not Found'));
-    const steps = uses.map((u) => ({
-      fn: u.prefix === '/' ? u.fn : guarded(u, this.caseSensitive),
-      base: baseOf(u.prefix),
-    }));
-    const scopes = [this.errorHandlers];
-    const run = compose(steps, handler, '', scopes, this.chainHost);
-    const route: Route = { run, direct: false, names: [], scopes, base: '' };
-    if (this.fallbackId === undefined) {
-      this.fallbackId = this.routes.length;
-      this.routes.push(route);
-      this.n.fallback(this.fallbackId);
-    } else {
-      this.routes[this.fallbackId] = route;
-    }
   }
 
   /**
@@ -316,32 +210,8 @@ export class App extends Router {
    * app.static('/assets', './public', { maxAge: 3_600_000, immutable: /\.[0-9a-f]{8}\./, cache: true });
    */
   static(prefix: string, dir: string, options: StaticOptions = {}): this {
-    this.mountStatic(prefix, serveStatic(dir, options));
+    this.registrar.mountStatic(prefix, serveStatic(dir, options));
     return this;
-  }
-
-  private mountStatic(prefix: string, mount: StaticMount): void {
-    const options = mount.options as StaticOptions;
-    const cache = options.cache;
-    const headers = Object.entries(options.headers ?? {})
-      .map(([k, v]) => `${checkHeader(k, v)}: ${v}\r\n`)
-      .join('');
-    const index = options.index === false ? [] : options.index === undefined ? undefined : [options.index].flat();
-    this.n.static(prefix, mount.dir, {
-      index,
-      extensions: options.extensions,
-      fallback: options.fallback,
-      dotfiles: options.dotfiles,
-      maxAge: options.maxAge === undefined ? undefined : Math.floor(options.maxAge / 1000),
-      immutable: options.immutable?.source,
-      cache: cache !== undefined && cache !== false,
-      cacheFileMax: typeof cache === 'object' ? cache.maxFileSize : undefined,
-      cacheMax: typeof cache === 'object' ? cache.maxSize : undefined,
-      precompressed: options.precompressed,
-      compress: options.compress,
-      redirect: options.redirect,
-      headers: headers || undefined,
-    });
   }
 
   /** Starts accepting connections. Port 0 picks a free port; resolves to the bound address. */
@@ -512,17 +382,6 @@ export class App extends Router {
     if (http) for (const [k, v] of Object.entries(http.headers)) res.header(k, v);
     res.end(body); // not send(): error answers get no ETag
   }
-}
-
-/**
- * A static mount for `app.use(prefix, serveStatic(dir, options))` — the same engine path as
- * `app.static(prefix, dir, options)`.
- *
- * @example
- * app.use('/assets', serveStatic('./public', { cache: true }));
- */
-export function serveStatic(dir: string, options: StaticOptions = {}): StaticMount {
-  return { kind: 'gale.static', dir: resolve(dir), options };
 }
 
 /**

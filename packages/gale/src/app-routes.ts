@@ -1,0 +1,195 @@
+// Registration glue of App: flattens router entries into native routes, each with its middleware chain
+// precomputed, keeps the not-found fallback route and mounts static directories. Must not import app.ts;
+// nothing here runs per request (the App's dispatch only reads the `routes` array filled here).
+import { resolve } from 'node:path';
+import { type ChainHost, compose, type Handler } from './chain.js';
+import { ErrorCodes, GaleError } from './errors.js';
+import {
+  allUses,
+  baseOf,
+  type ErrorScopes,
+  guarded,
+  middlewareFor,
+  type ScopedUse,
+  type Step,
+  usesBefore,
+} from './flatten.js';
+import type { NativeServer } from './native.js';
+import type { StaticOptions } from './options.js';
+import type { Request } from './request.js';
+import type { Response } from './response.js';
+import { checkHeader } from './response-headers.js';
+import { type Entry, joinPath, type Router, type StaticMount } from './router.js';
+
+export interface Route {
+  /** The handler when the route has no middleware (called directly), else the composed chain. */
+  run: (req: Request, res: Response) => unknown;
+  direct: boolean;
+  names: string[];
+  scopes: ErrorScopes;
+  /** Mount point a direct handler sees as req.baseUrl ('' at the app root). */
+  base: string;
+}
+
+/** Turns an app's entries (and those of the routers mounted on it) into native routes. */
+export class Registrar {
+  private readonly app: Router;
+  private readonly n: NativeServer;
+  private readonly routes: Route[];
+  private readonly caseSensitive: boolean;
+  private readonly chainHost: ChainHost;
+  /** The app's notFound handler, run by the fallback route. */
+  private readonly notFoundHandler: () => Handler | undefined;
+  private fallbackId: number | undefined;
+  private readonly owners = new Map<readonly unknown[], Router>();
+
+  /** `routes` is the app's own array, indexed by the route ids the engine passes to dispatch. */
+  constructor(
+    app: Router,
+    n: NativeServer,
+    routes: Route[],
+    caseSensitive: boolean,
+    chainHost: ChainHost,
+    notFoundHandler: () => Handler | undefined,
+  ) {
+    this.app = app;
+    this.n = n;
+    this.routes = routes;
+    this.caseSensitive = caseSensitive;
+    this.chainHost = chainHost;
+    this.notFoundHandler = notFoundHandler;
+  }
+
+  /** Registers an entry found at `base` with the outer scopes' error handlers and uses. */
+  register(e: Entry, base: string, scopes: ErrorScopes, outer: readonly ScopedUse[]): void {
+    switch (e.kind) {
+      case 'use':
+        this.refreshFallback();
+        return;
+      case 'static':
+        this.mountStatic(joinPath(base, e.prefix), e.mount);
+        return;
+      case 'route':
+        this.addRoute(e, base, scopes, outer);
+        return;
+      case 'router': {
+        const r = e.router;
+        const prefix = joinPath(base, e.prefix);
+        const inner: ErrorScopes = [r.errorHandlers, ...scopes];
+        const outerHere = [...outer, ...this.usesInScopeBefore(base, e.seq, scopes)];
+        for (const sub of r.entries) this.register(sub, prefix, inner, outerHere);
+        r._listeners.push((sub) => this.register(sub, prefix, inner, outerHere));
+        this.refreshFallback();
+        return;
+      }
+    }
+  }
+
+  /** Uses declared in the scope whose error handlers lead `scopes`, before `seq`. */
+  private usesInScopeBefore(base: string, seq: number, scopes: ErrorScopes): ScopedUse[] {
+    const owner = this.scopeOwner(scopes);
+    return owner ? usesBefore(owner.entries, seq, base, joinPath) : [];
+  }
+
+  private scopeOwner(scopes: ErrorScopes): Router | undefined {
+    const first = scopes[0];
+    if (first === this.app.errorHandlers) return this.app;
+    return first ? this.owners.get(first) : undefined;
+  }
+
+  private addRoute(
+    e: Extract<Entry, { kind: 'route' }>,
+    base: string,
+    scopes: ErrorScopes,
+    outer: readonly ScopedUse[],
+  ) {
+    const path = joinPath(base, e.path);
+    const uses = [...outer, ...this.usesInScopeBefore(base, e.seq, scopes)];
+    // Handlers and route-level middleware see the router's mount point as req.baseUrl.
+    const mount = baseOf(base);
+    const steps: Step[] = [
+      ...middlewareFor(uses, path, this.caseSensitive),
+      ...e.fns.map((fn) => ({ fn, base: mount })),
+    ];
+    const id = this.routes.length;
+    let names: string[];
+    try {
+      names = this.n.route(e.method, path, id);
+    } catch (err) {
+      throw new GaleError(ErrorCodes.ROUTE_CONFLICT, (err as Error).message);
+    }
+    // A handler that declares `next` goes through the chain runner, which supplies it.
+    const direct = steps.length === 0 && e.handler.length < 3;
+    // (direct handlers declare at most two parameters, so calling them with two is exact)
+    const run = direct
+      ? (e.handler as (req: Request, res: Response) => unknown)
+      : compose(steps, e.handler, mount, scopes, this.chainHost);
+    this.routes.push({ run, direct, names, scopes, base: mount });
+  }
+
+  /** Tracks which router owns an error-handler list, for scope lookups. */
+  trackOwners(r: Router): void {
+    this.owners.set(r.errorHandlers, r);
+    for (const e of r.entries) if (e.kind === 'router') this.trackOwners(e.router);
+    r._listeners.push((e) => {
+      if (e.kind === 'router') this.trackOwners(e.router);
+    });
+  }
+
+  /** Routes unmatched paths through JS when there is middleware or a notFound handler. */
+  refreshFallback(): void {
+    const uses = allUses(this.app.entries, '/', joinPath);
+    const notFoundHandler = this.notFoundHandler();
+    if (uses.length === 0 && notFoundHandler === undefined) return;
+    const handler: Handler = notFoundHandler ?? ((_req, res) => res.status(404).send('Not Found'));
+    const steps = uses.map((u) => ({
+      fn: u.prefix === '/' ? u.fn : guarded(u, this.caseSensitive),
+      base: baseOf(u.prefix),
+    }));
+    const scopes = [this.app.errorHandlers];
+    const run = compose(steps, handler, '', scopes, this.chainHost);
+    const route: Route = { run, direct: false, names: [], scopes, base: '' };
+    if (this.fallbackId === undefined) {
+      this.fallbackId = this.routes.length;
+      this.routes.push(route);
+      this.n.fallback(this.fallbackId);
+    } else {
+      this.routes[this.fallbackId] = route;
+    }
+  }
+
+  mountStatic(prefix: string, mount: StaticMount): void {
+    const options = mount.options as StaticOptions;
+    const cache = options.cache;
+    const headers = Object.entries(options.headers ?? {})
+      .map(([k, v]) => `${checkHeader(k, v)}: ${v}\r\n`)
+      .join('');
+    const index = options.index === false ? [] : options.index === undefined ? undefined : [options.index].flat();
+    this.n.static(prefix, mount.dir, {
+      index,
+      extensions: options.extensions,
+      fallback: options.fallback,
+      dotfiles: options.dotfiles,
+      maxAge: options.maxAge === undefined ? undefined : Math.floor(options.maxAge / 1000),
+      immutable: options.immutable?.source,
+      cache: cache !== undefined && cache !== false,
+      cacheFileMax: typeof cache === 'object' ? cache.maxFileSize : undefined,
+      cacheMax: typeof cache === 'object' ? cache.maxSize : undefined,
+      precompressed: options.precompressed,
+      compress: options.compress,
+      redirect: options.redirect,
+      headers: headers || undefined,
+    });
+  }
+}
+
+/**
+ * A static mount for `app.use(prefix, serveStatic(dir, options))` — the same engine path as
+ * `app.static(prefix, dir, options)`.
+ *
+ * @example
+ * app.use('/assets', serveStatic('./public', { cache: true }));
+ */
+export function serveStatic(dir: string, options: StaticOptions = {}): StaticMount {
+  return { kind: 'gale.static', dir: resolve(dir), options };
+}

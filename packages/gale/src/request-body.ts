@@ -1,0 +1,212 @@
+// Body readers of Request: Content-Length rules, limits, decompression, then JSON / form / text /
+// parsed / multipart. Every read goes through req._bodySource(); imports Request as a type only.
+import type { Readable } from 'node:stream';
+import { charsetOf, decodeText, inflate, isJsonType, mediaType, parseJson, parseUrlencoded, tooLarge } from './body.js';
+import { ErrorCodes, HttpError } from './errors.js';
+import { type MultipartOptions, type MultipartPart, parseMultipart } from './multipart.js';
+import type { JsonOptions, TextOptions, UrlencodedOptions } from './options.js';
+import type { Request } from './request.js';
+import { type JsonConfig, parseBytes, type UrlencodedConfig } from './request-config.js';
+
+/**
+ * The body readers of Request, documented here. Request implements them in request.ts, calling the
+ * functions below.
+ */
+export interface RequestBodyReaders {
+  /**
+   * Returns the Content-Length, or throws HttpError 411 (`GALE_ERR_LENGTH_REQUIRED`) when the
+   * request has none (a chunked body, or no body). The `requireLength` option does this for every
+   * body reader.
+   *
+   * @example
+   * app.put('/upload', async (req) => { const size = req.requireLength(); … });
+   */
+  requireLength(): number;
+
+  /**
+   * The body as text, decoded with the Content-Type's charset (utf-8 by default; iso-8859-1,
+   * utf-16le and other WHATWG encodings; an unknown charset → 415). Over `text.limit` → 413.
+   *
+   * @example
+   * app.post('/notes', async (req) => ({ length: (await req.text()).length }));
+   */
+  text(options?: TextOptions): Promise<string>;
+
+  /**
+   * The body parsed as JSON. Malformed JSON → 400 saying what was expected and where; with
+   * `json.strict` (default) only an object or array; over `json.limit` → 413; with
+   * `json.strictType`, a non-JSON Content-Type → 415.
+   *
+   * @example
+   * app.post('/users', async (req) => { const user = await req.json<{ name: string }>(); return { hello: user.name }; });
+   */
+  json<T = unknown>(options?: JsonOptions): Promise<T>;
+
+  /**
+   * An application/x-www-form-urlencoded body as an object (qs): flat keys by default, nested with
+   * `urlencoded.extended`. Another Content-Type → 415; a malformed `%` escape or invalid UTF-8 → 400
+   * with its position; more than `parameterLimit` parameters or deeper than `depth` → 413.
+   *
+   * @example
+   * app.post('/login', async (req) => { const { user, password } = await req.form<{ user: string; password: string }>(); … });
+   */
+  form<T = Record<string, unknown>>(options?: UrlencodedOptions): Promise<T>;
+
+  /**
+   * The body parsed by its Content-Type, as body-parser would (one promise, cached): JSON →
+   * value (an empty body → `{}`), urlencoded → object (empty → `{}`), `text/*` → string, any other
+   * type → Buffer; no body at all (neither Content-Length nor Transfer-Encoding) or no Content-Type
+   * → undefined.
+   * Errors and limits are those of `json()`, `form()` and `text()` (except `json.strictType`).
+   *
+   * @example
+   * app.use(async (req, res, next) => { console.log(await req.parseBody()); await next(); });
+   */
+  parseBody(): Promise<unknown>;
+
+  /**
+   * A multipart/form-data body, part by part as it arrives: fields (`kind: 'field'`) and files
+   * (`kind: 'file'`, in memory as `buffer`, or written to `dest` as `path`). Another Content-Type →
+   * 415, a malformed body → 400, over a limit (`fileSize`, `files`, `fields`, `parts`, `fieldSize`,
+   * `total`) → 413 naming it. With a callback, resolves once every part was handled.
+   *
+   * @example
+   * for await (const part of req.multipart({ dest: '/tmp/uploads', limits: { fileSize: 10_000_000, files: 3 } })) {
+   *   if (part.kind === 'file') console.log(part.filename, part.size, part.path);
+   *   else console.log(part.name, '=', part.value);
+   * }
+   * // or: await req.multipart({}, async (part) => { … });
+   */
+  multipart(options?: MultipartOptions): AsyncGenerator<MultipartPart, void, undefined>;
+  multipart(options: MultipartOptions | undefined, onPart: (part: MultipartPart) => unknown): Promise<void>;
+
+  /** The body bytes as an ArrayBuffer. */
+  arrayBuffer(): Promise<ArrayBuffer>;
+
+  /** The body as a Node Readable stream. */
+  stream(): Readable;
+
+  /** The body as a Web ReadableStream. */
+  webStream(): ReadableStream<Uint8Array>;
+}
+
+function unsupportedType(reader: string, wants: string, contentType: string | undefined): HttpError {
+  return new HttpError(
+    415,
+    `${reader} reads ${wants} bodies; this request's Content-Type is ${contentType === undefined ? 'missing' : JSON.stringify(contentType)}`,
+    { code: ErrorCodes.UNSUPPORTED_MEDIA_TYPE },
+  );
+}
+
+/** The Content-Length header as a number, if there is one. */
+export function contentLength(req: Request): number | undefined {
+  const v = req.get('content-length');
+  return v === undefined ? undefined : Number(v);
+}
+
+/** True when the request has a body (Content-Length or Transfer-Encoding), as type-is decides. */
+function hasBody(req: Request): boolean {
+  return req.get('transfer-encoding') !== undefined || req.get('content-length') !== undefined;
+}
+
+/**
+ * The bytes for a parsing reader: Content-Length rules, then the body, decompressed per
+ * Content-Encoding, at most `limit` bytes (413 naming `limitName` otherwise).
+ */
+export async function readBody(req: Request, limit: number, limitName: string): Promise<Buffer> {
+  const len = req._cfg.requireLength ? req.requireLength() : contentLength(req);
+  const identity = req.get('content-encoding') === undefined;
+  if (identity && len !== undefined && len > limit) {
+    throw tooLarge(`Request body is ${len} bytes, larger than the ${limitName} option (${limit} bytes)`);
+  }
+  const raw = await req._bodySource().all();
+  const body = identity ? raw : inflate(raw, req.get('content-encoding'), limit, limitName);
+  if (body.length > limit) {
+    throw tooLarge(`Request body is ${body.length} bytes, larger than the ${limitName} option (${limit} bytes)`);
+  }
+  return body;
+}
+
+export function jsonConfig(req: Request, options: JsonOptions | undefined): JsonConfig {
+  const d = req._cfg.json;
+  if (options === undefined) return d;
+  return {
+    strict: options.strict ?? d.strict,
+    reviver: options.reviver ?? d.reviver,
+    limit: parseBytes(options.limit, d.limit, 'json.limit'),
+    strictType: options.strictType ?? d.strictType,
+  };
+}
+
+export function urlencodedConfig(req: Request, options: UrlencodedOptions | undefined): UrlencodedConfig {
+  const d = req._cfg.urlencoded;
+  if (options === undefined) return d;
+  return {
+    extended: options.extended ?? d.extended,
+    depth: options.depth ?? d.depth,
+    parameterLimit: options.parameterLimit ?? d.parameterLimit,
+    limit: parseBytes(options.limit, d.limit, 'urlencoded.limit'),
+  };
+}
+
+/** `req.text(options)`. */
+export async function readText(req: Request, options: TextOptions | undefined): Promise<string> {
+  const d = req._cfg.text;
+  const limit = parseBytes(options?.limit, d.limit, 'text.limit');
+  const charset = charsetOf(req.get('content-type')) ?? (options?.defaultCharset ?? d.defaultCharset).toLowerCase();
+  return decodeText(await readBody(req, limit, 'text.limit'), charset);
+}
+
+export async function readJson(req: Request, o: JsonConfig, emptyIsObject: boolean): Promise<unknown> {
+  const ct = req.get('content-type');
+  if (o.strictType && !isJsonType(mediaType(ct))) {
+    throw unsupportedType('req.json() (json.strictType)', 'application/json', ct);
+  }
+  const charset = charsetOf(ct) ?? 'utf-8';
+  if (!charset.startsWith('utf')) {
+    throw new HttpError(415, `Unsupported charset "${charset}" for JSON; send utf-8`, {
+      code: ErrorCodes.UNSUPPORTED_CHARSET,
+    });
+  }
+  const text = decodeText(await readBody(req, o.limit, 'json.limit'), charset);
+  if (text.length === 0) {
+    if (emptyIsObject) return {};
+    throw new HttpError(400, 'Request body is empty; send a JSON document', { code: ErrorCodes.INVALID_JSON });
+  }
+  return parseJson(text, o);
+}
+
+export async function readForm(req: Request, o: UrlencodedConfig): Promise<unknown> {
+  const ct = req.get('content-type');
+  if (mediaType(ct) !== 'application/x-www-form-urlencoded') {
+    throw unsupportedType('req.form()', 'application/x-www-form-urlencoded', ct);
+  }
+  const cs = charsetOf(ct) ?? 'utf-8';
+  const charset =
+    cs === 'utf-8' || cs === 'utf8' ? 'utf-8' : cs === 'iso-8859-1' || cs === 'latin1' ? 'iso-8859-1' : '';
+  if (charset === '') {
+    throw new HttpError(415, `Unsupported charset "${cs}" for a form; send utf-8 or iso-8859-1`, {
+      code: ErrorCodes.UNSUPPORTED_CHARSET,
+    });
+  }
+  const body = await readBody(req, o.limit, 'urlencoded.limit');
+  return parseUrlencoded(body.toString(charset === 'utf-8' ? 'utf8' : 'latin1'), o, charset);
+}
+
+export async function readParsedBody(req: Request): Promise<unknown> {
+  if (!hasBody(req)) return undefined;
+  const type = mediaType(req.get('content-type'));
+  if (type === '') return undefined;
+  if (isJsonType(type)) return readJson(req, { ...req._cfg.json, strictType: false }, true);
+  if (type === 'application/x-www-form-urlencoded') return readForm(req, req._cfg.urlencoded);
+  if (type.startsWith('text/')) return req.text();
+  return readBody(req, req._cfg.bodyLimit, 'bodyLimit');
+}
+
+export async function* readMultipart(
+  req: Request,
+  options: MultipartOptions = {},
+): AsyncGenerator<MultipartPart, void, undefined> {
+  const len = req._cfg.requireLength ? req.requireLength() : contentLength(req);
+  yield* parseMultipart(req.get('content-type'), () => req._bodySource().iterate(), len, options);
+}
