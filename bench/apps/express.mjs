@@ -20,8 +20,20 @@ app.get('/text', (_req, res) => {
 app.get('/hello/:name', (req, res) => {
   res.set('Content-Type', 'text/plain; charset=utf-8').send(`Hello ${req.params.name}`);
 });
+// middleware: five no-op async middlewares and an error handler (Express 5 awaits async middleware
+// errors; `next()` does not return the rest of the chain, so there is nothing to await).
+const noop = async (_req, _res, next) => {
+  next();
+};
+app.get('/mw', noop, noop, noop, noop, noop, (_req, res) => {
+  res.json({ hello: 'world' });
+});
 app.use('/static', express.static(publicDir));
 app.use(express.static(prerenderedDir));
+
+app.use((_err, _req, res, _next) => {
+  res.status(500).json({ error: 'internal' });
+});
 
 const server = app.listen(Number(process.env.PORT), '127.0.0.1', (err) => {
   // Express 5 passes listen errors here; Express 4 emits them on the server.

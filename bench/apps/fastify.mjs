@@ -17,6 +17,10 @@ app.get('/hello/:name', async (req, reply) => {
   reply.type('text/plain; charset=utf-8');
   return `Hello ${req.params.name}`;
 });
+// middleware: five no-op async preHandler hooks on the route and an error handler.
+const noop = async () => {};
+app.get('/mw', { preHandler: [noop, noop, noop, noop, noop] }, async () => ({ hello: 'world' }));
+app.setErrorHandler(async (_err, _req, reply) => reply.code(500).send({ error: 'internal' }));
 await app.register(fastifyStatic, { root: publicDir, prefix: '/static/' });
 // A second root at /: its wildcard route /* sits beside the routes above, which are matched first.
 await app.register(fastifyStatic, { root: prerenderedDir, prefix: '/', decorateReply: false });

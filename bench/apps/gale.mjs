@@ -12,6 +12,12 @@ app.get('/', () => ({ hello: 'world' }));
 app.get('/json', () => ({ foo: 'bar', one: [2, 'three'], bar: { baz: 'quux' } }));
 app.get('/text', () => 'Hello 世界');
 app.get('/hello/:name', (req) => `Hello ${req.params.name}`);
+// middleware: five no-op async middlewares (await next()) and an error handler.
+const noop = async (_req, _res, next) => {
+  await next();
+};
+app.get('/mw', noop, noop, noop, noop, noop, () => ({ hello: 'world' }));
+app.onError((_err, _req, res) => res.status(500).json({ error: 'internal' }));
 app.static('/static', publicDir, { cache: process.env.STATIC_CACHE !== '0' });
 app.static('/', prerenderedDir);
 

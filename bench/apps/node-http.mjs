@@ -85,6 +85,12 @@ async function sendFile(req, res, file) {
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 const TEXT_HEADERS = { 'Content-Type': 'text/plain; charset=utf-8' };
 
+async function runSteps(res) {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+  res.writeHead(200, JSON_HEADERS);
+  res.end(JSON.stringify({ hello: 'world' }));
+}
+
 const server = http.createServer((req, res) => {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -93,6 +99,14 @@ const server = http.createServer((req, res) => {
     if (path === '/') {
       res.writeHead(200, JSON_HEADERS);
       res.end(JSON.stringify({ hello: 'world' }));
+      return;
+    }
+    if (path === '/mw') {
+      // node:http has no middleware: five no-op async steps in front of the answer, as a baseline.
+      runSteps(res).catch((err) => {
+        res.writeHead(500, JSON_HEADERS);
+        res.end(JSON.stringify({ error: String(err) }));
+      });
       return;
     }
     if (path === '/json') {

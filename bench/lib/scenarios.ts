@@ -91,6 +91,14 @@ export const scenarios: readonly Scenario[] = [
     body: 'Hello test',
   }),
   scenario({
+    id: 'middleware',
+    description: 'GET /mw behind 5 no-op async middlewares and an error handler → {"hello":"world"}',
+    path: '/mw',
+    status: 200,
+    contentType: 'application/json',
+    body: '{"hello":"world"}',
+  }),
+  scenario({
     id: 'static',
     kind: 'static',
     description: 'GET /static/index.html → the 1551-byte file (examples/demo/public), with ETag and Last-Modified',

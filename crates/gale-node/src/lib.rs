@@ -5,6 +5,9 @@
 mod handler;
 mod methods;
 mod napi_util;
+mod reply;
+mod reqinfo;
+mod setup;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;

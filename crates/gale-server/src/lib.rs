@@ -6,21 +6,25 @@ mod conn;
 mod engine;
 mod lifecycle;
 mod output;
+mod parse;
+mod reader;
 mod request;
+mod respond;
 mod serve;
 mod statics;
 mod uv;
 mod view;
+mod wire;
 
 use std::cell::{Cell, RefCell};
 
 pub use gale_http::files::Dotfiles;
 pub use gale_http::Limits;
 pub use gale_router::{MethodSel, RouterOptions};
-pub use output::Reply;
 pub use statics::StaticOptions;
 pub use uv::UvLoop;
 pub use view::ReqView;
+pub use wire::Reply;
 
 /// Server settings; defaults mirror Node's http server where Node has one.
 #[derive(Clone, Debug)]

@@ -13,8 +13,8 @@ use mio::Interest;
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::engine::{Inner, LISTENER};
-use crate::output::Fixed;
 use crate::uv::{self, UvHandle, UvLoop};
+use crate::wire::Fixed;
 use crate::{Config, Event, Handler, Handles, Server, Target};
 
 /// Most rounds of deferred work and event delivery in one batch before yielding to the loop.

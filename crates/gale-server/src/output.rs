@@ -1,185 +1,16 @@
-//! Responses: encoding replies from JS and native answers, keeping pipelined responses in order,
-//! corked flushing, backpressure (pause reading, `drain` events) and lingering close.
+//! Pipelined response order, corked flushing, backpressure (pause reading, `drain` events) and
+//! lingering close, on the engine's side; the bytes themselves come from `wire.rs`.
 
 use std::io::{ErrorKind, Write};
 use std::net::Shutdown;
 
-use gale_http::{write_content_length, write_status_line, DateCache};
+use gale_http::{write_content_length, write_status_line};
 
 use crate::conn::Phase;
 use crate::engine::Inner;
 use crate::request::Action;
-use crate::{Event, Server};
-
-/// A response registered up front and replayed without entering JS.
-pub(crate) struct Fixed {
-    pub status: u16,
-    /// "Name: value\r\n" lines, Content-Type included.
-    pub headers: Vec<u8>,
-    pub body: Vec<u8>,
-}
-
-impl Fixed {
-    pub fn encode(&self, out: &mut Vec<u8>, date: &DateCache, close: bool, head_only: bool) {
-        out.clear();
-        gale_http::write_simple_response(
-            out,
-            self.status,
-            date,
-            b"",
-            &self.headers,
-            &self.body,
-            close,
-            head_only,
-        );
-    }
-}
-
-/// Encodes an engine-made plain-text answer (404, 405, 400) into `out`.
-pub(crate) fn encode_native(
-    out: &mut Vec<u8>,
-    date: &DateCache,
-    status: u16,
-    extra: &[u8],
-    body: &[u8],
-    close: bool,
-    head_only: bool,
-) {
-    out.clear();
-    gale_http::write_simple_response(
-        out,
-        status,
-        date,
-        b"text/plain; charset=utf-8",
-        extra,
-        body,
-        close,
-        head_only,
-    );
-}
-
-/// What JS passes for a response head.
-#[derive(Clone, Copy, Debug)]
-pub struct Reply<'a> {
-    pub status: u16,
-    /// The Content-Type value, or empty for none.
-    pub content_type: &'a [u8],
-    /// Extra header lines, each "Name: value\r\n", already validated.
-    pub headers: &'a [u8],
-}
-
-/// Sends as much of a file or cached body as the socket takes. Ok(true) when all of it is sent.
-fn send_file(
-    sock: &mio::net::TcpStream,
-    body: &mut crate::request::FileBody,
-) -> std::io::Result<bool> {
-    use std::os::fd::AsRawFd;
-    let file = match &body.source {
-        crate::request::BodySource::File(f) => f,
-        crate::request::BodySource::Memory(bytes) => {
-            let mut sock = sock;
-            while body.remaining > 0 {
-                let start = body.offset as usize;
-                let end = start + body.remaining as usize;
-                match sock.write(&bytes[start..end]) {
-                    Ok(0) => return Err(ErrorKind::WriteZero.into()),
-                    Ok(n) => {
-                        body.offset += n as u64;
-                        body.remaining -= n as u64;
-                    }
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(false),
-                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                    Err(e) => return Err(e),
-                }
-            }
-            return Ok(true);
-        }
-    };
-    while body.remaining > 0 {
-        let count = body.remaining.min(1 << 20) as usize;
-        #[cfg(target_os = "linux")]
-        let n = {
-            let mut off = body.offset as libc::off_t;
-            // SAFETY: both fds are open for the duration of the call; off is a valid pointer.
-            unsafe { libc::sendfile(sock.as_raw_fd(), file.as_raw_fd(), &mut off, count) }
-        };
-        #[cfg(not(target_os = "linux"))]
-        let n = {
-            use std::os::unix::fs::FileExt;
-            let mut buf = vec![0u8; count.min(64 * 1024)];
-            match file.read_at(&mut buf, body.offset) {
-                Ok(0) => 0,
-                Ok(r) => {
-                    // SAFETY: writes r initialised bytes from buf to an open socket.
-                    unsafe { libc::write(sock.as_raw_fd(), buf.as_ptr() as *const libc::c_void, r) }
-                }
-                Err(e) => return Err(e),
-            }
-        };
-        if n > 0 {
-            body.offset += n as u64;
-            body.remaining -= n as u64;
-            continue;
-        }
-        if n == 0 {
-            // The file shrank after its length was sent: the response cannot be completed.
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        let err = std::io::Error::last_os_error();
-        match err.kind() {
-            ErrorKind::WouldBlock => return Ok(false),
-            ErrorKind::Interrupted => {}
-            _ => return Err(err),
-        }
-    }
-    Ok(true)
-}
-
-fn no_body_status(status: u16) -> bool {
-    status == 204 || status == 304 || (100..200).contains(&status)
-}
-
-/// Appends a chunk-size line for `len` bytes.
-fn chunk_size_line(out: &mut Vec<u8>, len: usize) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut tmp = [0u8; 16];
-    let mut i = tmp.len();
-    let mut n = len;
-    loop {
-        i -= 1;
-        tmp[i] = HEX[n & 15];
-        n >>= 4;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&tmp[i..]);
-    out.extend_from_slice(b"\r\n");
-}
-
-/// Lets `fill` append the `len` body bytes it promised (kept exact even if it misbehaves, so the
-/// framing and Content-Length already written stay true).
-fn append_with(out: &mut Vec<u8>, len: usize, fill: impl FnOnce(&mut Vec<u8>)) {
-    let start = out.len();
-    fill(out);
-    out.resize(start + len, 0);
-}
-
-/// Makes an already encoded response head say `Connection: close`.
-fn mark_close(out: &mut Vec<u8>) {
-    let Some(end) = out.windows(4).position(|w| w == b"\r\n\r\n") else {
-        return;
-    };
-    let head = &out[..end + 2];
-    if let Some(p) = head
-        .windows(24)
-        .position(|w| w == b"Connection: keep-alive\r\n")
-    {
-        out.splice(p..p + 24, b"Connection: close\r\n".iter().copied());
-    } else if !head.windows(19).any(|w| w == b"Connection: close\r\n") {
-        out.splice(end + 2..end + 2, b"Connection: close\r\n".iter().copied());
-    }
-}
+use crate::wire::{append_with, chunk_size_line, mark_close, no_body_status, send_file, Reply};
+use crate::Event;
 
 impl Inner {
     /// Shutdown began: the last response this connection will send must say `Connection: close`,
@@ -371,7 +202,7 @@ impl Inner {
     }
 
     /// Marks `idx` ended and pushes its bytes toward the socket.
-    fn complete(&mut self, idx: usize) {
+    pub(crate) fn complete(&mut self, idx: usize) {
         let req = self.reqs.get_mut(idx);
         req.ended = true;
         req.js_owned = false;
@@ -407,7 +238,7 @@ impl Inner {
     }
 
     /// Resolves a JS id to a record that can still take output. Frees detached ones.
-    fn writable_req(&mut self, id: u32) -> Option<usize> {
+    pub(crate) fn writable_req(&mut self, id: u32) -> Option<usize> {
         let idx = self.reqs.lookup(id)?;
         let req = self.reqs.get_mut(idx);
         if req.detached {
@@ -424,7 +255,7 @@ impl Inner {
     }
 
     /// Writes a response head for `idx` into its output place.
-    fn write_head(&mut self, idx: usize, reply: &Reply, len: Option<usize>) {
+    pub(crate) fn write_head(&mut self, idx: usize, reply: &Reply, len: Option<usize>) {
         let closing = self.closing;
         let req = self.reqs.get_mut(idx);
         let conn = &mut self.conns[req.conn];
@@ -469,7 +300,13 @@ impl Inner {
     }
 
     /// Appends body bytes for a started response (framed when chunked; dropped for HEAD).
-    fn write_body(&mut self, idx: usize, len: usize, fill: impl FnOnce(&mut Vec<u8>), last: bool) {
+    pub(crate) fn write_body(
+        &mut self,
+        idx: usize,
+        len: usize,
+        fill: impl FnOnce(&mut Vec<u8>),
+        last: bool,
+    ) {
         let req = self.reqs.get_mut(idx);
         let conn = &mut self.conns[req.conn];
         let front = conn.inflight.front() == Some(&idx);
@@ -492,257 +329,11 @@ impl Inner {
     }
 
     /// Output pending for `idx`: the socket's when it is the front response, else its own buffer.
-    fn pending_for(&self, idx: usize) -> usize {
+    pub(crate) fn pending_for(&self, idx: usize) -> usize {
         let req = self.reqs.get(idx);
         match self.conns.get(req.conn) {
             Some(c) if c.inflight.front() == Some(&idx) => c.pending(),
             _ => req.out.len(),
-        }
-    }
-}
-
-impl Server {
-    /// Sends a whole response to request `id`: head, then `body_len` bytes written by `fill`.
-    /// Returns false when the request is gone (client left, or already answered).
-    pub fn end(
-        &self,
-        id: u32,
-        reply: &Reply,
-        body_len: usize,
-        fill: impl FnOnce(&mut Vec<u8>),
-    ) -> bool {
-        let ok = {
-            let mut inner = self.inner.borrow_mut();
-            match inner.writable_req(id) {
-                Some(idx) if !inner.reqs.get(idx).started => {
-                    inner.write_head(idx, reply, Some(body_len));
-                    inner.write_body(idx, body_len, fill, false);
-                    inner.complete(idx);
-                    true
-                }
-                _ => false,
-            }
-        };
-        self.after_call();
-        ok
-    }
-
-    /// Starts a streamed response (chunked on HTTP/1.1). Returns false when the request is gone.
-    pub fn write_head(&self, id: u32, reply: &Reply) -> bool {
-        let ok = {
-            let mut inner = self.inner.borrow_mut();
-            match inner.writable_req(id) {
-                Some(idx) if !inner.reqs.get(idx).started => {
-                    inner.write_head(idx, reply, None);
-                    let cid = inner.reqs.get(idx).conn;
-                    inner.touch(cid);
-                    true
-                }
-                _ => false,
-            }
-        };
-        self.after_call();
-        ok
-    }
-
-    /// Writes a body chunk of a streamed response. `None`: the request is gone; `Some(false)`: buffered
-    /// over the high-water mark, wait for `Event::Drain`.
-    pub fn write(&self, id: u32, len: usize, fill: impl FnOnce(&mut Vec<u8>)) -> Option<bool> {
-        let r = {
-            let mut inner = self.inner.borrow_mut();
-            match inner.writable_req(id) {
-                Some(idx) if inner.reqs.get(idx).started => {
-                    inner.write_body(idx, len, fill, false);
-                    let cid = inner.reqs.get(idx).conn;
-                    inner.touch(cid);
-                    let below = inner.pending_for(idx) <= inner.cfg.high_water_mark;
-                    if !below {
-                        inner.reqs.get_mut(idx).want_drain = true;
-                    }
-                    Some(below)
-                }
-                _ => None,
-            }
-        };
-        self.after_call();
-        r
-    }
-
-    /// Ends a streamed response, optionally with a last chunk.
-    pub fn end_stream(&self, id: u32, len: usize, fill: impl FnOnce(&mut Vec<u8>)) -> bool {
-        let ok = {
-            let mut inner = self.inner.borrow_mut();
-            match inner.writable_req(id) {
-                Some(idx) if inner.reqs.get(idx).started => {
-                    inner.write_body(idx, len, fill, true);
-                    inner.complete(idx);
-                    true
-                }
-                _ => false,
-            }
-        };
-        self.after_call();
-        ok
-    }
-
-    /// Abandons a response mid-way (a handler failed after streaming started): what was written is
-    /// flushed and the connection closes without the terminating chunk, so the client sees a
-    /// truncated body rather than a complete one.
-    pub fn destroy(&self, id: u32) {
-        {
-            let mut inner = self.inner.borrow_mut();
-            let Some(idx) = inner.reqs.lookup(id) else {
-                return;
-            };
-            let req = inner.reqs.get_mut(idx);
-            req.ended = true;
-            req.js_owned = false;
-            if !req.detached {
-                let cid = req.conn;
-                inner.flush(cid);
-                inner.close_conn(cid);
-            } else {
-                inner.reqs.free(idx);
-            }
-        }
-        self.after_call();
-    }
-
-    /// Answers request `id` with the file at `path` (validators, ranges, precompressed siblings), the
-    /// same way static mounts do. `headers` are extra "Name: value\r\n" lines. Err(404) when there
-    /// is no such file; Ok(false) when the request is gone.
-    pub fn send_file(&self, id: u32, path: &std::path::Path, headers: &[u8]) -> Result<bool, u16> {
-        let r = {
-            let mut inner = self.inner.borrow_mut();
-            match inner.writable_req(id) {
-                Some(idx) if !inner.reqs.get(idx).started => {
-                    match crate::statics::Found::from_path(path, true) {
-                        Some(f) => {
-                            inner.serve_found(idx, &f, headers);
-                            inner.end_native(idx);
-                            Ok(true)
-                        }
-                        None => Err(404),
-                    }
-                }
-                _ => Ok(false),
-            }
-        };
-        self.after_call();
-        r
-    }
-
-    /// Hands JS the request body received so far: (bytes, state) with state 0 = more is coming
-    /// (an `Event::Body` follows), 1 = complete, or the error status (400/408/413) that ended it.
-    /// None when the request is gone.
-    pub fn take_body(&self, id: u32) -> Option<(Vec<u8>, u16)> {
-        let r = {
-            let mut inner = self.inner.borrow_mut();
-            let idx = inner.reqs.lookup(id)?;
-            let req = inner.reqs.get_mut(idx);
-            let bytes = std::mem::take(&mut req.body);
-            let state = if req.body_error != 0 {
-                req.body_error
-            } else if !req.streaming || req.body_done {
-                1
-            } else {
-                req.want_body = true;
-                0
-            };
-            let cid = req.conn;
-            let detached = req.detached;
-            if !detached {
-                let conn = &mut inner.conns[cid];
-                if conn.read_paused && conn.phase == Phase::Body(idx) {
-                    conn.read_paused = false;
-                    inner.deferred.push(cid);
-                }
-            }
-            Some((bytes, state))
-        };
-        self.after_call();
-        r
-    }
-
-    /// JS lets go of a request it will not answer (after an abort). Frees the record.
-    pub fn release(&self, id: u32) {
-        let mut inner = self.inner.borrow_mut();
-        if let Some(idx) = inner.reqs.lookup(id) {
-            let req = inner.reqs.get_mut(idx);
-            if req.detached {
-                inner.reqs.free(idx);
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn chunk_size_lines_are_lowercase_hex() {
-        for (len, want) in [
-            (0usize, "0\r\n"),
-            (1, "1\r\n"),
-            (15, "f\r\n"),
-            (16, "10\r\n"),
-            (4096, "1000\r\n"),
-            (0xdead_beef, "deadbeef\r\n"),
-        ] {
-            let mut out = Vec::new();
-            chunk_size_line(&mut out, len);
-            assert_eq!(out, want.as_bytes(), "len {len}");
-        }
-    }
-
-    #[test]
-    fn mark_close_inserts_replaces_or_keeps() {
-        let cases: &[(&str, &str)] = &[
-            (
-                "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
-                "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
-            ),
-            (
-                "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok",
-                "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
-            ),
-            (
-                "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n",
-                "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n",
-            ),
-            // A "Connection: keep-alive" inside the body is not touched.
-            (
-                "HTTP/1.1 200 OK\r\n\r\nConnection: keep-alive\r\n",
-                "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nConnection: keep-alive\r\n",
-            ),
-        ];
-        for (input, want) in cases {
-            let mut out = input.as_bytes().to_vec();
-            mark_close(&mut out);
-            assert_eq!(String::from_utf8(out).unwrap(), *want);
-        }
-    }
-
-    #[test]
-    fn append_with_keeps_promised_length() {
-        let mut out = b"x".to_vec();
-        append_with(&mut out, 3, |o| o.extend_from_slice(b"abcdef"));
-        assert_eq!(out, b"xabc", "a filler that writes too much is cut");
-        append_with(&mut out, 2, |_| {});
-        assert_eq!(
-            out, b"xabc\0\0",
-            "a filler that writes too little is padded"
-        );
-    }
-
-    #[test]
-    fn no_body_statuses() {
-        for s in [100, 101, 199, 204, 304] {
-            assert!(no_body_status(s), "{s}");
-        }
-        for s in [200, 201, 205, 302, 404, 500] {
-            assert!(!no_body_status(s), "{s}");
         }
     }
 }

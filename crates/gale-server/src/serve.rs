@@ -82,7 +82,7 @@ impl Inner {
     pub fn native_text(&mut self, idx: usize, status: u16, extra: &[u8], body: &[u8]) {
         let req = self.reqs.get_mut(idx);
         let close = !req.keep_alive;
-        crate::output::encode_native(
+        crate::wire::encode_native(
             &mut req.native,
             &self.date,
             status,

@@ -1,0 +1,237 @@
+//! Per-request reply methods (the hot path): end, writeHead, write, endStream, sendFile, takeBody,
+//! destroy, release. Strings are written straight into the engine's buffers as UTF-8.
+
+use std::cell::RefCell;
+
+use gale_server::Reply;
+use napi::sys::{napi_callback_info, napi_env, napi_value, ValueType};
+
+use crate::methods::server;
+use crate::napi_util as nu;
+
+/// Content types JS can name by index (keeps the common replies free of string crossings).
+const CONTENT_TYPES: [&[u8]; 5] = [
+    b"",
+    b"application/json",
+    b"text/plain; charset=utf-8",
+    b"application/octet-stream",
+    b"text/html; charset=utf-8",
+];
+
+thread_local! {
+    /// Scratch for a content-type string and header lines copied out of JS strings.
+    static SCRATCH: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Reads (status, content type, header lines) arguments into the scratch buffers and runs `f`.
+fn with_reply<R>(
+    env: napi_env,
+    status: napi_value,
+    ctype: napi_value,
+    headers: napi_value,
+    f: impl FnOnce(&Reply) -> R,
+) -> Result<R, napi_value> {
+    let status = match nu::get_u32(env, status) {
+        Some(s) if (100..=999).contains(&s) => s as u16,
+        _ => {
+            return Err(nu::throw(
+                env,
+                "status must be an integer from 100 to 999",
+                true,
+            ))
+        }
+    };
+    SCRATCH.with(|cell| {
+        let mut scratch = cell.borrow_mut();
+        let (ct_buf, hdr_buf) = &mut *scratch;
+        let ct: &[u8] = match nu::type_of(env, ctype) {
+            ValueType::napi_number => match nu::get_u32(env, ctype) {
+                Some(i) if (i as usize) < CONTENT_TYPES.len() => CONTENT_TYPES[i as usize],
+                _ => return Err(nu::throw(env, "unknown content type index", true)),
+            },
+            ValueType::napi_string => {
+                ct_buf.clear();
+                let len = nu::utf8_len(env, ctype).unwrap_or(0);
+                nu::append_utf8(env, ctype, len, ct_buf);
+                ct_buf
+            }
+            _ => b"",
+        };
+        let hdrs: &[u8] = if nu::type_of(env, headers) == ValueType::napi_string {
+            hdr_buf.clear();
+            let len = nu::utf8_len(env, headers).unwrap_or(0);
+            nu::append_utf8(env, headers, len, hdr_buf);
+            hdr_buf
+        } else {
+            b""
+        };
+        Ok(f(&Reply {
+            status,
+            content_type: ct,
+            headers: hdrs,
+        }))
+    })
+}
+
+/// A body argument: its length and how to append it.
+enum Body<'a> {
+    Str(napi_value, usize),
+    Bytes(&'a [u8]),
+    None,
+}
+
+fn body_arg<'a>(env: napi_env, v: napi_value) -> Result<Body<'a>, napi_value> {
+    match nu::type_of(env, v) {
+        ValueType::napi_undefined | ValueType::napi_null => Ok(Body::None),
+        ValueType::napi_string => Ok(Body::Str(v, nu::utf8_len(env, v).unwrap_or(0))),
+        _ => nu::get_bytes(env, v).map(Body::Bytes).ok_or_else(|| {
+            nu::throw(
+                env,
+                "body must be a string, a Uint8Array or undefined",
+                true,
+            )
+        }),
+    }
+}
+
+impl Body<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Body::Str(_, n) => *n,
+            Body::Bytes(b) => b.len(),
+            Body::None => 0,
+        }
+    }
+
+    fn append(&self, env: napi_env, out: &mut Vec<u8>) {
+        match self {
+            Body::Str(v, n) => nu::append_utf8(env, *v, *n, out),
+            Body::Bytes(b) => out.extend_from_slice(b),
+            Body::None => {}
+        }
+    }
+}
+
+pub(crate) unsafe extern "C" fn end(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<5>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let Some(id) = nu::get_u32(env, argv[0]) else {
+        return nu::throw(env, "end(): id must be a number", true);
+    };
+    let body = match body_arg(env, argv[4]) {
+        Ok(b) => b,
+        Err(e) => return e,
+    };
+    match with_reply(env, argv[1], argv[2], argv[3], |reply| {
+        s.end(id, reply, body.len(), |out| body.append(env, out))
+    }) {
+        Ok(ok) => nu::boolean(env, ok),
+        Err(e) => e,
+    }
+}
+
+pub(crate) unsafe extern "C" fn write_head(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<4>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let Some(id) = nu::get_u32(env, argv[0]) else {
+        return nu::throw(env, "writeHead(): id must be a number", true);
+    };
+    match with_reply(env, argv[1], argv[2], argv[3], |reply| {
+        s.write_head(id, reply)
+    }) {
+        Ok(ok) => nu::boolean(env, ok),
+        Err(e) => e,
+    }
+}
+
+pub(crate) unsafe extern "C" fn write(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<2>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let Some(id) = nu::get_u32(env, argv[0]) else {
+        return nu::throw(env, "write(): id must be a number", true);
+    };
+    let body = match body_arg(env, argv[1]) {
+        Ok(b) => b,
+        Err(e) => return e,
+    };
+    // A request that is gone reports "keep going": JS learns of the abort from its event.
+    let ok = s
+        .write(id, body.len(), |out| body.append(env, out))
+        .unwrap_or(true);
+    nu::boolean(env, ok)
+}
+
+pub(crate) unsafe extern "C" fn end_stream(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<2>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let Some(id) = nu::get_u32(env, argv[0]) else {
+        return nu::throw(env, "endStream(): id must be a number", true);
+    };
+    let body = match body_arg(env, argv[1]) {
+        Ok(b) => b,
+        Err(e) => return e,
+    };
+    nu::boolean(
+        env,
+        s.end_stream(id, body.len(), |out| body.append(env, out)),
+    )
+}
+
+pub(crate) unsafe extern "C" fn release(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    if let Some(id) = nu::get_u32(env, argv[0]) {
+        s.release(id);
+    }
+    nu::undefined(env)
+}
+
+pub(crate) unsafe extern "C" fn destroy(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    if let Some(id) = nu::get_u32(env, argv[0]) {
+        s.destroy(id);
+    }
+    nu::undefined(env)
+}
+
+/// takeBody(id) → [Buffer, state] (state 0 more coming, 1 complete, else an error status) or undefined.
+pub(crate) unsafe extern "C" fn take_body(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let Some(id) = nu::get_u32(env, argv[0]) else {
+        return nu::throw(env, "takeBody(id): id must be a number", true);
+    };
+    match s.take_body(id) {
+        Some((bytes, state)) => nu::array(
+            env,
+            &[nu::buffer_copy(env, &bytes), nu::uint(env, state as u32)],
+        ),
+        None => nu::undefined(env),
+    }
+}
+
+/// sendFile(id, path, headerLines) → 0 sent, 1 request gone, 404 no such file.
+pub(crate) unsafe extern "C" fn send_file(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<3>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let (Some(id), Some(path)) = (nu::get_u32(env, argv[0]), nu::get_string(env, argv[1])) else {
+        return nu::throw(env, "sendFile(id, path, headers): bad arguments", true);
+    };
+    let headers = nu::get_string(env, argv[2]).unwrap_or_default();
+    let path = std::path::PathBuf::from(String::from_utf8_lossy(&path).into_owned());
+    let code = match s.send_file(id, &path, &headers) {
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(status) => status as u32,
+    };
+    nu::uint(env, code)
+}

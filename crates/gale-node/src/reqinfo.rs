@@ -1,0 +1,73 @@
+//! Lazy request accessors JS calls on first use: method, url, version, headers, one header, body, peer.
+
+use napi::sys::{napi_callback_info, napi_env, napi_value};
+
+use crate::methods::server;
+use crate::napi_util as nu;
+
+use crate::setup::addr_array;
+
+/// Runs `f` on request `argv[0]`, returning undefined when it is gone.
+pub(crate) fn on_req(
+    env: napi_env,
+    info: napi_callback_info,
+    f: impl FnOnce(&gale_server::ReqView, napi_value) -> napi_value,
+) -> napi_value {
+    let (argv, _, data) = nu::args::<2>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let Some(id) = nu::get_u32(env, argv[0]) else {
+        return nu::throw(env, "request id must be a number", true);
+    };
+    s.with_req(id, |r| f(r, argv[1]))
+        .unwrap_or_else(|| nu::undefined(env))
+}
+
+pub(crate) unsafe extern "C" fn req_method(env: napi_env, info: napi_callback_info) -> napi_value {
+    on_req(env, info, |r, _| nu::latin1(env, r.method()))
+}
+
+pub(crate) unsafe extern "C" fn req_url(env: napi_env, info: napi_callback_info) -> napi_value {
+    on_req(env, info, |r, _| nu::latin1(env, r.target()))
+}
+
+pub(crate) unsafe extern "C" fn req_version(env: napi_env, info: napi_callback_info) -> napi_value {
+    on_req(env, info, |r, _| nu::uint(env, r.minor_version() as u32))
+}
+
+pub(crate) unsafe extern "C" fn req_headers(env: napi_env, info: napi_callback_info) -> napi_value {
+    on_req(env, info, |r, _| {
+        let mut vals = Vec::with_capacity(32);
+        let mut lower = Vec::with_capacity(32);
+        for (n, v) in r.headers() {
+            lower.clear();
+            lower.extend(n.iter().map(u8::to_ascii_lowercase));
+            vals.push(nu::latin1(env, &lower));
+            vals.push(nu::latin1(env, v));
+        }
+        nu::array(env, &vals)
+    })
+}
+
+pub(crate) unsafe extern "C" fn req_header(env: napi_env, info: napi_callback_info) -> napi_value {
+    on_req(env, info, |r, name| {
+        let Some(name) = nu::get_string(env, name) else {
+            return nu::undefined(env);
+        };
+        match r.header(&name) {
+            Some(v) => nu::latin1(env, v),
+            None => nu::undefined(env),
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn req_body(env: napi_env, info: napi_callback_info) -> napi_value {
+    on_req(env, info, |r, _| nu::buffer_copy(env, r.body()))
+}
+
+pub(crate) unsafe extern "C" fn req_remote(env: napi_env, info: napi_callback_info) -> napi_value {
+    on_req(env, info, |r, _| match r.peer() {
+        Some(a) => addr_array(env, a),
+        None => nu::null(env),
+    })
+}

@@ -1,0 +1,276 @@
+//! Server set-up methods: routes, fixed responses, static mounts, the fallback route, listen and close.
+//! Cold paths: called while the app is built or shut down, never per request.
+
+use std::ffi::c_char;
+use std::ptr;
+use std::rc::Rc;
+
+use gale_server::Server;
+use napi::sys::{self, napi_callback_info, napi_env, napi_value, ValueType};
+
+use crate::methods::{bool_opt, method_sel, num_opt, server};
+use crate::napi_util as nu;
+
+pub(crate) unsafe extern "C" fn route(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<3>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let sel = match method_sel(env, argv[0]) {
+        Ok(m) => m,
+        Err(e) => return e,
+    };
+    let (Some(pattern), Some(id)) = (nu::get_string(env, argv[1]), nu::get_u32(env, argv[2]))
+    else {
+        return nu::throw(
+            env,
+            "route(method, path, id): path must be a string and id a number",
+            true,
+        );
+    };
+    let pattern = String::from_utf8_lossy(&pattern);
+    match s.add_route(sel, &pattern, id) {
+        Ok(names) => {
+            let vals: Vec<napi_value> = names
+                .iter()
+                .map(|n| nu::string(env, n.as_bytes()))
+                .collect();
+            nu::array(env, &vals)
+        }
+        Err(msg) => nu::throw(env, &msg, false),
+    }
+}
+
+pub(crate) unsafe extern "C" fn fixed(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<5>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let sel = match method_sel(env, argv[0]) {
+        Ok(m) => m,
+        Err(e) => return e,
+    };
+    let (Some(pattern), Some(status)) = (nu::get_string(env, argv[1]), nu::get_u32(env, argv[2]))
+    else {
+        return nu::throw(
+            env,
+            "fixed(method, path, status, headers, body): bad arguments",
+            true,
+        );
+    };
+    let mut headers = Vec::new();
+    let mut len = 0u32;
+    // SAFETY: argv[3] is checked to be an array by napi (errors leave len 0).
+    unsafe { sys::napi_get_array_length(env, argv[3], &mut len) };
+    let mut i = 0;
+    while i + 1 < len {
+        let mut k = ptr::null_mut();
+        let mut v = ptr::null_mut();
+        // SAFETY: indices are within the array's length.
+        unsafe {
+            sys::napi_get_element(env, argv[3], i, &mut k);
+            sys::napi_get_element(env, argv[3], i + 1, &mut v);
+        }
+        let (Some(k), Some(v)) = (nu::get_string(env, k), nu::get_string(env, v)) else {
+            return nu::throw(
+                env,
+                "fixed(): header names and values must be strings",
+                true,
+            );
+        };
+        headers.push((
+            String::from_utf8_lossy(&k).into_owned(),
+            String::from_utf8_lossy(&v).into_owned(),
+        ));
+        i += 2;
+    }
+    let body = match nu::get_string(env, argv[4]) {
+        Some(b) => b,
+        None => match nu::get_bytes(env, argv[4]) {
+            Some(b) => b.to_vec(),
+            None => return nu::throw(env, "fixed(): body must be a string or a Uint8Array", true),
+        },
+    };
+    let pattern = String::from_utf8_lossy(&pattern);
+    match s.add_fixed(sel, &pattern, status as u16, &headers, body) {
+        Ok(()) => nu::undefined(env),
+        Err(msg) => nu::throw(env, &msg, false),
+    }
+}
+
+pub(crate) fn addr_array(env: napi_env, a: std::net::SocketAddr) -> napi_value {
+    let ip = a.ip().to_string();
+    let family: &[u8] = if a.is_ipv4() { b"IPv4" } else { b"IPv6" };
+    nu::array(
+        env,
+        &[
+            nu::string(env, ip.as_bytes()),
+            nu::uint(env, a.port() as u32),
+            nu::latin1(env, family),
+        ],
+    )
+}
+
+pub(crate) unsafe extern "C" fn listen(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<2>(env, info);
+    let data = data as *const Server;
+    // SAFETY: data is the Rc pointer installed by `method`; bumping the count gives us an Rc to
+    // hand to `listen`, which needs one for the uv handles.
+    let rc = unsafe {
+        Rc::increment_strong_count(data);
+        Rc::from_raw(data)
+    };
+    let (Some(host), Some(port)) = (nu::get_string(env, argv[0]), nu::get_u32(env, argv[1])) else {
+        return nu::throw(env, "listen(host, port): bad arguments", true);
+    };
+    let host = String::from_utf8_lossy(&host).into_owned();
+    match rc.listen(&host, port as u16) {
+        Ok(a) => addr_array(env, a),
+        Err(e) => {
+            let code = match e.kind() {
+                std::io::ErrorKind::AddrInUse => "EADDRINUSE",
+                std::io::ErrorKind::PermissionDenied => "EACCES",
+                std::io::ErrorKind::AddrNotAvailable => "EADDRNOTAVAIL",
+                _ => "ELISTEN",
+            };
+            let msg = format!("listen {code}: {e} ({host}:{port})\0");
+            let code = format!("{code}\0");
+            // SAFETY: both strings are NUL-terminated.
+            unsafe {
+                sys::napi_throw_error(
+                    env,
+                    code.as_ptr() as *const c_char,
+                    msg.as_ptr() as *const c_char,
+                );
+            }
+            ptr::null_mut()
+        }
+    }
+}
+
+pub(crate) unsafe extern "C" fn close(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (_, _, data) = nu::args::<0>(env, info);
+    // SAFETY: data installed by `method`.
+    unsafe { server(data) }.close();
+    nu::undefined(env)
+}
+
+pub(crate) unsafe extern "C" fn force_close(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (_, _, data) = nu::args::<0>(env, info);
+    // SAFETY: data installed by `method`.
+    unsafe { server(data) }.force_close();
+    nu::undefined(env)
+}
+
+pub(crate) unsafe extern "C" fn connections(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (_, _, data) = nu::args::<0>(env, info);
+    // SAFETY: data installed by `method`.
+    nu::uint(env, unsafe { server(data) }.connection_count() as u32)
+}
+
+pub(crate) unsafe extern "C" fn fallback(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    s.set_fallback(nu::get_u32(env, argv[0]));
+    nu::undefined(env)
+}
+
+/// A JS array of strings as Rust strings (non-strings are skipped).
+pub(crate) fn string_array(env: napi_env, v: napi_value) -> Vec<String> {
+    let mut len = 0u32;
+    let mut is = false;
+    // SAFETY: plain queries on a value from the current scope.
+    unsafe { sys::napi_is_array(env, v, &mut is) };
+    if !is {
+        return Vec::new();
+    }
+    // SAFETY: v is an array.
+    unsafe { sys::napi_get_array_length(env, v, &mut len) };
+    (0..len)
+        .filter_map(|i| {
+            let mut e = ptr::null_mut();
+            // SAFETY: i is within the array's length.
+            unsafe { sys::napi_get_element(env, v, i, &mut e) };
+            nu::get_string(env, e).map(|b| String::from_utf8_lossy(&b).into_owned())
+        })
+        .collect()
+}
+
+pub(crate) fn static_options(
+    env: napi_env,
+    o: napi_value,
+) -> Result<gale_server::StaticOptions, String> {
+    let mut opts = gale_server::StaticOptions::default();
+    if nu::type_of(env, o) != ValueType::napi_object {
+        return Ok(opts);
+    }
+    let v = nu::get_prop(env, o, c"index");
+    if nu::type_of(env, v) == ValueType::napi_object {
+        opts.index = string_array(env, v);
+    }
+    opts.extensions = string_array(env, nu::get_prop(env, o, c"extensions"));
+    let fb = nu::get_prop(env, o, c"fallback");
+    opts.fallback = nu::get_string(env, fb).map(|b| String::from_utf8_lossy(&b).into_owned());
+    if let Some(d) = nu::get_string(env, nu::get_prop(env, o, c"dotfiles")) {
+        opts.dotfiles = match d.as_slice() {
+            b"allow" => gale_server::Dotfiles::Allow,
+            b"deny" => gale_server::Dotfiles::Deny,
+            _ => gale_server::Dotfiles::Ignore,
+        };
+    }
+    opts.max_age = num_opt(env, o, c"maxAge").map(|n| n.max(0.0) as u64);
+    if let Some(src) = nu::get_string(env, nu::get_prop(env, o, c"immutable")) {
+        let src = String::from_utf8_lossy(&src);
+        opts.immutable = Some(
+            regex_lite::Regex::new(&src).map_err(|e| format!("immutable pattern {src:?}: {e}"))?,
+        );
+    }
+    if let Some(b) = bool_opt(env, o, c"cache") {
+        opts.cache = b;
+    }
+    if let Some(n) = num_opt(env, o, c"cacheFileMax") {
+        opts.cache_file_max = n.max(0.0) as u64;
+    }
+    if let Some(n) = num_opt(env, o, c"cacheMax") {
+        opts.cache_max = n.max(0.0) as u64;
+    }
+    if let Some(b) = bool_opt(env, o, c"precompressed") {
+        opts.precompressed = b;
+    }
+    if let Some(b) = bool_opt(env, o, c"compress") {
+        opts.compress = b;
+    }
+    if let Some(b) = bool_opt(env, o, c"redirect") {
+        opts.redirect = b;
+    }
+    if let Some(h) = nu::get_string(env, nu::get_prop(env, o, c"headers")) {
+        opts.headers = h;
+    }
+    Ok(opts)
+}
+
+pub(crate) unsafe extern "C" fn static_mount(
+    env: napi_env,
+    info: napi_callback_info,
+) -> napi_value {
+    let (argv, _, data) = nu::args::<3>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let (Some(prefix), Some(dir)) = (nu::get_string(env, argv[0]), nu::get_string(env, argv[1]))
+    else {
+        return nu::throw(
+            env,
+            "static(prefix, dir, options): prefix and dir must be strings",
+            true,
+        );
+    };
+    let opts = match static_options(env, argv[2]) {
+        Ok(o) => o,
+        Err(msg) => return nu::throw(env, &msg, true),
+    };
+    let prefix = String::from_utf8_lossy(&prefix);
+    let dir = std::path::PathBuf::from(String::from_utf8_lossy(&dir).into_owned());
+    match s.add_static(&prefix, &dir, opts) {
+        Ok(()) => nu::undefined(env),
+        Err(msg) => nu::throw(env, &msg, false),
+    }
+}

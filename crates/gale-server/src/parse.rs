@@ -1,0 +1,392 @@
+//! The parse loop of one connection: head → route → body → dispatch or native answer, and the
+//! error answers for bad input. Works on `Inner` only; never calls JS (it returns `Step::Dispatch`).
+
+use gale_http::{parse_head, BodyKind, ChunkedDecoder, Error as HttpError};
+use gale_router::{decode_param, Found};
+
+use crate::conn::Phase;
+use crate::engine::{Inner, Step, ABSENT_SPAN, BODY_HIGH_WATER};
+use crate::request::{Action, Param};
+use crate::{Event, Target};
+
+impl Inner {
+    pub fn step(&mut self, cid: usize, data: &[u8], pos: &mut usize) -> Step {
+        let now = self.now;
+        let max_pipeline = self.cfg.max_pipeline;
+        let Some(conn) = self.conns.get_mut(cid) else {
+            return Step::Stop;
+        };
+        match conn.phase {
+            Phase::Done | Phase::Lingering => {
+                // Input after `Connection: close` or an error is dropped.
+                *pos = data.len();
+                return Step::Stop;
+            }
+            Phase::Body(_) if conn.read_paused => return Step::Stop,
+            Phase::Body(idx) => return self.feed_body(idx, data, pos),
+            Phase::Head => {}
+        }
+        let avail = &data[*pos..];
+        if avail.is_empty() {
+            conn.partial = false;
+            return Step::Stop;
+        }
+        if conn.read_paused || conn.inflight.len() >= max_pipeline {
+            conn.read_paused = true;
+            return Step::Stop;
+        }
+        if !conn.partial {
+            conn.partial = true;
+            conn.since = now;
+        }
+        let head = match parse_head(avail, &self.cfg.limits, &mut self.hdr_scratch) {
+            Ok(None) => return Step::Stop,
+            Ok(Some(h)) => h,
+            Err(e) => {
+                *pos = data.len();
+                self.fail_new(cid, &e);
+                return Step::Stop;
+            }
+        };
+        conn.partial = false;
+        let Some(idx) = self.reqs.alloc(cid) else {
+            *pos = data.len();
+            self.fail_new(cid, &HttpError::request_timeout());
+            return Step::Stop;
+        };
+        conn.inflight.push_back(idx);
+        *pos += head.head_len;
+        let closing = self.closing;
+        let req = self.reqs.get_mut(idx);
+        req.head.extend_from_slice(&avail[..head.head_len]);
+        req.headers.extend_from_slice(&self.hdr_scratch);
+        req.method = head.method;
+        req.target = head.target;
+        req.path = head.path;
+        req.query = head.query;
+        req.minor = head.minor_version;
+        req.keep_alive = head.keep_alive && !closing;
+        req.expect_continue = head.expect_continue;
+        req.head_only = head.method.get(&req.head) == b"HEAD";
+        self.route(idx);
+
+        match head.body {
+            BodyKind::None => self.finish_request(idx),
+            BodyKind::Length(n) if n > self.cfg.body_limit => {
+                self.fail(idx, &HttpError::body_too_large(self.cfg.body_limit));
+                Step::Stop
+            }
+            kind => {
+                let req = self.reqs.get_mut(idx);
+                if let BodyKind::Length(n) = kind {
+                    req.body_left = n;
+                } else {
+                    req.chunked = Some(ChunkedDecoder::new(self.cfg.body_limit));
+                }
+                if req.expect_continue && req.action == Some(Action::Native) {
+                    // The answer does not depend on the body: answer now, saying the connection
+                    // closes, so the client need not send the body at all.
+                    req.keep_alive = false;
+                    req.native_close = true;
+                    self.route(idx);
+                    let r = self.finish_request(idx);
+                    self.conns[cid].phase = Phase::Done;
+                    return r;
+                }
+                let expect = req.expect_continue;
+                let conn = &mut self.conns[cid];
+                conn.phase = Phase::Body(idx);
+                conn.since = now;
+                if expect && conn.inflight.len() == 1 && *pos == data.len() {
+                    conn.wbuf
+                        .extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
+                    self.touch(cid);
+                }
+                Step::Continue
+            }
+        }
+    }
+
+    /// Routes a parsed head: JS route, or a native response (fixed route, 404, 405, bad param).
+    pub(crate) fn route(&mut self, idx: usize) {
+        let req = self.reqs.get_mut(idx);
+        let method = req.method.get(&req.head);
+        let path = req.path.get(&req.head);
+        let (status, extra): (u16, &[u8]) = match self.router.find(
+            method,
+            path,
+            &mut self.param_scratch,
+        ) {
+            Found::Route(&Target::Js(route)) => {
+                let base = req.path.start;
+                for &(s, e) in &self.param_scratch {
+                    if s == u32::MAX {
+                        // An optional param that did not match (the router's ABSENT slot).
+                        req.params.push(Param {
+                            span: ABSENT_SPAN,
+                            decoded: false,
+                        });
+                        continue;
+                    }
+                    let span = gale_http::Span {
+                        start: base + s,
+                        end: base + e,
+                    };
+                    let raw = span.get(&req.head);
+                    if memchr_pct(raw) {
+                        let start = req.param_buf.len() as u32;
+                        let mut tmp = std::mem::take(&mut self.discard);
+                        if decode_param(raw, &mut tmp).is_err() {
+                            self.discard = tmp;
+                            let close = !req.keep_alive;
+                            crate::wire::encode_native(
+                                    &mut req.native,
+                                    &self.date,
+                                    400,
+                                    b"",
+                                    b"Bad Request: a path parameter has malformed percent-encoding or is not UTF-8. Percent-encode reserved characters as %XX with valid UTF-8.",
+                                    close,
+                                    req.head_only,
+                                );
+                            req.action = Some(Action::Native);
+                            return;
+                        }
+                        req.param_buf.extend_from_slice(&tmp);
+                        self.discard = tmp;
+                        let end = req.param_buf.len() as u32;
+                        req.params.push(Param {
+                            span: gale_http::Span { start, end },
+                            decoded: true,
+                        });
+                    } else {
+                        req.params.push(Param {
+                            span,
+                            decoded: false,
+                        });
+                    }
+                }
+                req.action = Some(Action::Js(route));
+                return;
+            }
+            Found::Route(&Target::Static(m)) => {
+                // The raw tail below the prefix (not decoded: the static path check decodes it).
+                // Up to the real end of the path: the router ignores one trailing slash, but
+                // `dir` and `dir/` differ here (redirect vs index file).
+                let end = req.path.end;
+                let slash = req.path.get(&req.head).last() == Some(&b'/');
+                let start = match self.param_scratch.first() {
+                    Some(&(s, _)) => req.path.start + s,
+                    None if slash => end - 1,
+                    None => end,
+                };
+                let span = gale_http::Span { start, end };
+                req.params.push(Param {
+                    span,
+                    decoded: false,
+                });
+                req.action = Some(Action::Static(m));
+                return;
+            }
+            Found::Route(&Target::Fixed(f)) => {
+                let close = !req.keep_alive;
+                self.fixed[f as usize].encode(&mut req.native, &self.date, close, req.head_only);
+                req.action = Some(Action::Native);
+                return;
+            }
+            Found::MethodNotAllowed { allow } => {
+                req.native.clear();
+                let mut extra = Vec::with_capacity(allow.len() + 9);
+                extra.extend_from_slice(b"Allow: ");
+                extra.extend_from_slice(allow.as_bytes());
+                extra.extend_from_slice(b"\r\n");
+                let close = !req.keep_alive;
+                crate::wire::encode_native(
+                    &mut req.native,
+                    &self.date,
+                    405,
+                    &extra,
+                    b"Method Not Allowed",
+                    close,
+                    req.head_only,
+                );
+                req.action = Some(Action::Native);
+                return;
+            }
+            Found::NotFound => match self.fallback {
+                Some(route) => {
+                    req.action = Some(Action::Js(route));
+                    return;
+                }
+                None => (404, b""),
+            },
+        };
+        let close = !req.keep_alive;
+        crate::wire::encode_native(
+            &mut req.native,
+            &self.date,
+            status,
+            extra,
+            b"Not Found",
+            close,
+            req.head_only,
+        );
+        req.action = Some(Action::Native);
+    }
+
+    pub(crate) fn feed_body(&mut self, idx: usize, data: &[u8], pos: &mut usize) -> Step {
+        let avail = &data[*pos..];
+        let req = self.reqs.get_mut(idx);
+        // Bytes are kept only for a JS handler that has not answered yet.
+        let keep = matches!(req.action, Some(Action::Js(_))) && !req.ended;
+        let before = req.body.len();
+        let done = if avail.is_empty() {
+            false
+        } else if let Some(dec) = req.chunked.as_mut() {
+            let sink = if keep {
+                &mut req.body
+            } else {
+                &mut self.discard
+            };
+            let r = dec.decode(avail, sink);
+            self.discard.clear();
+            match r {
+                Ok(d) => {
+                    *pos += d.consumed;
+                    d.done
+                }
+                Err(e) => {
+                    *pos = data.len();
+                    self.fail(idx, &e);
+                    return Step::Stop;
+                }
+            }
+        } else {
+            let n = (req.body_left.min(avail.len() as u64)) as usize;
+            if keep {
+                req.body.extend_from_slice(&avail[..n]);
+            }
+            req.body_left -= n as u64;
+            *pos += n;
+            req.body_left == 0
+        };
+        if done {
+            return self.body_complete(idx);
+        }
+        let req = self.reqs.get_mut(idx);
+        if keep && !req.js_owned {
+            // The body is still on its way: the handler starts now and reads the rest as it comes.
+            if let Some(Action::Js(route)) = req.action {
+                req.streaming = true;
+                req.js_owned = true;
+                return Step::Dispatch(req.id(idx), route);
+            }
+        }
+        if req.streaming && req.body.len() > before && req.want_body {
+            req.want_body = false;
+            self.events.push_back(Event::Body(req.id(idx)));
+        }
+        if req.streaming && req.body.len() > BODY_HIGH_WATER {
+            // JS is not keeping up: stop reading until it takes what is buffered.
+            let cid = req.conn;
+            self.conns[cid].read_paused = true;
+        }
+        Step::Stop
+    }
+
+    /// The last body byte arrived.
+    pub(crate) fn body_complete(&mut self, idx: usize) -> Step {
+        let req = self.reqs.get_mut(idx);
+        if !req.streaming {
+            return self.finish_request(idx);
+        }
+        req.body_done = true;
+        let cid = req.conn;
+        let keep_alive = req.keep_alive && !req.native_close;
+        if req.want_body {
+            req.want_body = false;
+            self.events.push_back(Event::Body(req.id(idx)));
+        }
+        let orphan = req.ended && !self.conns[cid].inflight.contains(&idx);
+        let conn = &mut self.conns[cid];
+        conn.phase = if keep_alive { Phase::Head } else { Phase::Done };
+        conn.since = self.now;
+        if orphan {
+            // Answered before its body ended: nothing refers to the record any more.
+            self.reqs.free(idx);
+        }
+        Step::Continue
+    }
+
+    /// The whole request is in: answer natively or hand it to JS.
+    pub(crate) fn finish_request(&mut self, idx: usize) -> Step {
+        let req = self.reqs.get_mut(idx);
+        let cid = req.conn;
+        let keep_alive = req.keep_alive && !req.native_close;
+        let action = req.action;
+        let conn = &mut self.conns[cid];
+        conn.phase = if keep_alive { Phase::Head } else { Phase::Done };
+        conn.since = self.now;
+        match action {
+            Some(Action::Js(route)) => {
+                let req = self.reqs.get_mut(idx);
+                req.js_owned = true;
+                Step::Dispatch(req.id(idx), route)
+            }
+            Some(Action::Static(m)) => {
+                let tail = self.reqs.get(idx).params[0].span;
+                self.serve_static(idx, m as usize, tail);
+                self.end_native(idx);
+                Step::Continue
+            }
+            _ => {
+                self.end_native(idx);
+                Step::Continue
+            }
+        }
+    }
+
+    /// Answers a request with an error and stops reading the connection. When JS already has the
+    /// request (streamed body), its body reader gets the error instead and JS answers.
+    pub fn fail(&mut self, idx: usize, err: &HttpError) {
+        let req = self.reqs.get_mut(idx);
+        let cid = req.conn;
+        if req.streaming {
+            req.body_error = err.status();
+            req.keep_alive = false;
+            let id = req.id(idx);
+            let orphan = req.ended && !self.conns[cid].inflight.contains(&idx);
+            if req.want_body {
+                req.want_body = false;
+                self.events.push_back(Event::Body(id));
+            }
+            let conn = &mut self.conns[cid];
+            conn.phase = Phase::Done;
+            if orphan {
+                self.reqs.free(idx);
+                conn.close_after_flush = true;
+                self.touch(cid);
+            }
+            return;
+        }
+        req.native.clear();
+        gale_http::write_error_response(&mut req.native, err, &self.date);
+        req.native_close = true;
+        req.action = Some(Action::Native);
+        self.conns[cid].phase = Phase::Done;
+        self.end_native(idx);
+    }
+
+    /// Answers bad input that produced no request record yet.
+    pub fn fail_new(&mut self, cid: usize, err: &HttpError) {
+        if let Some(idx) = self.reqs.alloc(cid) {
+            self.conns[cid].inflight.push_back(idx);
+            self.fail(idx, err);
+        } else {
+            self.close_conn(cid);
+        }
+    }
+}
+
+fn memchr_pct(b: &[u8]) -> bool {
+    b.contains(&b'%')
+}

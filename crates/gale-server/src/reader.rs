@@ -1,0 +1,172 @@
+//! The read path on the JS thread: the uv_poll callback drains ready sockets, reads into pooled
+//! buffers and runs the parse loop, calling JS for each routed request with no engine borrow held.
+
+use std::io::ErrorKind;
+use std::time::Duration;
+
+use crate::engine::{Step, LISTENER};
+use crate::Server;
+
+/// Result of one read attempt.
+enum ReadResult {
+    /// Filled the whole spare capacity: there may be more.
+    Full,
+    /// Read less than asked: the receive queue was empty at that moment.
+    Short,
+    WouldBlock,
+    Eof,
+    Error,
+}
+
+/// Reads into the spare capacity of `buf`, growing it when full.
+fn read_into(sock: &mut mio::net::TcpStream, buf: &mut Vec<u8>) -> ReadResult {
+    use std::os::fd::AsRawFd;
+    if buf.capacity() - buf.len() < 4096 {
+        buf.reserve(16 * 1024);
+    }
+    let spare = buf.spare_capacity_mut();
+    loop {
+        // SAFETY: recv writes at most spare.len() bytes into memory we own; MaybeUninit<u8> has u8's layout.
+        let n = unsafe {
+            libc::recv(
+                sock.as_raw_fd(),
+                spare.as_mut_ptr() as *mut libc::c_void,
+                spare.len(),
+                0,
+            )
+        };
+        if n > 0 {
+            let full = n as usize == spare.len();
+            // SAFETY: the kernel initialised exactly n bytes after len.
+            unsafe { buf.set_len(buf.len() + n as usize) };
+            return if full {
+                ReadResult::Full
+            } else {
+                ReadResult::Short
+            };
+        }
+        if n == 0 {
+            return ReadResult::Eof;
+        }
+        match std::io::Error::last_os_error().kind() {
+            ErrorKind::WouldBlock => return ReadResult::WouldBlock,
+            ErrorKind::Interrupted => continue,
+            _ => return ReadResult::Error,
+        }
+    }
+}
+
+impl Server {
+    /// The uv_poll callback: drain every ready socket in one batch, inside one JS scope.
+    pub(crate) fn on_ready(&self) {
+        self.begin_batch();
+        let mut events = self.events_buf.borrow_mut();
+        {
+            let mut inner = self.inner.borrow_mut();
+            inner.refresh_clock();
+            if inner.poll.poll(&mut events, Some(Duration::ZERO)).is_err() {
+                events.clear();
+            }
+        }
+        for ev in events.iter() {
+            let token = ev.token();
+            if token == LISTENER {
+                self.inner.borrow_mut().accept();
+                continue;
+            }
+            let cid = token.0;
+            if ev.is_writable() || ev.is_error() {
+                let mut inner = self.inner.borrow_mut();
+                if inner.conns.get(cid).is_some_and(|c| c.want_write) {
+                    inner.flush(cid);
+                }
+            }
+            if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
+                // A short read empties the queue and new data raises a new edge, so only a FIN or
+                // an error needs reading until EAGAIN (the read that sees it).
+                self.read_and_process(cid, ev.is_read_closed() || ev.is_error());
+            }
+        }
+        drop(events);
+        self.end_batch();
+    }
+
+    /// Reads what the socket has and runs the parse loop over it. `greedy` reads until EAGAIN or EOF;
+    /// otherwise a short read ends the round (edge-triggered: more data will raise a new edge).
+    pub(crate) fn read_and_process(&self, cid: usize, greedy: bool) {
+        let mut buf = {
+            let mut inner = self.inner.borrow_mut();
+            let Some(conn) = inner.conns.get_mut(cid) else {
+                return;
+            };
+            if conn.read_paused {
+                return;
+            }
+            let b = std::mem::take(&mut conn.rbuf);
+            if b.capacity() == 0 {
+                inner.take_buf()
+            } else {
+                b
+            }
+        };
+        let mut eof = false;
+        // Leftover input from a pause is processed before reading more.
+        let mut need_read = buf.is_empty();
+        loop {
+            let mut last = false;
+            if need_read {
+                let r = {
+                    let mut inner = self.inner.borrow_mut();
+                    match inner.conns.get_mut(cid) {
+                        Some(c) => read_into(&mut c.sock, &mut buf),
+                        None => ReadResult::Error,
+                    }
+                };
+                match r {
+                    ReadResult::Full => {}
+                    ReadResult::Short => last = !greedy,
+                    ReadResult::WouldBlock => break,
+                    ReadResult::Eof => {
+                        eof = true;
+                        break;
+                    }
+                    ReadResult::Error => {
+                        self.inner.borrow_mut().close_conn(cid);
+                        break;
+                    }
+                }
+            }
+            need_read = true;
+            let used = self.process(cid, &buf);
+            buf.drain(..used);
+            let inner = self.inner.borrow();
+            match inner.conns.get(cid) {
+                None => break,
+                Some(c) if c.read_paused => break,
+                Some(_) if last => break,
+                Some(_) => {}
+            }
+        }
+        let mut inner = self.inner.borrow_mut();
+        match inner.conns.get_mut(cid) {
+            Some(c) if !buf.is_empty() => c.rbuf = buf,
+            _ => inner.give_buf(buf),
+        }
+        if eof {
+            inner.on_eof(cid);
+        }
+    }
+
+    /// Runs the parse loop over `buf`, calling JS for each routed request. Returns bytes consumed.
+    fn process(&self, cid: usize, buf: &[u8]) -> usize {
+        let mut pos = 0;
+        loop {
+            let step = self.inner.borrow_mut().step(cid, buf, &mut pos);
+            match step {
+                Step::Dispatch(id, route) => self.handler.request(self, id, route),
+                Step::Continue => {}
+                Step::Stop => return pos,
+            }
+        }
+    }
+}

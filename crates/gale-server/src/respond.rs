@@ -1,0 +1,181 @@
+//! The response API the binding calls for JS: whole replies, streamed replies, files, request
+//! bodies, destroy and release. Each call borrows the engine briefly and schedules events with a kick.
+
+use crate::conn::Phase;
+use crate::wire::Reply;
+use crate::Server;
+
+impl Server {
+    /// Sends a whole response to request `id`: head, then `body_len` bytes written by `fill`.
+    /// Returns false when the request is gone (client left, or already answered).
+    pub fn end(
+        &self,
+        id: u32,
+        reply: &Reply,
+        body_len: usize,
+        fill: impl FnOnce(&mut Vec<u8>),
+    ) -> bool {
+        let ok = {
+            let mut inner = self.inner.borrow_mut();
+            match inner.writable_req(id) {
+                Some(idx) if !inner.reqs.get(idx).started => {
+                    inner.write_head(idx, reply, Some(body_len));
+                    inner.write_body(idx, body_len, fill, false);
+                    inner.complete(idx);
+                    true
+                }
+                _ => false,
+            }
+        };
+        self.after_call();
+        ok
+    }
+
+    /// Starts a streamed response (chunked on HTTP/1.1). Returns false when the request is gone.
+    pub fn write_head(&self, id: u32, reply: &Reply) -> bool {
+        let ok = {
+            let mut inner = self.inner.borrow_mut();
+            match inner.writable_req(id) {
+                Some(idx) if !inner.reqs.get(idx).started => {
+                    inner.write_head(idx, reply, None);
+                    let cid = inner.reqs.get(idx).conn;
+                    inner.touch(cid);
+                    true
+                }
+                _ => false,
+            }
+        };
+        self.after_call();
+        ok
+    }
+
+    /// Writes a body chunk of a streamed response. `None`: the request is gone; `Some(false)`: buffered
+    /// over the high-water mark, wait for `Event::Drain`.
+    pub fn write(&self, id: u32, len: usize, fill: impl FnOnce(&mut Vec<u8>)) -> Option<bool> {
+        let r = {
+            let mut inner = self.inner.borrow_mut();
+            match inner.writable_req(id) {
+                Some(idx) if inner.reqs.get(idx).started => {
+                    inner.write_body(idx, len, fill, false);
+                    let cid = inner.reqs.get(idx).conn;
+                    inner.touch(cid);
+                    let below = inner.pending_for(idx) <= inner.cfg.high_water_mark;
+                    if !below {
+                        inner.reqs.get_mut(idx).want_drain = true;
+                    }
+                    Some(below)
+                }
+                _ => None,
+            }
+        };
+        self.after_call();
+        r
+    }
+
+    /// Ends a streamed response, optionally with a last chunk.
+    pub fn end_stream(&self, id: u32, len: usize, fill: impl FnOnce(&mut Vec<u8>)) -> bool {
+        let ok = {
+            let mut inner = self.inner.borrow_mut();
+            match inner.writable_req(id) {
+                Some(idx) if inner.reqs.get(idx).started => {
+                    inner.write_body(idx, len, fill, true);
+                    inner.complete(idx);
+                    true
+                }
+                _ => false,
+            }
+        };
+        self.after_call();
+        ok
+    }
+
+    /// Abandons a response mid-way (a handler failed after streaming started): what was written is
+    /// flushed and the connection closes without the terminating chunk, so the client sees a
+    /// truncated body rather than a complete one.
+    pub fn destroy(&self, id: u32) {
+        {
+            let mut inner = self.inner.borrow_mut();
+            let Some(idx) = inner.reqs.lookup(id) else {
+                return;
+            };
+            let req = inner.reqs.get_mut(idx);
+            req.ended = true;
+            req.js_owned = false;
+            if !req.detached {
+                let cid = req.conn;
+                inner.flush(cid);
+                inner.close_conn(cid);
+            } else {
+                inner.reqs.free(idx);
+            }
+        }
+        self.after_call();
+    }
+
+    /// Answers request `id` with the file at `path` (validators, ranges, precompressed siblings), the
+    /// same way static mounts do. `headers` are extra "Name: value\r\n" lines. Err(404) when there
+    /// is no such file; Ok(false) when the request is gone.
+    pub fn send_file(&self, id: u32, path: &std::path::Path, headers: &[u8]) -> Result<bool, u16> {
+        let r = {
+            let mut inner = self.inner.borrow_mut();
+            match inner.writable_req(id) {
+                Some(idx) if !inner.reqs.get(idx).started => {
+                    match crate::statics::Found::from_path(path, true) {
+                        Some(f) => {
+                            inner.serve_found(idx, &f, headers);
+                            inner.end_native(idx);
+                            Ok(true)
+                        }
+                        None => Err(404),
+                    }
+                }
+                _ => Ok(false),
+            }
+        };
+        self.after_call();
+        r
+    }
+
+    /// Hands JS the request body received so far: (bytes, state) with state 0 = more is coming
+    /// (an `Event::Body` follows), 1 = complete, or the error status (400/408/413) that ended it.
+    /// None when the request is gone.
+    pub fn take_body(&self, id: u32) -> Option<(Vec<u8>, u16)> {
+        let r = {
+            let mut inner = self.inner.borrow_mut();
+            let idx = inner.reqs.lookup(id)?;
+            let req = inner.reqs.get_mut(idx);
+            let bytes = std::mem::take(&mut req.body);
+            let state = if req.body_error != 0 {
+                req.body_error
+            } else if !req.streaming || req.body_done {
+                1
+            } else {
+                req.want_body = true;
+                0
+            };
+            let cid = req.conn;
+            let detached = req.detached;
+            if !detached {
+                let conn = &mut inner.conns[cid];
+                if conn.read_paused && conn.phase == Phase::Body(idx) {
+                    conn.read_paused = false;
+                    inner.deferred.push(cid);
+                }
+            }
+            Some((bytes, state))
+        };
+        self.after_call();
+        r
+    }
+
+    /// JS lets go of a request it will not answer (after an abort). Frees the record.
+    pub fn release(&self, id: u32) {
+        let mut inner = self.inner.borrow_mut();
+        if let Some(idx) = inner.reqs.lookup(id) {
+            let req = inner.reqs.get_mut(idx);
+            if req.detached {
+                inner.reqs.free(idx);
+            }
+        }
+    }
+}
