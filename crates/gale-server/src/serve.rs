@@ -41,6 +41,8 @@ enum Body {
     Bytes(Rc<[u8]>, u64, u64),
     Owned(Vec<u8>),
     File(std::path::PathBuf, u64, u64),
+    /// An already open file (uncached static lookups keep the fd they resolved).
+    Open(File, u64, u64),
 }
 
 impl Inner {
@@ -230,7 +232,7 @@ impl Inner {
         out.extend_from_slice(&lines);
         let len = match &body {
             Body::None => None,
-            Body::Bytes(_, _, n) | Body::File(_, _, n) => Some(*n),
+            Body::Bytes(_, _, n) | Body::File(_, _, n) | Body::Open(_, _, n) => Some(*n),
             Body::Owned(v) => Some(v.len() as u64),
         };
         if let Some(n) = len {
@@ -269,6 +271,15 @@ impl Inner {
                     });
                 }
             }
+            Body::Open(file, offset, remaining) => {
+                if remaining > 0 {
+                    req.file = Some(FileBody {
+                        source: BodySource::File(file),
+                        offset,
+                        remaining,
+                    });
+                }
+            }
         }
     }
 }
@@ -279,10 +290,22 @@ fn has_content_type(lines: &[u8]) -> bool {
         .any(|l| l.len() > 13 && l[..13].eq_ignore_ascii_case(b"content-type:"))
 }
 
-/// The identity body for bytes `start..start+len`: from memory when cached, else from the file.
+/// The identity body for bytes `start..start+len`: from memory when cached; a small uncached file is
+/// read now (so head and body leave in one write), a large one is sent from its open fd.
 fn identity(f: &Found, start: u64, len: u64) -> Body {
-    match &f.bytes {
-        Some(b) => Body::Bytes(b.clone(), start, len),
+    if let Some(b) = &f.bytes {
+        return Body::Bytes(b.clone(), start, len);
+    }
+    match f.open.take() {
+        Some(file) if len <= INLINE_BODY => {
+            use std::os::unix::fs::FileExt;
+            let mut buf = vec![0u8; len as usize];
+            match file.read_exact_at(&mut buf, start) {
+                Ok(()) => Body::Owned(buf),
+                Err(_) => Body::File(f.path.clone(), start, len),
+            }
+        }
+        Some(file) => Body::Open(file, start, len),
         None => Body::File(f.path.clone(), start, len),
     }
 }

@@ -64,6 +64,8 @@ impl Default for StaticOptions {
 /// A file found on disk (or in the cache), ready to answer from.
 pub(crate) struct Found {
     pub path: PathBuf,
+    /// The file, already open, for an uncached request (taken once when the body is sent).
+    pub open: std::cell::Cell<Option<File>>,
     /// The path relative to the root, with '/' separators (for the immutable pattern).
     pub rel: String,
     pub size: u64,
@@ -103,6 +105,8 @@ struct CacheEntry {
 pub(crate) struct Mount {
     pub prefix: String,
     root: PathBuf,
+    /// The root directory, open, for `openat2(RESOLVE_BENEATH)` lookups (Linux).
+    root_dir: Option<File>,
     pub opts: StaticOptions,
     cache: HashMap<String, CacheEntry>,
     cached_bytes: u64,
@@ -125,8 +129,10 @@ impl Mount {
         if !root.is_dir() {
             return Err(format!("static root {} is not a directory", root.display()));
         }
+        let root_dir = File::open(&root).ok();
         Ok(Mount {
             prefix,
+            root_dir,
             root,
             opts,
             cache: HashMap::new(),
@@ -188,87 +194,108 @@ impl Mount {
 
     /// Finds the file on disk: the path, its index files, its extensions, then the fallback.
     fn lookup(&self, rel: &str, trailing_slash: bool) -> Resolved {
-        let full = self.root.join(rel);
-        match fs::metadata(&full) {
-            Ok(m) if m.is_dir() => {
-                if !trailing_slash && !rel.is_empty() && self.opts.redirect {
-                    return Resolved::Redirect;
-                }
-                if !trailing_slash && rel.is_empty() && self.opts.redirect && !self.prefix_is_root()
-                {
-                    return Resolved::Redirect;
-                }
-                for name in &self.opts.index {
-                    if let Some(f) = self.file_at(&full.join(name), &join_rel(rel, name)) {
-                        return Resolved::File(Rc::new(f));
+        if let Some(file) = self.open_beneath(rel) {
+            match file.metadata() {
+                Ok(m) if m.is_dir() => {
+                    let redirect = !trailing_slash
+                        && self.opts.redirect
+                        && (!rel.is_empty() || !self.prefix_is_root());
+                    if redirect {
+                        return Resolved::Redirect;
                     }
-                }
-            }
-            Ok(m) if m.is_file() && !trailing_slash => {
-                if let Some(f) = self.file_at(&full, rel) {
-                    return Resolved::File(Rc::new(f));
-                }
-            }
-            _ => {
-                if !trailing_slash {
-                    for ext in &self.opts.extensions {
-                        let with = format!("{rel}.{ext}");
-                        if let Some(f) = self.file_at(&self.root.join(&with), &with) {
+                    for name in &self.opts.index {
+                        if let Some(f) = self.found(&join_rel(rel, name)) {
                             return Resolved::File(Rc::new(f));
                         }
                     }
                 }
+                Ok(m) if m.is_file() && !trailing_slash => {
+                    return Resolved::File(Rc::new(self.make_found(file, &m, rel)));
+                }
+                _ => {}
+            }
+        } else if !trailing_slash {
+            for ext in &self.opts.extensions {
+                let with = format!("{rel}.{ext}");
+                if let Some(f) = self.found(&with) {
+                    return Resolved::File(Rc::new(f));
+                }
             }
         }
         if let Some(fb) = &self.opts.fallback {
-            if let Some(f) = self.file_at(&self.root.join(fb), fb) {
+            if let Some(f) = self.found(fb) {
                 return Resolved::File(Rc::new(f));
             }
         }
         Resolved::NotFound
     }
 
+    /// Opens `rel` below the root without ever leaving it; symlinks that stay inside are followed.
+    /// One `openat2(RESOLVE_BENEATH)` on Linux; elsewhere (or for an absolute symlink, which
+    /// RESOLVE_BENEATH refuses even when it points inside) a canonicalized path checked against the root.
+    fn open_beneath(&self, rel: &str) -> Option<File> {
+        #[cfg(target_os = "linux")]
+        if let Some(dir) = &self.root_dir {
+            match openat2_beneath(dir, rel) {
+                Ok(f) => return Some(f),
+                Err(e)
+                    if matches!(
+                        e.raw_os_error(),
+                        Some(libc::ENOSYS | libc::EXDEV | libc::EPERM)
+                    ) => {}
+                Err(_) => return None,
+            }
+        }
+        let real = fs::canonicalize(self.root.join(rel)).ok()?;
+        if !real.starts_with(&self.root) {
+            return None;
+        }
+        File::open(real).ok()
+    }
+
+    /// A regular file at `rel`, open, with its validators.
+    fn found(&self, rel: &str) -> Option<Found> {
+        let file = self.open_beneath(rel)?;
+        let m = file.metadata().ok()?;
+        m.is_file().then(|| self.make_found(file, &m, rel))
+    }
+
     fn prefix_is_root(&self) -> bool {
         self.prefix == "/" || self.prefix.is_empty()
     }
 
-    /// A regular file inside the root (after following symlinks), with its validators.
-    fn file_at(&self, path: &Path, rel: &str) -> Option<Found> {
-        let real = fs::canonicalize(path).ok()?;
-        if !real.starts_with(&self.root) {
-            return None;
-        }
-        let m = fs::metadata(&real).ok()?;
-        if !m.is_file() {
-            return None;
-        }
+    /// The `Found` for an open regular file: validators, type, and `.br`/`.gz` siblings (looked up
+    /// even when this client accepts neither, so the answer carries `Vary` for caches, as nginx does).
+    fn make_found(&self, file: File, m: &fs::Metadata, rel: &str) -> Found {
         let size = m.len();
-        let mtime = mtime_secs(&m);
+        let mtime = mtime_secs(m);
         let mut variants = Vec::new();
         if self.opts.precompressed {
             for enc in [Encoding::Brotli, Encoding::Gzip] {
-                let mut p = real.clone().into_os_string();
-                p.push(enc.suffix());
-                let p = PathBuf::from(p);
-                if let Ok(sm) = fs::metadata(&p) {
-                    if sm.is_file() {
-                        variants.push((enc, Variant::Sibling(p, sm.len())));
+                let sibling = format!("{rel}{}", enc.suffix());
+                if let Some(sf) = self.open_beneath(&sibling) {
+                    if let Ok(sm) = sf.metadata() {
+                        if sm.is_file() {
+                            variants
+                                .push((enc, Variant::Sibling(self.root.join(&sibling), sm.len())));
+                        }
                     }
                 }
             }
         }
-        Some(Found {
+        Found {
             content_type: files::content_type_for(rel).into(),
             etag: files::weak_etag(size, mtime),
             last_modified: files::http_date(mtime),
             cache_control: self.cache_control(rel),
-            path: real,
+            path: self.root.join(rel),
+            open: std::cell::Cell::new(Some(file)),
             rel: rel.to_string(),
             size,
             mtime,
             bytes: None,
             variants,
-        })
+        }
     }
 
     /// Reads a found file (and its variants) into memory for the cache; None if too large.
@@ -276,7 +303,12 @@ impl Mount {
         if f.size > self.opts.cache_file_max {
             return None;
         }
-        let bytes: Rc<[u8]> = fs::read(&f.path).ok()?.into();
+        let mut raw = Vec::with_capacity(f.size as usize);
+        match f.open.take() {
+            Some(mut file) => file.read_to_end(&mut raw).ok()?,
+            None => File::open(&f.path).ok()?.read_to_end(&mut raw).ok()?,
+        };
+        let bytes: Rc<[u8]> = raw.into();
         if bytes.len() as u64 != f.size {
             return None;
         }
@@ -300,6 +332,7 @@ impl Mount {
             rel: f.rel.clone(),
             size: f.size,
             mtime: f.mtime,
+            open: std::cell::Cell::new(None),
             etag: f.etag.clone(),
             last_modified: f.last_modified.clone(),
             cache_control: f.cache_control.clone(),
@@ -394,6 +427,7 @@ impl Found {
             etag: files::weak_etag(m.len(), mtime_secs(&m)),
             last_modified: files::http_date(mtime_secs(&m)),
             cache_control: None,
+            open: std::cell::Cell::new(None),
             size: m.len(),
             mtime: mtime_secs(&m),
             path: real,
@@ -412,4 +446,30 @@ pub(crate) fn read_at(path: &Path, offset: u64, len: u64) -> Option<Vec<u8>> {
     let mut buf = vec![0; len as usize];
     f.read_exact(&mut buf).ok()?;
     Some(buf)
+}
+
+/// `openat2(dir, rel, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`: never resolves outside `dir`.
+#[cfg(target_os = "linux")]
+fn openat2_beneath(dir: &File, rel: &str) -> std::io::Result<File> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let path = std::ffi::CString::new(if rel.is_empty() { "." } else { rel })?;
+    // SAFETY: open_how is a plain C struct; all-zero is its documented default.
+    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    how.flags = (libc::O_RDONLY | libc::O_CLOEXEC) as u64;
+    how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS;
+    // SAFETY: dir is an open directory fd, path is NUL-terminated, how lives for the call.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            dir.as_raw_fd(),
+            path.as_ptr(),
+            &how as *const libc::open_how,
+            std::mem::size_of::<libc::open_how>(),
+        )
+    };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: the kernel returned a new fd that we now own.
+    Ok(unsafe { File::from_raw_fd(fd as std::os::fd::RawFd) })
 }
