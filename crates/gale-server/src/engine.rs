@@ -153,13 +153,22 @@ impl Inner {
         }
         let mut conn = self.conns.remove(cid);
         let _ = self.poll.registry().deregister(&mut conn.sock);
-        if let Phase::Body(idx) = conn.phase {
-            if !conn.inflight.contains(&idx) {
-                // A streamed body still arriving for a request already answered.
+        let inflight = std::mem::take(&mut conn.inflight);
+        self.release_requests(inflight, conn.phase);
+        let rbuf = std::mem::take(&mut conn.rbuf);
+        self.give_buf(rbuf);
+        self.maybe_finished();
+    }
+
+    /// Lets go of a closing connection's requests: unanswered ones JS holds are detached and
+    /// reported aborted; the rest, and a streamed body's record already answered, are freed.
+    fn release_requests(&mut self, inflight: std::collections::VecDeque<usize>, phase: Phase) {
+        if let Phase::Body(idx) = phase {
+            if !inflight.contains(&idx) {
                 self.reqs.free(idx);
             }
         }
-        for idx in conn.inflight.drain(..) {
+        for idx in inflight {
             let req = self.reqs.get_mut(idx);
             if req.js_owned && !req.ended {
                 req.detached = true;
@@ -168,9 +177,6 @@ impl Inner {
                 self.reqs.free(idx);
             }
         }
-        let rbuf = std::mem::take(&mut conn.rbuf);
-        self.give_buf(rbuf);
-        self.maybe_finished();
     }
 
     pub fn maybe_finished(&mut self) {
@@ -191,18 +197,10 @@ impl Inner {
             self.close_conn(cid);
             return;
         }
-        conn.phase = Phase::Done;
+        let phase = std::mem::replace(&mut conn.phase, Phase::Done);
         conn.close_after_flush = true;
-        let pending: Vec<usize> = conn.inflight.drain(..).collect();
-        for idx in pending {
-            let req = self.reqs.get_mut(idx);
-            if req.js_owned && !req.ended {
-                req.detached = true;
-                self.events.push_back(Event::Abort(req.id(idx)));
-            } else {
-                self.reqs.free(idx);
-            }
-        }
+        let inflight = std::mem::take(&mut conn.inflight);
+        self.release_requests(inflight, phase);
         self.flush(cid);
     }
 

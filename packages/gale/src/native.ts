@@ -1,6 +1,7 @@
 // The only file that loads Gale's native binding: a per-platform npm package when one is installed,
 // else the addon built from source into ../native by scripts/build-native.mjs.
 import { createRequire } from 'node:module';
+import type { GaleOptions } from './options.js';
 
 /** Methods of one native server (see crates/gale-node/src/methods.rs). */
 export interface NativeServer {
@@ -36,21 +37,19 @@ export interface NativeServer {
   version(id: number): number | undefined;
 }
 
-/** Options the engine reads (every field optional; defaults live in gale-server). */
-export interface NativeOptions {
-  bodyLimit?: number;
-  maxHeaderSize?: number;
-  maxHeaders?: number;
-  maxUriLength?: number;
-  headersTimeout?: number;
-  requestTimeout?: number;
-  keepAliveTimeout?: number;
-  caseSensitive?: boolean;
-  strict?: boolean;
-  maxPipeline?: number;
-  highWaterMark?: number;
-  backlog?: number;
-}
+/** Options the engine reads: the engine's subset of the public options (defaults live in gale-server). */
+export type NativeOptions = Pick<
+  GaleOptions,
+  | 'bodyLimit'
+  | 'maxHeaderSize'
+  | 'maxHeaders'
+  | 'maxUriLength'
+  | 'headersTimeout'
+  | 'requestTimeout'
+  | 'keepAliveTimeout'
+  | 'caseSensitive'
+  | 'strict'
+> & { maxPipeline?: number; highWaterMark?: number; backlog?: number };
 
 /** Static mount options as the engine reads them (see crates/gale-node/src/methods.rs). */
 export interface NativeStaticOptions {
