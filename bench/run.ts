@@ -25,6 +25,7 @@ import { runShape, scenarioFileName, writeReport } from './lib/report-md.ts';
 import { describeBody, type Scenario } from './lib/scenarios.ts';
 import { benchDir, notRun, repoDir, type ServerDef } from './lib/servers.ts';
 import { runSweep } from './lib/sweep.ts';
+import { runWs, wsServers } from './lib/ws.ts';
 
 const log = (s: string): void => {
   process.stderr.write(`${s}\n`);
@@ -313,7 +314,7 @@ async function main(): Promise<number> {
       return 2;
     }
   }
-  const missing = o.tool.missing();
+  const missing = o.scenarios.length ? o.tool.missing() : null;
   if (missing) {
     log(missing);
     return 2;
@@ -350,8 +351,10 @@ async function main(): Promise<number> {
   // Seconds per counted run: count-based tools (ab) are guessed at 10 000 req/s.
   const runS = o.tool.countBased ? o.requests / 10000 : o.durationS;
   const warmS = o.warmupS ? (o.tool.countBased ? runS / 10 : o.warmupS) + 0.3 : 0;
-  let code: number;
-  if (o.command === 'sweep') {
+  let code = 0;
+  if (!o.scenarios.length) {
+    // WebSocket scenarios only.
+  } else if (o.command === 'sweep') {
     const points = o.sweepConnections.length * runnable.length * o.scenarios.length;
     log(
       `Gale bench sweep: ${o.scenarios.map((s) => s.id).join(', ')} · servers ${runnable.map((s) => s.name).join(', ')} · ` +
@@ -377,12 +380,52 @@ async function main(): Promise<number> {
     );
     code = o.quick ? await runQuick(o, outDir, started) : await runMatrix(o, outDir, started, total);
   }
-  try {
-    const r = await writeReport(outDir);
-    log(`report: ${r.report} (${r.charts.length} SVG charts in ${join(outDir, 'charts')})`);
-  } catch (err) {
-    log(`the report could not be written: ${(err as Error).stack ?? err}`);
-    return 1;
+  if (o.wsScenarios.length) {
+    const names = o.servers.map((s) => s.name);
+    const wsRuns = wsServers.filter((s) => names.includes(s.name) && !s.notImplemented).length;
+    const wsIterations = o.quick ? 1 : o.iterations;
+    const wsDurationS = o.quick ? 1 : o.durationS;
+    log(
+      `WebSocket: ${o.wsScenarios.join(', ')} · ${wsRuns} servers · ${wsIterations} × ${wsDurationS}s, ` +
+        `gale-loadgen-ws · expected ~${formatDuration(o.wsScenarios.length * wsRuns * (0.8 + wsIterations * (wsDurationS + 0.5)))}`,
+    );
+    const ws = await runWs(
+      {
+        scenarios: o.wsScenarios,
+        serverNames: names,
+        quick: o.quick,
+        durationS: wsDurationS,
+        iterations: wsIterations,
+        connections: o.connections,
+        timeoutS: Math.max(o.timeoutS, 5),
+        serverCpu: o.serverCpu,
+        loadCpu: o.loadCpu,
+        nofile: effectiveOpenFileLimit(o.nofile),
+      },
+      outDir,
+      log,
+      {
+        ...meta(o, started),
+        wsVersions: {
+          ws: pkgVersion('ws'),
+          'express-ws': pkgVersion('express-ws'),
+          'express-ws/ws': pkgVersion('express-ws/node_modules/ws'),
+          '@fastify/websocket': pkgVersion('@fastify/websocket'),
+        },
+      },
+    );
+    process.stdout.write(`${ws.text}\nWebSocket: ${ws.failed} FAILED\n`);
+    log(`WebSocket results: ${join(outDir, 'ws')}`);
+    if (ws.failed) code = 1;
+  }
+  if (o.scenarios.length) {
+    try {
+      const r = await writeReport(outDir);
+      log(`report: ${r.report} (${r.charts.length} SVG charts in ${join(outDir, 'charts')})`);
+    } catch (err) {
+      log(`the report could not be written: ${(err as Error).stack ?? err}`);
+      return 1;
+    }
   }
   log(`${o.quick ? 'quick check' : 'bench'} done in ${formatDuration((Date.now() - started.getTime()) / 1000)}`);
   return code;

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { findScenario, type Scenario, scenarios } from './scenarios.ts';
 import { findServer, type Mode, makeModes, type ServerDef, servers } from './servers.ts';
 import { type LoadTool, tools } from './tools.ts';
+import { type WsScenarioId, wsScenarioIds } from './ws.ts';
 
 /** The connection counts of the sweep (`npm run bench -- sweep`). */
 export const SWEEP_CONNECTIONS = [100, 200, 500, 1000, 2500, 5000, 10000] as const;
@@ -21,6 +22,8 @@ export interface Options {
   /** The command line, for the report. */
   argv: string[];
   scenarios: Scenario[];
+  /** WebSocket scenarios (lib/ws.ts), run after the HTTP ones with gale-loadgen-ws. */
+  wsScenarios: WsScenarioId[];
   servers: ServerDef[];
   modes: Mode[];
   tool: LoadTool;
@@ -46,6 +49,8 @@ Scenarios: hello (default), ${scenarios
   .filter((s) => s.id !== 'hello')
   .map((s) => s.id)
   .join(', ')}
+  WebSocket: ${wsScenarioIds.join(', ')} (ws / express-ws / @fastify/websocket apps, driven by gale-loadgen-ws;
+  Gale: not implemented yet)
   (static, static-large, static-range and prerendered serve the files of examples/demo)
 Options:
   --servers a,b,…     servers to compare (default: ${servers.map((s) => s.name).join(',')});
@@ -65,7 +70,7 @@ Options:
                       bench/loadgen, built on first use with cargo; ab and ab-k (ab -k) run plain mode only
   --requests N        requests per counted run for ab / ab-k (default 100000; --quick: 5000); their warm-up
                       sends a tenth
-  --quick             defaults become: every scenario and server, --iterations 1 --duration 1 --warmup 0
+  --quick             defaults become: every scenario (HTTP and WebSocket) and server, --iterations 1 --duration 1 --warmup 0
                       --connections 10 --requests 5000, each server started once for all its scenarios;
                       results go to bench/results/<date>-<host>-quick/
   --sweep             same as the \`sweep\` command: json (or the scenarios given), --tool loadgen, plain mode
@@ -129,13 +134,17 @@ export function parseOptions(argv: string[]): Options | 'help' {
   }
   const quick = v.quick ?? false;
   if (quick && command !== 'run') throw new Error('--quick runs the scenarios; it cannot be combined with sweep');
-  const scenarioIds = rest.length
+  const isWs = (id: string): id is WsScenarioId => (wsScenarioIds as readonly string[]).includes(id);
+  const ids = rest.length
     ? rest
     : quick
-      ? scenarios.map((s) => s.id)
+      ? [...scenarios.map((s) => s.id), ...wsScenarioIds]
       : command === 'sweep'
         ? ['json']
         : ['hello'];
+  const wsScenarios = ids.filter(isWs);
+  if (wsScenarios.length && command !== 'run') throw new Error('the WebSocket scenarios cannot be swept');
+  const scenarioIds = ids.filter((id) => !isWs(id));
   const sc = scenarioIds.map((id) => {
     const s = findScenario(id);
     if (!s) throw new Error(`unknown scenario "${id}"`);
@@ -174,6 +183,7 @@ export function parseOptions(argv: string[]): Options | 'help' {
     requests: num('requests', v.requests, quick ? 5000 : 100000, 1, 50_000_000),
     argv,
     scenarios: sc,
+    wsScenarios,
     servers: sv,
     modes: makeModes(modeIds, num('pipeline', v.pipeline, 16, 2, 1024)),
     tool,

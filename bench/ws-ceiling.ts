@@ -1,0 +1,92 @@
+// gale-loadgen-ws's own ceiling: the same runs against a trivial Rust WebSocket server
+// (loadgen/examples/ws-echo-server.rs, one thread) and against the Node apps, interleaved over rounds, server pinned to
+// core 0 and generator to core 1. If the generator drives the trivial server much faster than any Node server, it is
+// not what limits the Node figures. Usage: node --import tsx bench/ws-ceiling.ts [--rounds 3] [--duration 3]
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { effectiveOpenFileLimit } from './lib/proc.ts';
+import { repoDir } from './lib/servers.ts';
+import { type WsMeasurement, type WsOptions, type WsServer, wsBinary, wsMeasure, wsServers } from './lib/ws.ts';
+
+const { values: v } = parseArgs({ options: { rounds: { type: 'string' }, duration: { type: 'string' } } });
+const rounds = Number(v.rounds ?? 3);
+const durationS = Number(v.duration ?? 3);
+const bin = wsBinary();
+if ('failure' in bin) throw new Error(bin.failure);
+const built = spawnSync('cargo', ['build', '--release', '-p', 'gale-loadgen', '--examples', '--quiet'], {
+  cwd: repoDir,
+  stdio: 'inherit',
+});
+if (built.status !== 0) throw new Error('cargo build --examples failed');
+const rust: WsServer = {
+  name: 'rust',
+  label: 'trivial Rust server',
+  launch: (ctx) => ({
+    cmd: join(bin.path, '..', 'examples', 'ws-echo-server'),
+    args: [String(ctx.port), '--broadcast'],
+  }),
+};
+const servers = [rust, ...wsServers.filter((s) => ['node-http', 'express', 'fastify'].includes(s.name))];
+const base: WsOptions = {
+  scenarios: [],
+  serverNames: [],
+  quick: false,
+  durationS,
+  iterations: 1,
+  connections: 100,
+  timeoutS: 5,
+  serverCpu: 0,
+  loadCpu: 1,
+  nofile: effectiveOpenFileLimit(65535),
+  messages: 100,
+};
+// Broadcast at a fixed 500 clients: 50 broadcasts one after another, each to every client.
+const runs: [string, 'ws-echo' | 'ws-broadcast', WsOptions][] = [
+  ['ws-echo, 100 connections × 100 messages', 'ws-echo', base],
+  [
+    'ws-broadcast, 500 clients, 50 broadcasts',
+    'ws-broadcast',
+    { ...base, durationS: 10, step: 500, maxClients: 500, samples: 50 },
+  ],
+];
+const results = new Map<string, WsMeasurement[]>();
+for (let r = 1; r <= rounds; r++) {
+  for (const [what, scenario, o] of runs) {
+    for (const s of servers) {
+      process.stderr.write(`round ${r}/${rounds}: ${what}: ${s.name} …\n`);
+      const m = await wsMeasure(o, s, scenario, bin.path);
+      if (!m.ok) process.stderr.write(`  FAILED: ${m.failure}\n`);
+      const k = `${what}|${s.label}`;
+      results.set(k, [...(results.get(k) ?? []), m]);
+    }
+  }
+}
+const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const lines = [
+  '| run | server | median | best | generator CPU % | server CPU % |',
+  '| --- | --- | ---: | ---: | ---: | ---: |',
+];
+for (const [k, ms] of results) {
+  const [what, label] = k.split('|');
+  const ok = ms.filter((m) => m.ok && m.median?.json);
+  if (!ok.length) {
+    lines.push(`| ${what} | ${label} | FAILED | | | |`);
+    continue;
+  }
+  const its = ok.map((m) => m.iterations[0]).filter((i) => i !== undefined);
+  const echo = what?.startsWith('ws-echo');
+  const val = its.map((i) =>
+    echo
+      ? (i.json?.echoes_per_s ?? 0)
+      : ((i.json?.detail.broadcast_rtt_us as { median: number } | undefined)?.median ?? 0),
+  );
+  const cpu = its.map((i) => i.toolCpuPct ?? 0);
+  const scpu = its.map((i) => (100 * (i.serverCpuS ?? 0)) / (i.json?.duration_s || 1));
+  const fmt = (n: number) => (echo ? `${int(n)} echoes/s` : `${(n / 1000).toFixed(2)} ms RTT`);
+  lines.push(
+    `| ${what} | ${label} | ${fmt(med(val))} | ${fmt(echo ? Math.max(...val) : Math.min(...val))} | ${int(med(cpu))} | ${int(med(scpu))} |`,
+  );
+}
+process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,0 +1,75 @@
+// `npm test`: the WebSocket part of the harness. gale-loadgen-ws must report deliberately wrong WebSocket servers
+// (bench/fixtures/ws-wrong-server.mjs) as FAILED, with the reason and no figure, and let correct ones pass.
+// Needs cargo (gale-loadgen-ws is built on first use) and taskset.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { commandExists } from './lib/proc.ts';
+import { benchDir } from './lib/servers.ts';
+import { type WsOptions, type WsScenarioId, wsBinary, wsMeasure, wsServers, wsTable } from './lib/ws.ts';
+
+const opts: WsOptions = {
+  scenarios: ['ws-echo', 'ws-broadcast'],
+  serverNames: [],
+  quick: true,
+  durationS: 1,
+  iterations: 1,
+  connections: 4,
+  timeoutS: 1,
+  serverCpu: 0,
+  loadCpu: 1,
+  nofile: 4096,
+  messages: 100,
+  step: 3,
+  maxClients: 6,
+  samples: 3,
+};
+
+const wrong = (defect: string) => ({
+  name: `wrong-${defect}`,
+  label: `wrong (${defect})`,
+  entry: join(benchDir, 'fixtures', 'ws-wrong-server.mjs'),
+  env: { WS_WRONG: defect },
+});
+
+function skip(): string | false {
+  if (!commandExists('taskset')) return 'taskset is not installed';
+  if (!commandExists('cargo') && process.env.CI) throw new Error('CI must have cargo');
+  return false;
+}
+
+const cases: [string, WsScenarioId, RegExp][] = [
+  ['echo-late', 'ws-echo', /invalid message.*first difference at byte 1023/],
+  ['broadcast-payload', 'ws-broadcast', /invalid message|did not get it/],
+  ['broadcast-skip', 'ws-broadcast', /1 clients did not get it within --timeout/],
+  ['echo-json', 'ws-broadcast', /no echo within --timeout|unexpected message/],
+];
+
+test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', { skip: skip() }, async (t) => {
+  const bin = wsBinary();
+  if ('failure' in bin) throw new Error(bin.failure);
+  for (const [defect, scenario, why] of cases) {
+    await t.test(`${defect} on ${scenario} is FAILED`, async () => {
+      const m = await wsMeasure(opts, wrong(defect), scenario, bin.path);
+      assert.equal(m.ok, false, `expected FAILED, got ${JSON.stringify(m.median?.json)}`);
+      assert.match(m.failure ?? '', why);
+      const table = wsTable(scenario, [m]);
+      assert.match(table, /\*\*FAILED\*\*/);
+      t.diagnostic(m.failure ?? '');
+    });
+  }
+  for (const scenario of opts.scenarios) {
+    await t.test(`a correct server passes ${scenario}; Gale is "not implemented yet"`, async () => {
+      const m = await wsMeasure(opts, wrong('ok'), scenario, bin.path);
+      assert.equal(m.ok, true, m.failure ?? '');
+      const j = m.median?.json;
+      assert.ok(j && j.valid > 0 && j.invalid === 0);
+      const gale = wsServers.find((s) => s.name === 'gale');
+      assert.ok(gale);
+      const g = await wsMeasure(opts, gale, scenario, bin.path);
+      const table = wsTable(scenario, [m, g]);
+      assert.match(table, /\| Gale \| — not implemented yet \|/);
+      assert.doesNotMatch(table, /FAILED/);
+    });
+  }
+});
