@@ -1,14 +1,15 @@
 // Command-line options of `npm run bench -- <scenario…> [--servers a,b] [--duration s] …`, with defaults and checks.
 import { parseArgs } from 'node:util';
+import type { RunSettings } from './measure.ts';
 import { findScenario, type Scenario, scenarios } from './scenarios.ts';
 import { findServer, type Mode, makeModes, type ServerDef, servers } from './servers.ts';
-import { type LoadTool, tools } from './tools.ts';
+import { tools } from './tools.ts';
 import { type WsScenarioId, wsScenarioIds } from './ws.ts';
 
 /** The connection counts of the sweep (`npm run bench -- sweep`). */
 export const SWEEP_CONNECTIONS = [100, 200, 500, 1000, 2500, 5000, 10000] as const;
 
-export interface Options {
+export interface Options extends RunSettings {
   /** `run`: scenarios × servers × modes; `sweep`: connection sweep; `report`: regenerate report.md and charts. */
   command: 'run' | 'sweep' | 'report';
   /** `--quick`: every server on every scenario it serves, short, correctness only (CI). */
@@ -26,15 +27,6 @@ export interface Options {
   wsScenarios: WsScenarioId[];
   servers: ServerDef[];
   modes: Mode[];
-  tool: LoadTool;
-  durationS: number;
-  warmupS: number;
-  iterations: number;
-  connections: number;
-  threads: number;
-  timeoutS: number;
-  serverCpu: number;
-  loadCpu: number;
   nofile: number;
   out: string | null;
 }

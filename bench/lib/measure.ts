@@ -17,14 +17,10 @@ import { type Launch, launchServer, type Mode, notRun, type ServerDef } from './
 import type { LoadRequest, LoadResult, LoadTool } from './tools.ts';
 import { type Validation, validateOnce } from './validate.ts';
 
-export interface MeasureOptions {
-  server: ServerDef;
-  scenario: Scenario;
-  mode: Mode;
+/** How every measured run is made: the settings the CLI and each measurement share. */
+export interface RunSettings {
   tool: LoadTool;
   durationS: number;
-  /** Requests per counted run for count-based tools (ab); the warm-up sends a tenth (at least 1000). */
-  requests?: number;
   warmupS: number;
   iterations: number;
   connections: number;
@@ -32,6 +28,14 @@ export interface MeasureOptions {
   timeoutS: number;
   serverCpu: number;
   loadCpu: number;
+}
+
+export interface MeasureOptions extends RunSettings {
+  server: ServerDef;
+  scenario: Scenario;
+  mode: Mode;
+  /** Requests per counted run for count-based tools (ab); the warm-up sends a tenth (at least 1000). */
+  requests?: number;
   nofile?: number;
   startTimeoutS?: number;
   /** Called before each counted iteration (1-based). */
