@@ -27,7 +27,9 @@ test('app.fixed refuses framing headers, bad header names and bad statuses with 
   assert.throws(() => app.fixed('GET', '/d', { status: 42, body: 'x' }), /invalid status code 42/);
 });
 
-test('a streamed body the handler has not read yet pauses the socket; nothing is lost', { timeout: 30_000 }, async (t) => {
+test('a streamed body the handler has not read yet pauses the socket; nothing is lost', {
+  timeout: 30_000,
+}, async (t) => {
   const SIZE = 32 * 1024 * 1024;
   const gate = deferred();
   const { port } = await withApp(
