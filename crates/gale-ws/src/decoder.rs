@@ -1,0 +1,451 @@
+//! The frame decoder (RFC 6455 §5): bytes in, whole messages and control frames out, with
+//! every protocol check, fragment reassembly, unmasking and permessage-deflate inflation.
+
+use crate::close::CloseError;
+use crate::deflate::{DeflateParams, Inflater};
+use crate::frame::{apply_mask, Opcode};
+use crate::utf8::Utf8;
+
+/// Which end of the connection the decoder serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Decodes frames from a client: they must be masked.
+    Server,
+    /// Decodes frames from a server: they must not be masked.
+    Client,
+}
+
+/// What one [`Decoder::decode`] call produced; the bytes are in [`Decoder::payload`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// A whole text message, valid UTF-8 (inflated when it was compressed).
+    Text,
+    /// A whole binary message.
+    Binary,
+    /// A ping; answer with a pong carrying the same payload.
+    Ping,
+    /// A pong.
+    Pong,
+    /// A close frame: `code` is 1005 when the frame had none; the payload is the reason
+    /// (valid UTF-8). Answer with a close frame, then close the connection.
+    Close {
+        /// The peer's close code, already checked with [`crate::valid_close_code`].
+        code: u16,
+    },
+}
+
+/// Which buffer [`Decoder::payload`] shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Last {
+    Data,
+    Control,
+}
+
+/// The frame whose payload is being read.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    opcode: Opcode,
+    fin: bool,
+    remaining: u64,
+    mask: Option<[u8; 4]>,
+    /// Payload bytes read so far: the masking key's phase.
+    pos: usize,
+}
+
+/// The data message being reassembled.
+#[derive(Debug, Clone, Copy)]
+struct Message {
+    text: bool,
+    compressed: bool,
+    /// Wire payload bytes announced so far by its frames' headers.
+    len: u64,
+}
+
+/// A resumable WebSocket frame decoder. Buffers are reused from message to message, so in
+/// steady state decoding allocates nothing.
+///
+/// ```
+/// use gale_ws::{write_frame, Decoder, Event, Opcode, Role};
+///
+/// let mut wire = Vec::new();
+/// write_frame(&mut wire, Opcode::Text, b"hello", false, Some([1, 2, 3, 4]));
+/// write_frame(&mut wire, Opcode::Ping, b"", false, Some([5, 6, 7, 8]));
+///
+/// let mut dec = Decoder::new(Role::Server, 1 << 20, None);
+/// let mut input = &wire[..];
+/// loop {
+///     match dec.decode(input) {
+///         Ok((n, Some(Event::Text))) => {
+///             assert_eq!(dec.payload(), b"hello");
+///             input = &input[n..];
+///         }
+///         Ok((n, Some(event))) => {
+///             assert_eq!(event, Event::Ping);
+///             input = &input[n..];
+///         }
+///         // Keep the unconsumed rest (a partial header) for when more bytes arrive.
+///         Ok((n, None)) => break assert_eq!(n, input.len()),
+///         Err(close) => panic!("send a close frame with {close:?}, then close"),
+///     }
+/// }
+/// ```
+pub struct Decoder {
+    role: Role,
+    max_payload: usize,
+    deflate: Option<DeflateParams>,
+    inflater: Option<Inflater>,
+    frame: Option<Frame>,
+    message: Option<Message>,
+    /// The message being reassembled, then the last whole message.
+    data: Vec<u8>,
+    /// The compressed bytes of a compressed message, inflated into `data` at its end.
+    raw: Vec<u8>,
+    /// The last control frame's payload (kept apart: control frames interleave fragments).
+    control: Vec<u8>,
+    utf8: Utf8,
+    last: Last,
+    failed: Option<CloseError>,
+}
+
+impl std::fmt::Debug for Decoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Decoder")
+            .field("role", &self.role)
+            .field("max_payload", &self.max_payload)
+            .field("deflate", &self.deflate)
+            .field("frame", &self.frame)
+            .field("message", &self.message)
+            .field("failed", &self.failed)
+            .finish_non_exhaustive()
+    }
+}
+
+const UNMASKED: CloseError = CloseError::protocol("client frames must be masked");
+const MASKED: CloseError = CloseError::protocol("server frames must not be masked");
+const RSV: CloseError = CloseError::protocol("reserved bits set");
+const RSV1: CloseError = CloseError::protocol("RSV1 set without a compressed message start");
+const OPCODE: CloseError = CloseError::protocol("reserved opcode");
+const FRAGMENTED_CONTROL: CloseError = CloseError::protocol("fragmented control frame");
+const LONG_CONTROL: CloseError = CloseError::protocol("control frame longer than 125 bytes");
+const NO_MESSAGE: CloseError = CloseError::protocol("continuation frame without a message");
+const OPEN_MESSAGE: CloseError = CloseError::protocol("new message inside a fragmented message");
+const LENGTH: CloseError = CloseError::protocol("64-bit length with the top bit set");
+const TOO_BIG: CloseError = CloseError::too_big("message longer than the maximum payload");
+const NOT_UTF8: CloseError = CloseError::invalid_data("text message is not valid UTF-8");
+const CLOSE_LEN: CloseError = CloseError::protocol("close frame with a 1-byte payload");
+const CLOSE_CODE: CloseError = CloseError::protocol("invalid close code");
+const CLOSE_REASON: CloseError = CloseError::invalid_data("close reason is not valid UTF-8");
+
+impl Decoder {
+    /// A decoder for frames sent to `role`, failing with 1009 on messages longer than
+    /// `max_payload` bytes (after inflating). `deflate` is the negotiated permessage-deflate,
+    /// if any; its [`Inflater`] is created on the first compressed message.
+    pub fn new(role: Role, max_payload: usize, deflate: Option<DeflateParams>) -> Decoder {
+        Decoder {
+            role,
+            max_payload,
+            deflate,
+            inflater: None,
+            frame: None,
+            message: None,
+            data: Vec::new(),
+            raw: Vec::new(),
+            control: Vec::new(),
+            utf8: Utf8::default(),
+            last: Last::Data,
+            failed: None,
+        }
+    }
+
+    /// Consumes bytes from `input` (part of a frame, one frame or several) and returns how
+    /// many were consumed and at most one event. Call again with the rest after an event;
+    /// `(n, None)` means everything usable was consumed: the `input.len() - n` bytes left
+    /// (a partial frame header, at most 13 bytes) must be passed again, with more after them.
+    ///
+    /// Payload bytes are consumed (unmasked into the internal buffer) as they arrive; header
+    /// bytes only when the whole header is present. On `Err` send a close frame with the
+    /// error's code and reason, then close; the decoder keeps returning that error.
+    pub fn decode(&mut self, input: &[u8]) -> Result<(usize, Option<Event>), CloseError> {
+        if let Some(err) = self.failed {
+            return Err(err);
+        }
+        let result = self.run(input);
+        if let Err(err) = result {
+            self.failed = Some(err);
+        }
+        result
+    }
+
+    /// The payload of the last event: the whole message for Text/Binary, the payload of a
+    /// Ping/Pong, the reason of a Close.
+    pub fn payload(&self) -> &[u8] {
+        match self.last {
+            Last::Data => &self.data,
+            Last::Control => &self.control,
+        }
+    }
+
+    /// Moves the last event's payload out (to hand it on without a borrow). Give the buffer
+    /// back with [`Decoder::restore_payload`] so its allocation is reused.
+    pub fn take_payload(&mut self) -> Vec<u8> {
+        match self.last {
+            Last::Data => std::mem::take(&mut self.data),
+            Last::Control => std::mem::take(&mut self.control),
+        }
+    }
+
+    /// Returns a buffer from [`Decoder::take_payload`] (its contents are discarded). It is
+    /// reused only if the slot it came from is still empty; otherwise it is dropped.
+    pub fn restore_payload(&mut self, mut buf: Vec<u8>) {
+        buf.clear();
+        let slot = match self.last {
+            Last::Data => &mut self.data,
+            Last::Control => &mut self.control,
+        };
+        if slot.is_empty() && slot.capacity() < buf.capacity() {
+            *slot = buf;
+        }
+    }
+
+    /// Frees buffers larger than `keep` bytes of capacity that are not in use (e.g. after a
+    /// rare huge message, or when the socket goes idle). The last event's payload is kept.
+    pub fn shrink_buffers(&mut self, keep: usize) {
+        let between = self.frame.is_none() && self.message.is_none();
+        if between && self.last != Last::Data {
+            self.data.clear();
+        }
+        for buf in [&mut self.data, &mut self.raw] {
+            if buf.is_empty() && buf.capacity() > keep {
+                *buf = Vec::new();
+            }
+        }
+    }
+
+    fn run(&mut self, input: &[u8]) -> Result<(usize, Option<Event>), CloseError> {
+        let mut pos = 0;
+        loop {
+            let mut frame = match self.frame {
+                Some(f) => f,
+                None => match self.header(&input[pos..])? {
+                    Some((f, n)) => {
+                        pos += n;
+                        f
+                    }
+                    None => return Ok((pos, None)),
+                },
+            };
+            let n = usize::try_from(frame.remaining)
+                .unwrap_or(usize::MAX)
+                .min(input.len() - pos);
+            self.payload_bytes(&frame, &input[pos..pos + n])?;
+            pos += n;
+            frame.pos += n;
+            frame.remaining -= n as u64;
+            if frame.remaining > 0 {
+                self.frame = Some(frame);
+                return Ok((pos, None));
+            }
+            self.frame = None;
+            if let Some(event) = self.end_frame(&frame)? {
+                return Ok((pos, Some(event)));
+            }
+        }
+    }
+
+    /// Parses and checks a frame header at the start of `b`; `None` until it is complete.
+    /// Checks run in a fixed order as bytes allow, so any split of the input gives the same
+    /// error.
+    fn header(&mut self, b: &[u8]) -> Result<Option<(Frame, usize)>, CloseError> {
+        let (&b0, &b1) = match b {
+            [b0, b1, ..] => (b0, b1),
+            _ => return Ok(None),
+        };
+        if b0 & 0x30 != 0 {
+            return Err(RSV);
+        }
+        let opcode = Opcode::from_u8(b0 & 0x0f).ok_or(OPCODE)?;
+        let (fin, rsv1, masked) = (b0 & 0x80 != 0, b0 & 0x40 != 0, b1 & 0x80 != 0);
+        match (self.role, masked) {
+            (Role::Server, false) => return Err(UNMASKED),
+            (Role::Client, true) => return Err(MASKED),
+            _ => {}
+        }
+        let len7 = b1 & 0x7f;
+        if opcode.is_control() {
+            if !fin {
+                return Err(FRAGMENTED_CONTROL);
+            }
+            if len7 > 125 {
+                return Err(LONG_CONTROL);
+            }
+            if rsv1 {
+                return Err(RSV1);
+            }
+        } else {
+            match (opcode, &self.message) {
+                (Opcode::Continuation, None) => return Err(NO_MESSAGE),
+                (Opcode::Continuation, Some(_)) if rsv1 => return Err(RSV1),
+                (Opcode::Text | Opcode::Binary, Some(_)) => return Err(OPEN_MESSAGE),
+                _ if rsv1 && self.deflate.is_none() => return Err(RSV1),
+                _ => {}
+            }
+        }
+        let ext = match len7 {
+            126 => 2,
+            127 => 8,
+            _ => 0,
+        };
+        let header_len = 2 + ext + if masked { 4 } else { 0 };
+        if b.len() < 2 + ext {
+            return Ok(None);
+        }
+        let len = match ext {
+            0 => u64::from(len7),
+            2 => u64::from(u16::from_be_bytes([b[2], b[3]])),
+            _ => u64::from_be_bytes(b[2..10].try_into().expect("8 bytes")),
+        };
+        if len >> 63 != 0 {
+            return Err(LENGTH);
+        }
+        if !opcode.is_control() {
+            let before = self.message.map_or(0, |m| m.len);
+            let limit = match self.message.map_or(rsv1, |m| m.compressed) {
+                true => compressed_limit(self.max_payload),
+                false => self.max_payload as u64,
+            };
+            if before + len > limit {
+                return Err(TOO_BIG);
+            }
+        }
+        if b.len() < header_len {
+            return Ok(None);
+        }
+        let mask = masked.then(|| {
+            let k = &b[header_len - 4..header_len];
+            [k[0], k[1], k[2], k[3]]
+        });
+        self.start_frame(opcode, rsv1, len);
+        let frame = Frame {
+            opcode,
+            fin,
+            remaining: len,
+            mask,
+            pos: 0,
+        };
+        Ok(Some((frame, header_len)))
+    }
+
+    /// Prepares the buffer a checked frame's payload goes to.
+    fn start_frame(&mut self, opcode: Opcode, rsv1: bool, len: u64) {
+        match opcode {
+            Opcode::Continuation => {
+                if let Some(m) = &mut self.message {
+                    m.len += len;
+                }
+            }
+            Opcode::Text | Opcode::Binary => {
+                self.message = Some(Message {
+                    text: opcode == Opcode::Text,
+                    compressed: rsv1,
+                    len,
+                });
+                self.data.clear();
+                self.raw.clear();
+                self.utf8.reset();
+            }
+            Opcode::Close | Opcode::Ping | Opcode::Pong => self.control.clear(),
+        }
+    }
+
+    /// Unmasks a piece of payload into its buffer; text is validated piece by piece.
+    fn payload_bytes(&mut self, frame: &Frame, piece: &[u8]) -> Result<(), CloseError> {
+        if piece.is_empty() {
+            return Ok(());
+        }
+        let (buf, check_text) = match (frame.opcode.is_control(), &self.message) {
+            (true, _) => (&mut self.control, false),
+            (false, Some(m)) if m.compressed => (&mut self.raw, false),
+            (false, m) => (&mut self.data, m.is_some_and(|m| m.text)),
+        };
+        let start = buf.len();
+        buf.extend_from_slice(piece);
+        if let Some(key) = frame.mask {
+            apply_mask(&mut buf[start..], key, frame.pos);
+        }
+        if check_text {
+            self.utf8.feed(&self.data[start..]).map_err(|()| NOT_UTF8)?;
+        }
+        Ok(())
+    }
+
+    /// A frame's payload is complete: returns its event, if it ends something.
+    fn end_frame(&mut self, frame: &Frame) -> Result<Option<Event>, CloseError> {
+        let event = match frame.opcode {
+            Opcode::Ping => Event::Ping,
+            Opcode::Pong => Event::Pong,
+            Opcode::Close => self.close_frame()?,
+            Opcode::Continuation | Opcode::Text | Opcode::Binary => {
+                if !frame.fin {
+                    return Ok(None);
+                }
+                let m = self
+                    .message
+                    .take()
+                    .expect("data frames belong to a message");
+                if m.compressed {
+                    self.inflate()?;
+                    if m.text {
+                        std::str::from_utf8(&self.data).map_err(|_| NOT_UTF8)?;
+                    }
+                } else if m.text && !self.utf8.complete() {
+                    return Err(NOT_UTF8);
+                }
+                self.last = Last::Data;
+                return Ok(Some(if m.text { Event::Text } else { Event::Binary }));
+            }
+        };
+        self.last = Last::Control;
+        Ok(Some(event))
+    }
+
+    fn close_frame(&mut self) -> Result<Event, CloseError> {
+        let code = match self.control[..] {
+            [] => return Ok(Event::Close { code: 1005 }),
+            [_] => return Err(CLOSE_LEN),
+            [hi, lo, ..] => u16::from_be_bytes([hi, lo]),
+        };
+        if !crate::valid_close_code(code) {
+            return Err(CLOSE_CODE);
+        }
+        std::str::from_utf8(&self.control[2..]).map_err(|_| CLOSE_REASON)?;
+        self.control.drain(..2);
+        Ok(Event::Close { code })
+    }
+
+    fn inflate(&mut self) -> Result<(), CloseError> {
+        let params = self.deflate.expect("compressed messages need deflate");
+        let (bits, reset) = match self.role {
+            Role::Server => (
+                params.client_max_window_bits,
+                params.client_no_context_takeover,
+            ),
+            Role::Client => (
+                params.server_max_window_bits,
+                params.server_no_context_takeover,
+            ),
+        };
+        let inflater = self
+            .inflater
+            .get_or_insert_with(|| Inflater::new(bits, reset));
+        self.data.clear();
+        inflater.decompress(&self.raw, &mut self.data, self.max_payload)
+    }
+}
+
+/// The most compressed bytes accepted for a message of at most `max` bytes: DEFLATE can
+/// expand incompressible data slightly (5 bytes per stored block of up to 64 KiB, plus
+/// flush markers), so a little room is allowed over `max`.
+fn compressed_limit(max: usize) -> u64 {
+    let max = max as u64;
+    max.saturating_add(max / 1024 + 64)
+}
