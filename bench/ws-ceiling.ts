@@ -1,15 +1,28 @@
 // gale-loadgen-ws's own ceiling: the same runs against a trivial Rust WebSocket server
-// (loadgen/examples/ws-echo-server.rs, one thread) and against the Node apps, interleaved over rounds, server pinned to
+// (loadgen/examples/ws-echo-server.rs, one thread; it speaks fast-ws too) and against the Node apps, interleaved over rounds, server pinned to
 // core 0 and generator to core 1. If the generator drives the trivial server much faster than any Node server, it is
 // not what limits the Node figures. Usage: node --import tsx bench/ws-ceiling.ts [--rounds 3] [--duration 3]
+// [--runs ws-echo,fastws-echo,ws-broadcast] (a subset of the runs)
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { effectiveOpenFileLimit } from './lib/proc.ts';
 import { repoDir } from './lib/servers.ts';
-import { type WsMeasurement, type WsOptions, type WsServer, wsBinary, wsMeasure, wsServers } from './lib/ws.ts';
+import {
+  isEcho,
+  type WsMeasurement,
+  type WsOptions,
+  type WsScenarioId,
+  type WsServer,
+  wsBinary,
+  wsMeasure,
+  wsServers,
+} from './lib/ws.ts';
 
-const { values: v } = parseArgs({ options: { rounds: { type: 'string' }, duration: { type: 'string' } } });
+const { values: v } = parseArgs({
+  options: { rounds: { type: 'string' }, duration: { type: 'string' }, runs: { type: 'string' } },
+});
+const only = v.runs?.split(',');
 const rounds = Number(v.rounds ?? 3);
 const durationS = Number(v.duration ?? 3);
 const bin = wsBinary();
@@ -42,8 +55,9 @@ const base: WsOptions = {
   messages: 100,
 };
 // Broadcast at a fixed 500 clients: 50 broadcasts one after another, each to every client.
-const runs: [string, 'ws-echo' | 'ws-broadcast', WsOptions][] = [
+const runs: [string, WsScenarioId, WsOptions][] = [
   ['ws-echo, 100 connections × 100 messages', 'ws-echo', base],
+  ['fastws-echo, 100 connections × 100 messages', 'fastws-echo', base],
   [
     'ws-broadcast, 500 clients, 50 broadcasts',
     'ws-broadcast',
@@ -51,8 +65,10 @@ const runs: [string, 'ws-echo' | 'ws-broadcast', WsOptions][] = [
   ],
 ];
 const results = new Map<string, WsMeasurement[]>();
+const scenarioOf = new Map(runs.map(([what, scenario]) => [what, scenario]));
 for (let r = 1; r <= rounds; r++) {
   for (const [what, scenario, o] of runs) {
+    if (only && !only.includes(scenario)) continue;
     for (const s of servers) {
       process.stderr.write(`round ${r}/${rounds}: ${what}: ${s.name} …\n`);
       const m = await wsMeasure(o, s, scenario, bin.path);
@@ -76,7 +92,8 @@ for (const [k, ms] of results) {
     continue;
   }
   const its = ok.map((m) => m.iterations[0]).filter((i) => i !== undefined);
-  const echo = what?.startsWith('ws-echo');
+  const scenario = scenarioOf.get(what ?? '');
+  const echo = scenario !== undefined && isEcho(scenario);
   const val = its.map((i) =>
     echo
       ? (i.json?.echoes_per_s ?? 0)

@@ -9,7 +9,7 @@ import { benchDir } from './lib/servers.ts';
 import { type WsOptions, type WsScenarioId, wsBinary, wsMeasure, wsServers, wsTable } from './lib/ws.ts';
 
 const opts: WsOptions = {
-  scenarios: ['ws-echo', 'ws-broadcast'],
+  scenarios: ['ws-echo', 'fastws-echo', 'ws-broadcast'],
   serverNames: [],
   quick: true,
   durationS: 1,
@@ -43,6 +43,13 @@ const cases: [string, WsScenarioId, RegExp][] = [
   ['broadcast-payload', 'ws-broadcast', /invalid message|did not get it/],
   ['broadcast-skip', 'ws-broadcast', /1 clients did not get it within --timeout/],
   ['echo-json', 'ws-broadcast', /no echo within --timeout|unexpected message/],
+  ['fastws-greeting', 'fastws-echo', /server version mismatch: the first frame must be the 2-byte text \\x00\\x02/],
+  // The 21st event has reply id 20 and is answered with 19.
+  [
+    'fastws-reply',
+    'fastws-echo',
+    /invalid message.*1033-byte text message sent, got text, 1033 bytes: \\x0619\\x01\[.*byte 1\)/,
+  ],
 ];
 
 test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', { skip: skip() }, async (t) => {

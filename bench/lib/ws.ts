@@ -1,4 +1,4 @@
-// The WebSocket scenarios (ws-echo, ws-broadcast; ../shared/bench/scenarios.md): each server app in bench/apps/ws-*.mjs
+// The WebSocket scenarios (ws-echo, fastws-echo, ws-broadcast; ../shared/bench/scenarios.md): each server app in bench/apps/ws-*.mjs
 // is started pinned to the server core and driven by gale-loadgen-ws (bench/loadgen/src/bin/ws.rs, Rust, one thread)
 // pinned to the load core. The generator checks every echo and every broadcast delivery against the exact text; a run
 // with an invalid message or any error is FAILED with the reason, never given a figure. Gale has no WebSocket support
@@ -12,13 +12,19 @@ import { median, writeResults } from './report.ts';
 import { benchDir, repoDir, type ServerDef } from './servers.ts';
 import { outputTail, runPinnedTool } from './toolrun.ts';
 
-export const wsScenarioIds = ['ws-echo', 'ws-broadcast'] as const;
+export const wsScenarioIds = ['ws-echo', 'fastws-echo', 'ws-broadcast'] as const;
 export type WsScenarioId = (typeof wsScenarioIds)[number];
+
+/** The scenarios measured in echoes/s (one message at a time per connection, waiting for each answer). */
+export const isEcho = (s: WsScenarioId): boolean => s === 'ws-echo' || s === 'fastws-echo';
 
 export const wsScenarioText: Record<WsScenarioId, string> = {
   'ws-echo':
     "each connection sends N text messages of 1024 '0' one after another, waiting for each exact echo, then closes " +
     'and reconnects',
+  'fastws-echo':
+    "the same over the fast-ws protocol: each message is emit('echo', 1024 '0', reply) (subprotocol fast-ws, after " +
+    'the server greeting), answered by exactly its reply',
   'ws-broadcast':
     'clients added in steps; each step sends broadcasts that every client must receive as {"type":"broadcastResult",' +
     '"payload":P}; stepping stops when the p95 broadcast round trip exceeds 500 ms',
@@ -27,9 +33,26 @@ export const wsScenarioText: Record<WsScenarioId, string> = {
 /** A server of the WebSocket scenarios; `notImplemented` rows are shown as "— not implemented yet". */
 export interface WsServer extends ServerDef {
   notImplemented?: string;
+  /** The WebSocket scenarios it serves (default: all but sio-echo); it has no row in the others. */
+  serves?: readonly WsScenarioId[];
 }
 
 const app = (file: string): string => join(benchDir, 'apps', file);
+
+/** Whether `server` has a row in `scenario`'s table. */
+export const wsServes = (server: WsServer, scenario: WsScenarioId): boolean =>
+  (server.serves ?? wsScenarioIds).includes(scenario);
+
+/** Why `scenario` cannot run on any server right now (reported FAILED with it), or null. */
+export function wsScenarioUnavailable(scenario: WsScenarioId): string | null {
+  if (scenario !== 'fastws-echo') return null;
+  const built = join(repoDir, 'packages', 'gale', 'dist', 'fastws', 'server.js');
+  if (existsSync(built) || existsSync(join(benchDir, 'apps', 'fastws-standin.mjs'))) return null;
+  return (
+    "Gale's fast-ws protocol class is not built: packages/gale/dist/fastws/server.js is missing " +
+    '(run `npm run build`, or only its TypeScript part: `npx tsc -p packages/gale/tsconfig.build.json`)'
+  );
+}
 
 function express4Unavailable(): string | null {
   return existsSync(join(repoDir, 'node_modules', 'express4', 'package.json'))
@@ -74,7 +97,7 @@ export interface WsOptions {
 
 /** The generator's JSON line (bench/loadgen/README.md, "gale-loadgen-ws"). */
 export interface WsJson {
-  mode: 'echo' | 'broadcast';
+  mode: 'echo' | 'fastws' | 'broadcast';
   duration_s: number;
   connects: number;
   connects_per_s: number;
@@ -142,12 +165,13 @@ export function wsBinary(): { path: string } | { failure: string } {
 /** The generator's arguments for one run. */
 export function wsArgs(o: WsOptions, scenario: WsScenarioId, port: number): string[] {
   const common = ['--duration', String(o.durationS), '--timeout', String(o.timeoutS)];
-  if (scenario === 'ws-echo') {
+  if (isEcho(scenario)) {
+    const fast = scenario === 'fastws-echo';
     return [
       '--mode',
-      'echo',
+      fast ? 'fastws' : 'echo',
       '--url',
-      `ws://127.0.0.1:${port}/echo`,
+      `ws://127.0.0.1:${port}/${fast ? 'fws' : 'echo'}`,
       '--connections',
       String(o.connections),
       '--messages',
@@ -218,7 +242,7 @@ export async function wsRunOnce(
 }
 
 const key = (scenario: WsScenarioId, it: WsIteration): number =>
-  scenario === 'ws-echo' ? (it.json?.echoes_per_s ?? 0) : (it.json?.detail.clients_held ?? 0);
+  isEcho(scenario) ? (it.json?.echoes_per_s ?? 0) : (it.json?.detail.clients_held ?? 0);
 
 /** One server on one WebSocket scenario, `o.iterations` times. */
 export async function wsMeasure(
@@ -241,6 +265,11 @@ export async function wsMeasure(
     args: [],
   };
   if (server.notImplemented) return m;
+  const unavailable = wsScenarioUnavailable(scenario);
+  if (unavailable) {
+    m.failure = unavailable;
+    return m;
+  }
   const rs = await startServer({ server, connections: o.connections, serverCpu: o.serverCpu, nofile: o.nofile });
   if ('failure' in rs) {
     m.failure = rs.failure;
@@ -285,7 +314,8 @@ const pct = (p: number | null): string => (p === null ? '—' : `${Math.round(p)
 export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): string {
   const lines: string[] = [];
   const notes: string[] = [];
-  if (scenario === 'ws-echo') {
+  const echo = isEcho(scenario);
+  if (echo) {
     lines.push(
       '| server | echoes/s (median) | min–max | connects/s | connect ms min / mean / median / max / stddev | ' +
         'echo ms min / mean / median / max / stddev | CPU µs/echo | peak RSS MiB | loadgen CPU |',
@@ -299,7 +329,7 @@ export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): 
     );
   }
   for (const m of ms_) {
-    const cols = scenario === 'ws-echo' ? 8 : 6;
+    const cols = echo ? 8 : 6;
     if (m.notImplemented) {
       lines.push(`| ${m.label} | — not implemented yet |${' |'.repeat(cols - 1)}`);
       notes.push(`- ${m.label}: — not implemented yet (${m.notImplemented}).`);
@@ -312,7 +342,7 @@ export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): 
     }
     const j = m.median.json;
     const rss = m.peakRssMiB === null ? '—' : m.peakRssMiB.toFixed(1);
-    if (scenario === 'ws-echo') {
+    if (echo) {
       const rates = m.iterations.map((i) => i.json?.echoes_per_s ?? 0);
       const cpu = m.median.serverCpuS !== null && j.echoes ? int((m.median.serverCpuS * 1e6) / j.echoes) : '—';
       lines.push(
@@ -330,8 +360,8 @@ export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): 
     }
   }
   notes.push(
-    scenario === 'ws-echo'
-      ? '- gale-loadgen-ws (Rust, one thread, its own core) checks every echo against the exact text sent. ' +
+    echo
+      ? `- gale-loadgen-ws (Rust, one thread, its own core) checks every ${scenario === 'fastws-echo' ? 'reply (and each connection’s greeting)' : 'echo'} against the exact text expected. ` +
           'echoes/s and connects/s are over the whole run; connect = TCP connect + WebSocket handshake; ' +
           'CPU µs/echo = server utime+stime ÷ echoes (connects included). loadgen CPU = the generator’s use of its core.'
       : '- A broadcast’s round trip lasts from its send until the last client received its broadcastResult; every ' +
@@ -350,14 +380,17 @@ export async function runWs(
   log: (s: string) => void,
   meta: Record<string, unknown> = {},
 ): Promise<{ text: string; failed: number }> {
-  const servers = wsServers.filter((s) => o.serverNames.includes(s.name));
   const bin = wsBinary();
   const out: string[] = [];
   let failed = 0;
-  const runnable = servers.filter((s) => !s.notImplemented).length;
-  const total = o.scenarios.length * runnable * o.iterations;
+  const picked = wsServers.filter((s) => o.serverNames.includes(s.name));
+  const total = o.scenarios.reduce(
+    (n, sc) => n + picked.filter((s) => !s.notImplemented && wsServes(s, sc)).length * o.iterations,
+    0,
+  );
   let n = 0;
   for (const scenario of o.scenarios) {
+    const servers = picked.filter((s) => wsServes(s, scenario));
     const results: WsMeasurement[] = [];
     for (const server of servers) {
       let m: WsMeasurement;

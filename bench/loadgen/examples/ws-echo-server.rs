@@ -4,22 +4,46 @@
 //! - `--broadcast`: the ws-broadcast protocol without parsing JSON: a text starting with
 //!   `{"type":"broadcast","payload":` goes to every client with that prefix replaced by
 //!   `{"type":"broadcastResult","payload":`, anything else is echoed;
-//! - `--wrong`: changes the last byte of every echo, so the generator must report it as invalid.
+//! - fast-ws (fastws-echo): a client asking for the subprotocol `fast-ws` gets it, is greeted with `\x00\x02`, and
+//!   every event `\x05 ID \x16 REPLY \x01 DATA \x02` is answered `\x06 REPLY \x01 DATA \x02` (DATA copied as it
+//!   came, not decoded);
+//! - `--wrong`: changes the last byte of every echo (fast-ws: the byte before the final 0x02), so the generator must
+//!   report it as invalid.
 //!
 //! Usage: ws-echo-server PORT [--broadcast] [--wrong]
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
+use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::Message;
 
 const BROADCAST: &str = r#"{"type":"broadcast","payload":"#;
 const RESULT: &str = r#"{"type":"broadcastResult","payload":"#;
 
 type Clients = Rc<RefCell<Vec<(u64, mpsc::UnboundedSender<Message>)>>>;
+
+/// The fast-ws reply to an event frame `\x05 ID \x16 REPLY \x01 DATA \x02`, or None for anything else.
+fn fastws_reply(t: &str, wrong: bool) -> Option<String> {
+    let rest = t.strip_prefix('\u{5}')?;
+    let sep = rest.find('\u{16}')?;
+    let start = rest.find('\u{1}')?;
+    if start < sep {
+        return None;
+    }
+    let mut out = format!("\u{6}{}{}", &rest[sep + 1..start], &rest[start..]);
+    if wrong {
+        let end = out.pop();
+        out.pop();
+        out.push('1');
+        out.extend(end);
+    }
+    Some(out)
+}
 
 fn main() -> std::io::Result<()> {
     let mut port = 3000;
@@ -46,9 +70,30 @@ fn main() -> std::io::Result<()> {
             let id = next_id;
             let clients = clients.clone();
             tokio::task::spawn_local(async move {
-                let Ok(ws) = tokio_tungstenite::accept_async(tcp).await else {
+                let fast = Rc::new(Cell::new(false));
+                let asked = fast.clone();
+                // The callback's error type is tungstenite's (a whole HTTP response): not ours to shrink.
+                #[allow(clippy::result_large_err)]
+                let pick = move |req: &Request, mut res: Response| {
+                    let wants = req
+                        .headers()
+                        .get_all("Sec-WebSocket-Protocol")
+                        .iter()
+                        .filter_map(|v| v.to_str().ok())
+                        .any(|v| v.split(',').any(|p| p.trim() == "fast-ws"));
+                    if wants {
+                        asked.set(true);
+                        res.headers_mut().insert(
+                            "Sec-WebSocket-Protocol",
+                            HeaderValue::from_static("fast-ws"),
+                        );
+                    }
+                    Ok(res)
+                };
+                let Ok(ws) = tokio_tungstenite::accept_hdr_async(tcp, pick).await else {
                     return;
                 };
+                let fast = fast.get();
                 let (mut sink, mut stream) = ws.split();
                 let (tx, mut rx) = mpsc::unbounded_channel::<Message>();
                 tokio::task::spawn_local(async move {
@@ -61,8 +106,15 @@ fn main() -> std::io::Result<()> {
                 if broadcast {
                     clients.borrow_mut().push((id, tx.clone()));
                 }
+                if fast {
+                    let _ = tx.send(Message::text("\u{0}\u{2}"));
+                }
                 while let Some(Ok(m)) = stream.next().await {
                     let reply = match m {
+                        Message::Text(t) if fast => match fastws_reply(&t, wrong) {
+                            Some(r) => Message::text(r),
+                            None => break,
+                        },
                         Message::Text(t) if broadcast && t.starts_with(BROADCAST) => {
                             let out = Message::text(format!("{RESULT}{}", &t[BROADCAST.len()..]));
                             for (_, c) in clients.borrow().iter() {

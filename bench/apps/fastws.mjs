@@ -1,0 +1,28 @@
+// Loads Gale's fast-ws protocol class for the fastws-echo apps: packages/gale/dist/fastws/server.js (built by
+// `npx tsc -p packages/gale/tsconfig.build.json`). Resolves to null when it is not built (the harness reports the
+// fastws-echo rows FAILED with that reason before starting any app).
+import { existsSync } from 'node:fs';
+
+const built = new URL('../../packages/gale/dist/fastws/server.js', import.meta.url);
+const standin = new URL('./fastws-standin.mjs', import.meta.url);
+
+/** Gale's `FastWsConnection`, or null when packages/gale/dist/fastws/server.js does not exist. */
+export async function loadFastWs() {
+  if (existsSync(built)) return (await import(built.href)).FastWsConnection;
+  if (existsSync(standin)) return (await import(standin.href)).FastWsConnection;
+  return null;
+}
+
+/**
+ * Serves one fast-ws connection of a `ws` WebSocket: greets, answers every `echo` event with its data.
+ * Without the class (not built) the socket is closed with 1011.
+ */
+export function fastWsEcho(ws, FastWsConnection) {
+  if (!FastWsConnection) return ws.close(1011, 'gale fast-ws is not built');
+  const c = new FastWsConnection({ send: (t) => ws.send(t), close: (code, reason) => ws.close(code, reason) });
+  c.on('echo', (e) => e.reply(e.data));
+  ws.on('message', (data, isBinary) => {
+    if (!isBinary) c.receive(data.toString());
+  });
+  c.greet();
+}

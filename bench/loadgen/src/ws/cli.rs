@@ -1,0 +1,245 @@
+//! gale-loadgen-ws's command line: usage text, options and their checks (+ tests).
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::time::Duration;
+
+pub const USAGE: &str = "\
+Usage: gale-loadgen-ws --mode echo|fastws|broadcast|idle --url ws://127.0.0.1:PORT/path [options]
+
+Single-threaded WebSocket load generator that checks every reply (exact text) and prints one JSON line.
+Exit code: 0 = every message valid and no error, 1 = not, 2 = usage error.
+
+echo: --connections workers each repeatedly connect, send --messages text messages of --size '0' one after another
+(waiting for each exact echo) and close, until --duration has passed.
+fastws: the same over the fast-ws protocol: subprotocol `fast-ws`, the server's first frame must be \\x00\\x02, each
+message is the event `echo` with a reply id (\\x05 41f \\x16 ID \\x01 [\"000…\"] \\x02) and must be answered by exactly
+\\x06 ID \\x01 [\"000…\"] \\x02.
+broadcast: clients are added --step at a time (each checks one {\"type\":\"echo\"} round trip when it joins); at each
+step --samples broadcasts are sent one after another from rotating clients, and a broadcast's round trip lasts until
+every client got its {\"type\":\"broadcastResult\"}. Stepping stops when the p95 round trip exceeds --limit-ms, at
+--max-clients, or when --duration has passed.
+idle: opens --connections connections at --rate per second, prints `holding N` on stderr once all are open, holds
+them for --hold seconds without traffic, prints `checking` on stderr, then pings every one (each must answer with
+its pong) and closes them.
+
+Options:
+  --mode echo|fastws|broadcast|idle   (required)
+  --url ws://HOST:PORT/PATH  (required)
+  --connections N         echo/fastws: concurrent connections; idle: connections to open (default 100)
+  --messages N            echo/fastws: messages per connection (default 100)
+  --size N                echo/fastws: message size in bytes (default 1024)
+  --duration SECS         echo/fastws: seconds of load; broadcast: time budget for stepping (default 10)
+  --timeout SECS          connect / echo / broadcast delivery / pong slower than this is a timeout error (default 5)
+  --step N                broadcast: clients added per step (default 50)
+  --max-clients N         broadcast: stop stepping here (default 10000)
+  --samples N             broadcast: broadcasts per step (default 20)
+  --padding N             broadcast: padding bytes in each payload (default 100)
+  --limit-ms N            broadcast: p95 round trip limit (default 500)
+  --rate N                idle: connections opened per second (default 1000)
+  --hold SECS             idle: how long all connections stay open and idle (default 3)
+  -h, --help              this text
+  -V, --version           version
+";
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mode {
+    Echo,
+    FastWs,
+    Broadcast,
+    Idle,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Echo => "echo",
+            Mode::FastWs => "fastws",
+            Mode::Broadcast => "broadcast",
+            Mode::Idle => "idle",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Args {
+    pub mode: Mode,
+    pub url: String,
+    pub addr: SocketAddr,
+    pub connections: usize,
+    pub messages: usize,
+    pub size: usize,
+    pub duration: Duration,
+    pub timeout: Duration,
+    pub step: usize,
+    pub max_clients: usize,
+    pub samples: usize,
+    pub padding: usize,
+    pub limit: Duration,
+    pub rate: usize,
+    pub hold: Duration,
+}
+
+fn num<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, String> {
+    v.parse::<T>()
+        .map_err(|_| format!("--{name}: not a valid number: {v:?}"))
+}
+
+fn secs(name: &str, v: &str) -> Result<Duration, String> {
+    match v.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(Duration::from_secs_f64(s)),
+        _ => Err(format!(
+            "--{name} must be a positive number of seconds (got {v:?})"
+        )),
+    }
+}
+
+/// `ws://host:port/path` → socket address (the URL itself is handed to the handshake).
+fn parse_url(url: &str) -> Result<SocketAddr, String> {
+    let rest = url
+        .strip_prefix("ws://")
+        .ok_or_else(|| format!("only ws:// URLs are supported (got {url:?})"))?;
+    let authority = rest.split('/').next().unwrap_or("");
+    let with_port = if authority
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| !p.contains(']'))
+    {
+        authority.to_string()
+    } else {
+        format!("{authority}:80")
+    };
+    with_port
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {authority:?}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{authority:?} resolves to no address"))
+}
+
+pub enum Command {
+    Run(Args),
+    Help,
+    Version,
+}
+
+pub fn parse(argv: impl Iterator<Item = String>) -> Result<Command, String> {
+    let mut mode = None;
+    let mut url = None;
+    let mut a = Args {
+        mode: Mode::Echo,
+        url: String::new(),
+        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+        connections: 100,
+        messages: 100,
+        size: 1024,
+        duration: Duration::from_secs(10),
+        timeout: Duration::from_secs(5),
+        step: 50,
+        max_clients: 10_000,
+        samples: 20,
+        padding: 100,
+        limit: Duration::from_millis(500),
+        rate: 1000,
+        hold: Duration::from_secs(3),
+    };
+    let mut it = argv;
+    while let Some(flag) = it.next() {
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(Command::Help),
+            "-V" | "--version" => return Ok(Command::Version),
+            _ => {}
+        }
+        let name = flag
+            .strip_prefix("--")
+            .ok_or_else(|| format!("unexpected argument {flag:?}"))?;
+        let v = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        match name {
+            "mode" => {
+                mode = Some(match v.as_str() {
+                    "echo" => Mode::Echo,
+                    "fastws" => Mode::FastWs,
+                    "broadcast" => Mode::Broadcast,
+                    "idle" => Mode::Idle,
+                    _ => {
+                        return Err(format!(
+                            "--mode must be echo, fastws, broadcast or idle (got {v:?})"
+                        ))
+                    }
+                })
+            }
+            "url" => url = Some(v),
+            "connections" => a.connections = num(name, &v)?,
+            "messages" => a.messages = num(name, &v)?,
+            "size" => a.size = num(name, &v)?,
+            "duration" => a.duration = secs(name, &v)?,
+            "timeout" => a.timeout = secs(name, &v)?,
+            "step" => a.step = num(name, &v)?,
+            "max-clients" => a.max_clients = num(name, &v)?,
+            "samples" => a.samples = num(name, &v)?,
+            "padding" => a.padding = num(name, &v)?,
+            "limit-ms" => a.limit = Duration::from_millis(num(name, &v)?),
+            "rate" => a.rate = num(name, &v)?,
+            "hold" => a.hold = secs(name, &v)?,
+            _ => return Err(format!("unknown option {flag}")),
+        }
+    }
+    a.mode = mode.ok_or("--mode is required")?;
+    a.url = url.ok_or("--url is required")?;
+    a.addr = parse_url(&a.url)?;
+    if a.connections == 0
+        || a.messages == 0
+        || a.step == 0
+        || a.samples == 0
+        || a.max_clients == 0
+        || a.rate == 0
+    {
+        return Err(
+            "--connections, --messages, --step, --samples, --max-clients and --rate must be ≥ 1"
+                .into(),
+        );
+    }
+    Ok(Command::Run(a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Result<Command, String> {
+        parse(s.split_whitespace().map(String::from))
+    }
+
+    #[test]
+    fn parses_options_and_url() {
+        let Ok(Command::Run(a)) =
+            args("--mode broadcast --url ws://127.0.0.1:9/broadcast --step 5 --limit-ms 100")
+        else {
+            panic!("should parse");
+        };
+        assert_eq!(a.mode, Mode::Broadcast);
+        assert_eq!(a.addr, SocketAddr::from(([127, 0, 0, 1], 9)));
+        assert_eq!((a.step, a.limit), (5, Duration::from_millis(100)));
+        let Ok(Command::Run(a)) =
+            args("--mode idle --url ws://127.0.0.1:9/echo --rate 50 --hold 1.5")
+        else {
+            panic!("should parse");
+        };
+        assert_eq!(
+            (a.mode, a.rate, a.hold),
+            (Mode::Idle, 50, Duration::from_millis(1500))
+        );
+        assert!(matches!(
+            args("--mode fastws --url ws://127.0.0.1:9/fws"),
+            Ok(Command::Run(Args {
+                mode: Mode::FastWs,
+                ..
+            }))
+        ));
+        assert!(
+            args("--url ws://127.0.0.1:9/").is_err(),
+            "--mode is required"
+        );
+        assert!(args("--mode echo --url http://127.0.0.1:9/").is_err());
+        assert!(args("--mode echo --url ws://127.0.0.1:9/ --connections 0").is_err());
+        assert!(args("--mode echo --url ws://127.0.0.1:9/ --bogus 1").is_err());
+        assert!(args("--mode sio --url ws://127.0.0.1:9/").is_err());
+    }
+}
