@@ -6,14 +6,14 @@ use std::hash::Hash;
 
 /// A topic's slot: its name and subscribers, in no particular order.
 #[derive(Debug)]
-struct Topic<K> {
+pub(crate) struct Topic<K> {
     name: Box<[u8]>,
     subscribers: Vec<K>,
 }
 
 /// Where a (topic, key) membership sits in both lists, so either can be `swap_remove`d.
 #[derive(Debug, Clone, Copy)]
-struct Slots {
+pub(crate) struct Slots {
     /// Index of the key in the topic's `subscribers`.
     in_topic: usize,
     /// Index of the topic id in the key's topic list.
@@ -36,13 +36,13 @@ struct Slots {
 /// ```
 #[derive(Debug)]
 pub struct Topics<K: Copy + Eq + Hash> {
-    by_name: HashMap<Box<[u8]>, u32>,
+    pub(crate) by_name: HashMap<Box<[u8]>, u32>,
     /// Topic slots by id; `None` slots are free and listed in `free`.
-    topics: Vec<Option<Topic<K>>>,
+    pub(crate) topics: Vec<Option<Topic<K>>>,
     free: Vec<u32>,
-    members: HashMap<(u32, K), Slots>,
+    pub(crate) members: HashMap<(u32, K), Slots>,
     /// Topic ids of each key, in no particular order.
-    by_key: HashMap<K, Vec<u32>>,
+    pub(crate) by_key: HashMap<K, Vec<u32>>,
 }
 
 impl<K: Copy + Eq + Hash> Default for Topics<K> {

@@ -50,6 +50,12 @@ impl Deflater {
     /// the compressor is then reset when created with `no_context_takeover`. An empty message
     /// becomes the single byte `00` (RFC 7692 §7.2.3.6).
     pub fn compress(&mut self, data: &[u8], out: &mut Vec<u8>) {
+        if data.is_empty() {
+            // zlib emits nothing for a flush with no new input; the empty stored block
+            // `00 00 00 FF FF` without its tail is the one byte 00, and leaves the window as is.
+            out.push(0);
+            return;
+        }
         let in_start = self.z.total_in();
         let out_start = out.len();
         // Compressed size is usually below the input; the loop grows `out` when not.
@@ -109,8 +115,9 @@ pub(crate) const BAD_DATA: CloseError = CloseError::invalid_data("invalid compre
 impl Inflater {
     /// A decompressor for a peer compressing with windows up to `window_bits` (clamped to
     /// 9..=15: a 9-bit window also reads the streams of zlib-based peers that were asked for 8
-    /// and silently used 9). With `no_context_takeover` every message is inflated
-    /// independently.
+    /// and silently used 9). The zlib-rs backend keeps a 32 KiB window whatever the bits, so
+    /// this bounds nothing; it only matters with a C zlib backend. With `no_context_takeover`
+    /// every message is inflated independently.
     pub fn new(window_bits: u8, no_context_takeover: bool) -> Inflater {
         Inflater {
             z: Decompress::new_with_window_bits(false, window_bits.clamp(9, 15)),

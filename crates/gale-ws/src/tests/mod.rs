@@ -5,4 +5,5 @@ mod decoder;
 mod deflate;
 mod handshake;
 mod negotiate;
+mod split;
 mod topics;
