@@ -13,11 +13,14 @@ pub(crate) const EV_ABORT: u32 = 0;
 pub(crate) const EV_DRAIN: u32 = 1;
 pub(crate) const EV_CLOSED: u32 = 2;
 pub(crate) const EV_BODY: u32 = 3;
+pub(crate) const EV_WS_CLOSE: u32 = 4;
+pub(crate) const EV_WS_DRAIN: u32 = 5;
 
 pub(crate) struct JsHandler {
     pub env: napi_env,
     pub dispatch: napi_ref,
     pub on_event: napi_ref,
+    pub on_ws_message: napi_ref,
     pub resource: napi_ref,
     pub async_ctx: sys::napi_async_context,
     depth: Cell<u32>,
@@ -33,16 +36,19 @@ impl JsHandler {
         env: napi_env,
         dispatch: napi_value,
         on_event: napi_value,
+        on_ws_message: napi_value,
         resource: napi_value,
     ) -> JsHandler {
         let mut d = ptr::null_mut();
         let mut e = ptr::null_mut();
+        let mut w = ptr::null_mut();
         let mut r = ptr::null_mut();
         let mut ctx = ptr::null_mut();
         // SAFETY: the values are live in the caller's scope; references keep them alive afterwards.
         unsafe {
             sys::napi_create_reference(env, dispatch, 1, &mut d);
             sys::napi_create_reference(env, on_event, 1, &mut e);
+            sys::napi_create_reference(env, on_ws_message, 1, &mut w);
             sys::napi_create_reference(env, resource, 1, &mut r);
             sys::napi_async_init(env, resource, nu::latin1(env, b"GaleServer"), &mut ctx);
         }
@@ -50,6 +56,7 @@ impl JsHandler {
             env,
             dispatch: d,
             on_event: e,
+            on_ws_message: w,
             resource: r,
             async_ctx: ctx,
             depth: Cell::new(0),
@@ -146,14 +153,36 @@ impl Handler for JsHandler {
 
     fn event(&self, _server: &Server, ev: Event) {
         let env = self.env;
+        let f = self.ref_value(self.on_event);
         let (kind, id) = match ev {
             Event::Abort(id) => (EV_ABORT, id),
             Event::Drain(id) => (EV_DRAIN, id),
             Event::Closed => (EV_CLOSED, 0),
             Event::Body(id) => (EV_BODY, id),
+            Event::WsDrain(sid) => (EV_WS_DRAIN, sid),
+            Event::WsClose { sid, code, reason } => {
+                let args = [
+                    nu::uint(env, EV_WS_CLOSE),
+                    nu::uint(env, sid),
+                    nu::uint(env, code as u32),
+                    nu::string(env, &reason),
+                ];
+                self.call(f, &args);
+                return;
+            }
         };
-        let f = self.ref_value(self.on_event);
         self.call(f, &[nu::uint(env, kind), nu::uint(env, id)]);
+    }
+
+    fn ws_message(&self, _server: &Server, sid: u32, data: &[u8], binary: bool) {
+        let env = self.env;
+        let f = self.ref_value(self.on_ws_message);
+        let args = [
+            nu::uint(env, sid),
+            nu::buffer_copy(env, data),
+            nu::boolean(env, binary),
+        ];
+        self.call(f, &args);
     }
 }
 

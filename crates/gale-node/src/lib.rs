@@ -8,6 +8,7 @@ mod napi_util;
 mod reply;
 mod reqinfo;
 mod setup;
+mod ws;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;

@@ -124,13 +124,14 @@ fn config(env: napi_env, opts: napi_value) -> Config {
 }
 
 unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> napi_value {
-    let (argv, _, _) = nu::args::<3>(env, info);
+    let (argv, _, _) = nu::args::<4>(env, info);
     if nu::type_of(env, argv[1]) != ValueType::napi_function
         || nu::type_of(env, argv[2]) != ValueType::napi_function
+        || nu::type_of(env, argv[3]) != ValueType::napi_function
     {
         return nu::throw(
             env,
-            "createServer(options, dispatch, onEvent): dispatch and onEvent must be functions",
+            "createServer(options, dispatch, onEvent, onWsMessage): the last three must be functions",
             true,
         );
     }
@@ -142,7 +143,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         sys::napi_get_uv_event_loop(env, &mut lp);
         sys::napi_create_object(env, &mut resource);
     }
-    let handler = JsHandler::new(env, argv[1], argv[2], resource);
+    let handler = JsHandler::new(env, argv[1], argv[2], argv[3], resource);
     let server = match Server::new(cfg, Box::new(handler), lp as gale_server::UvLoop) {
         Ok(s) => s,
         Err(e) => return nu::throw(env, &format!("cannot create the server: {e}"), false),
@@ -150,7 +151,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     let mut obj = ptr::null_mut();
     // SAFETY: plain object creation.
     unsafe { sys::napi_create_object(env, &mut obj) };
-    let table: [(&CStr, Cb); 23] = [
+    let table: [(&CStr, Cb); 37] = [
         (c"route", crate::setup::route),
         (c"fixed", crate::setup::fixed),
         (c"listen", crate::setup::listen),
@@ -174,6 +175,20 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"body", crate::reqinfo::req_body),
         (c"remote", crate::reqinfo::req_remote),
         (c"version", crate::reqinfo::req_version),
+        (c"wsRoute", crate::ws::ws_route),
+        (c"wsAccept", crate::ws::ws_accept),
+        (c"wsSend", crate::ws::ws_send),
+        (c"wsPing", crate::ws::ws_ping),
+        (c"wsClose", crate::ws::ws_close),
+        (c"wsTerminate", crate::ws::ws_terminate),
+        (c"wsBuffered", crate::ws::ws_buffered),
+        (c"wsRemote", crate::ws::ws_remote),
+        (c"wsSubscribe", crate::ws::ws_subscribe),
+        (c"wsUnsubscribe", crate::ws::ws_unsubscribe),
+        (c"wsIsSubscribed", crate::ws::ws_is_subscribed),
+        (c"wsTopics", crate::ws::ws_topics),
+        (c"wsPublish", crate::ws::ws_publish),
+        (c"wsSubscribers", crate::ws::ws_subscribers),
     ];
     for (name, cb) in table {
         method(env, obj, name, cb, &server);

@@ -18,6 +18,11 @@ pub(crate) enum Phase {
     /// Output is flushed and the write side shut down; input is read and dropped until EOF or timeout,
     /// so the client sees our last response instead of a reset.
     Lingering,
+    /// A WebSocket upgrade request (this record) is with JS; nothing more is read until it accepts or
+    /// answers, so frames that follow the handshake stay buffered.
+    Upgrade(usize),
+    /// The connection speaks WebSocket (`Conn::ws`).
+    Ws,
 }
 
 pub(crate) struct Conn {
@@ -44,6 +49,8 @@ pub(crate) struct Conn {
     pub close_after_flush: bool,
     /// The peer sent EOF.
     pub eof: bool,
+    /// WebSocket state once upgraded (boxed: most connections never upgrade).
+    pub ws: Option<Box<crate::ws::WsConn>>,
 }
 
 impl Conn {
@@ -63,6 +70,7 @@ impl Conn {
             dirty: false,
             close_after_flush: false,
             eof: false,
+            ws: None,
         }
     }
 

@@ -56,12 +56,30 @@ pub(crate) struct Inner {
     started: Instant,
     pub closing: bool,
     pub closed: bool,
+    pub ws_routes: Vec<crate::ws::WsRoute>,
+    /// Pub/sub: topic → socket ids.
+    pub topics: gale_ws::Topics<u32>,
+    /// Serial part of the next socket id.
+    pub ws_serial: u32,
+    /// Scratch for a message being compressed, its compressed form, publish's subscriber list and
+    /// its shared compressed frames (kept to avoid allocating per message).
+    pub ws_plain: Vec<u8>,
+    pub ws_packed: Vec<u8>,
+    pub ws_subs: Vec<u32>,
+    pub ws_shared_frames: Vec<Option<Vec<u8>>>,
 }
 
 /// What the parse loop wants next.
 pub(crate) enum Step {
     /// Call JS for this request id and route.
     Dispatch(u32, u32),
+    /// Hand a WebSocket message to JS, then give its buffer back (`Inner::ws_restore`).
+    WsMessage {
+        cid: usize,
+        sid: u32,
+        binary: bool,
+        payload: Vec<u8>,
+    },
     Continue,
     Stop,
 }
@@ -91,6 +109,13 @@ impl Inner {
             started: Instant::now(),
             closing: false,
             closed: false,
+            ws_routes: Vec::new(),
+            topics: gale_ws::Topics::new(),
+            ws_serial: 0,
+            ws_plain: Vec::new(),
+            ws_packed: Vec::new(),
+            ws_subs: Vec::new(),
+            ws_shared_frames: Vec::new(),
         })
     }
 
@@ -157,6 +182,9 @@ impl Inner {
         self.release_requests(inflight, conn.phase);
         let rbuf = std::mem::take(&mut conn.rbuf);
         self.give_buf(rbuf);
+        if let Some(ws) = conn.ws.take() {
+            self.ws_closed(&ws);
+        }
         self.maybe_finished();
     }
 
@@ -227,6 +255,7 @@ impl Inner {
                 _ => {}
             }
         }
+        self.ws_tick();
         for (cid, idx, answer) in expired {
             match (idx, answer) {
                 (Some(idx), _) => self.fail(idx, &HttpError::request_timeout()),

@@ -15,16 +15,19 @@ mod statics;
 mod uv;
 mod view;
 mod wire;
+mod ws;
 
 use std::cell::{Cell, RefCell};
 
 pub use gale_http::files::Dotfiles;
 pub use gale_http::Limits;
 pub use gale_router::{MethodSel, RouterOptions};
+pub use gale_ws::DeflateConfig;
 pub use statics::StaticOptions;
 pub use uv::UvLoop;
 pub use view::ReqView;
 pub use wire::Reply;
+pub use ws::{Compression, SendResult, WsOptions};
 
 /// Server settings; defaults mirror Node's http server where Node has one.
 #[derive(Clone, Debug)]
@@ -69,7 +72,7 @@ impl Default for Config {
 }
 
 /// Something JS must hear about; delivered only from libuv callbacks, never inside a JS call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
     /// The client went away before the response to this request ended.
     Abort(u32),
@@ -79,6 +82,16 @@ pub enum Event {
     Body(u32),
     /// The server has stopped: listener closed and every connection gone.
     Closed,
+    /// A WebSocket closed: the code and reason of the close frame that ended it (the peer's, or
+    /// ours for protocol errors, limits and shutdown), 1006 with no reason when the TCP connection
+    /// simply went away.
+    WsClose {
+        sid: u32,
+        code: u16,
+        reason: Box<[u8]>,
+    },
+    /// A WebSocket's buffered output fell below the high-water mark after a send reported `Buffered`.
+    WsDrain(u32),
 }
 
 /// The JS side, as the engine sees it. Implemented by gale-node.
@@ -91,6 +104,8 @@ pub trait Handler {
     fn request(&self, server: &Server, id: u32, route: u32);
     /// Delivers an event.
     fn event(&self, server: &Server, ev: Event);
+    /// A whole WebSocket message arrived on socket `sid` (text is valid UTF-8).
+    fn ws_message(&self, server: &Server, sid: u32, data: &[u8], binary: bool);
 }
 
 /// A route's target inside the router.
@@ -99,6 +114,8 @@ pub(crate) enum Target {
     Js(u32),
     Fixed(u32),
     Static(u32),
+    /// A WebSocket route: JS route (its middleware and upgrade step) and `Inner::ws_routes` index.
+    Ws(u32, u32),
 }
 
 /// The uv handles of a listening server.

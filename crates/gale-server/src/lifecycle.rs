@@ -204,11 +204,21 @@ impl Server {
             let poll = uv::poll_new(self.uv_loop, poll_fd, data(), on_poll).map_err(to_io)?;
             let tick = uv::timer_new(self.uv_loop, data()).map_err(to_io)?;
             let kick = uv::timer_new(self.uv_loop, data()).map_err(to_io)?;
-            let cfg = &self.inner.borrow().cfg;
+            let inner = self.inner.borrow();
+            let cfg = &inner.cfg;
+            // WebSocket idle timeouts need ticks fine enough to ping at half the timeout.
+            let ws_idle = inner
+                .ws_routes
+                .iter()
+                .map(|r| r.opts.idle_timeout_ms)
+                .filter(|&t| t > 0)
+                .min()
+                .unwrap_or(u64::MAX);
             let shortest = cfg
                 .headers_timeout_ms
                 .min(cfg.keep_alive_timeout_ms)
-                .min(cfg.request_timeout_ms);
+                .min(cfg.request_timeout_ms)
+                .min(ws_idle);
             let every = (shortest / 4).clamp(10, 1000);
             // SAFETY: tick is a live timer created just above.
             unsafe { uv::timer_start(tick, on_tick, every, every) };
@@ -237,7 +247,11 @@ impl Server {
             }
             let busy: Vec<usize> = inner.conns.iter().map(|(k, _)| k).collect();
             for cid in busy {
-                inner.close_after_inflight(cid);
+                if inner.conns[cid].phase == crate::conn::Phase::Ws {
+                    inner.ws_send_close(cid, Some(1001), b"Server is shutting down");
+                } else {
+                    inner.close_after_inflight(cid);
+                }
             }
             inner.maybe_finished();
         }
@@ -304,7 +318,7 @@ impl Server {
             let ev = self.inner.borrow_mut().events.pop_front();
             let Some(ev) = ev else { return any };
             any = true;
-            if ev == Event::Closed {
+            if matches!(ev, Event::Closed) {
                 self.teardown();
             }
             self.handler.event(self, ev);

@@ -156,6 +156,12 @@ impl Inner {
             conn.read_paused = false;
             self.deferred.push(cid);
         }
+        if let Some(ws) = conn.ws.as_mut() {
+            if ws.want_drain {
+                ws.want_drain = false;
+                self.events.push_back(Event::WsDrain(ws.sid));
+            }
+        }
         if let Some(&front) = conn.inflight.front() {
             let req = self.reqs.get_mut(front);
             if req.want_drain {

@@ -24,6 +24,11 @@ impl Inner {
             }
             Phase::Body(_) if conn.read_paused => return Step::Stop,
             Phase::Body(idx) => return self.feed_body(idx, data, pos),
+            Phase::Ws => return self.ws_step(cid, data, pos),
+            Phase::Upgrade(_) => {
+                conn.read_paused = true;
+                return Step::Stop;
+            }
             Phase::Head => {}
         }
         let avail = &data[*pos..];
@@ -49,6 +54,11 @@ impl Inner {
             }
         };
         conn.partial = false;
+        if head.upgrade && !conn.inflight.is_empty() {
+            // An upgrade changes the protocol once answered: wait until every earlier response is out.
+            conn.read_paused = true;
+            return Step::Stop;
+        }
         let Some(idx) = self.reqs.alloc(cid) else {
             *pos = data.len();
             self.fail_new(cid, &HttpError::request_timeout());
@@ -69,6 +79,10 @@ impl Inner {
         req.expect_continue = head.expect_continue;
         req.head_only = head.method.get(&req.head) == b"HEAD";
         self.route(idx);
+        let req = self.reqs.get(idx);
+        if let (Some(Action::Js(_)), Some(wr)) = (req.action, req.ws_route) {
+            return self.upgrade_request(cid, idx, &head, wr);
+        }
 
         match head.body {
             BodyKind::None => self.finish_request(idx),
@@ -117,7 +131,12 @@ impl Inner {
             path,
             &mut self.param_scratch,
         ) {
-            Found::Route(&Target::Js(route)) => {
+            Found::Route(&t @ (Target::Js(_) | Target::Ws(..))) => {
+                let (route, ws_route) = match t {
+                    Target::Ws(route, wr) => (route, Some(wr)),
+                    Target::Js(route) => (route, None),
+                    _ => unreachable!(),
+                };
                 let base = req.path.start;
                 for &(s, e) in &self.param_scratch {
                     if s == u32::MAX {
@@ -166,6 +185,7 @@ impl Inner {
                     }
                 }
                 req.action = Some(Action::Js(route));
+                req.ws_route = ws_route;
                 return;
             }
             Found::Route(&Target::Static(m)) => {

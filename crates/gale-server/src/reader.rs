@@ -164,6 +164,15 @@ impl Server {
             let step = self.inner.borrow_mut().step(cid, buf, &mut pos);
             match step {
                 Step::Dispatch(id, route) => self.handler.request(self, id, route),
+                Step::WsMessage {
+                    cid,
+                    sid,
+                    binary,
+                    payload,
+                } => {
+                    self.handler.ws_message(self, sid, &payload, binary);
+                    self.inner.borrow_mut().ws_restore(cid, sid, payload);
+                }
                 Step::Continue => {}
                 Step::Stop => return pos,
             }

@@ -78,6 +78,8 @@ pub(crate) struct Req {
     pub body_error: u16,
     /// JS waits for more body: send `Event::Body` when bytes arrive, the body ends or fails.
     pub want_body: bool,
+    /// A valid WebSocket upgrade request for this WebSocket route (index into `Inner::ws_routes`).
+    pub ws_route: Option<u32>,
 }
 
 /// The part of a body a response still has to send after its head: a file (sent with sendfile), or
@@ -121,6 +123,7 @@ impl Req {
         self.body_done = false;
         self.body_error = 0;
         self.want_body = false;
+        self.ws_route = None;
         // Large buffers from an upload or a big response are not kept for the next request.
         for v in [&mut self.body, &mut self.out, &mut self.native] {
             if v.capacity() > 64 * 1024 {

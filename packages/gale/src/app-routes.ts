@@ -20,6 +20,7 @@ import type { Request } from './request.js';
 import type { Response } from './response.js';
 import { checkHeader } from './response-headers.js';
 import { type Entry, joinPath, type Router, type StaticMount } from './router.js';
+import { nativeWsOptions, upgradeStep, type WsHub } from './ws-route.js';
 
 export interface Route {
   /** The handler when the route has no middleware (called directly), else the composed chain. */
@@ -42,6 +43,7 @@ export class Registrar {
   private readonly notFoundHandler: () => Handler | undefined;
   private fallbackId: number | undefined;
   private readonly owners = new Map<readonly unknown[], Router>();
+  private readonly hub: WsHub;
 
   /** `routes` is the app's own array, indexed by the route ids the engine passes to dispatch. */
   constructor(
@@ -51,7 +53,9 @@ export class Registrar {
     caseSensitive: boolean,
     chainHost: ChainHost,
     notFoundHandler: () => Handler | undefined,
+    hub: WsHub,
   ) {
+    this.hub = hub;
     this.app = app;
     this.n = n;
     this.routes = routes;
@@ -112,18 +116,19 @@ export class Registrar {
       ...e.fns.map((fn) => ({ fn, base: mount })),
     ];
     const id = this.routes.length;
+    const handler = e.ws ? (upgradeStep(this.hub, e.ws.behavior, e.ws.onOpen) as Handler) : e.handler;
     let names: string[];
     try {
-      names = this.n.route(e.method, path, id);
+      names = e.ws ? this.n.wsRoute(path, id, nativeWsOptions(e.ws.behavior)) : this.n.route(e.method, path, id);
     } catch (err) {
       throw new GaleError(ErrorCodes.ROUTE_CONFLICT, (err as Error).message);
     }
     // A handler that declares `next` goes through the chain runner, which supplies it.
-    const direct = steps.length === 0 && e.handler.length < 3;
+    const direct = steps.length === 0 && handler.length < 3;
     // (direct handlers declare at most two parameters, so calling them with two is exact)
     const run = direct
-      ? (e.handler as (req: Request, res: Response) => unknown)
-      : compose(steps, e.handler, mount, scopes, this.chainHost);
+      ? (handler as (req: Request, res: Response) => unknown)
+      : compose(steps, handler, mount, scopes, this.chainHost);
     this.routes.push({ run, direct, names, scopes, base: mount });
   }
 

@@ -5,7 +5,17 @@ import { Registrar, type Route, serveStatic } from './app-routes.js';
 import { type ChainHost, type Handler, handleScopedError, type Middleware } from './chain.js';
 import { HttpError } from './errors.js';
 import { configureLogging, consoleLogger, type Logger, requestLogger } from './logging.js';
-import { EV_ABORT, EV_BODY, EV_CLOSED, EV_DRAIN, type NativeOptions, type NativeServer, native } from './native.js';
+import {
+  EV_ABORT,
+  EV_BODY,
+  EV_CLOSED,
+  EV_DRAIN,
+  EV_WS_CLOSE,
+  EV_WS_DRAIN,
+  type NativeOptions,
+  type NativeServer,
+  native,
+} from './native.js';
 import type { AddressInfo, FixedResponse, GaleOptions, StaticOptions } from './options.js';
 import { Request } from './request.js';
 import { type RequestConfig, requestConfig } from './request-config.js';
@@ -13,6 +23,8 @@ import { Response, type ResponseHost } from './response.js';
 import { type Entry, Router, router, type Usable } from './router.js';
 import { isStreamSource } from './stream.js';
 import { type ViewEngine, Views } from './views.js';
+import type { SendOptions, WsData } from './ws.js';
+import { WsHub } from './ws-route.js';
 
 export { serveStatic } from './app-routes.js';
 
@@ -48,6 +60,7 @@ export class App extends Router {
   /** Turns entries into routes (and the notFound fallback) as they are added. */
   private readonly registrar: Registrar;
   private listening = false;
+  private readonly hub: WsHub;
   private closed: Promise<void> | undefined;
   private resolveClosed: (() => void) | undefined;
 
@@ -89,7 +102,9 @@ export class App extends Router {
           );
       },
     };
-    this.n = native.createServer(engine as NativeOptions, this.dispatch, this.onEvent);
+    this.hub = new WsHub(this.logger);
+    this.n = native.createServer(engine as NativeOptions, this.dispatch, this.onEvent, this.hub.onMessage);
+    this.hub.n = this.n;
     this.registrar = new Registrar(
       this,
       this.n,
@@ -97,6 +112,7 @@ export class App extends Router {
       this.caseSensitive,
       this.chainHost,
       () => this.notFoundHandler,
+      this.hub,
     );
     configureLogging(this.n, { logger: this.logger, custom: logger !== undefined, requests: this.host.logRequests });
   }
@@ -214,6 +230,34 @@ export class App extends Router {
     return this;
   }
 
+  /**
+   * Sends a WebSocket message to every socket subscribed to `topic` (see `ws.subscribe`); returns how many
+   * it reached. The engine builds the frame once (and compresses it once) for all of them.
+   *
+   * @example
+   * setInterval(() => app.publish('ticks', JSON.stringify({ t: Date.now() })), 1000);
+   */
+  publish(topic: string, data: WsData, options?: SendOptions): number {
+    const body =
+      typeof data === 'string' || data instanceof Uint8Array
+        ? data
+        : data instanceof ArrayBuffer
+          ? new Uint8Array(data)
+          : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    return this.n.wsPublish(
+      topic,
+      body,
+      options?.binary ?? typeof body !== 'string',
+      options?.compress ?? true,
+      undefined,
+    );
+  }
+
+  /** Sockets subscribed to `topic` right now. */
+  subscribers(topic: string): number {
+    return this.n.wsSubscribers(topic);
+  }
+
   /** Starts accepting connections. Port 0 picks a free port; resolves to the bound address. */
   async listen(port = 0, host = '0.0.0.0'): Promise<AddressInfo> {
     const [address, boundPort, family] = this.n.listen(host, port);
@@ -314,9 +358,17 @@ export class App extends Router {
     handleScopedError(err, req, res, route.scopes, this.chainHost);
   }
 
-  private readonly onEvent = (kind: number, id: number): void => {
+  private readonly onEvent = (kind: number, id: number, code?: number, reason?: string): void => {
     if (kind === EV_CLOSED) {
       this.resolveClosed?.();
+      return;
+    }
+    if (kind === EV_WS_CLOSE) {
+      this.hub.closed(id, code as number, reason as string);
+      return;
+    }
+    if (kind === EV_WS_DRAIN) {
+      this.hub.drained(id);
       return;
     }
     const res = this.live[id & MASK];

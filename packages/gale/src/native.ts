@@ -35,6 +35,21 @@ export interface NativeServer {
   body(id: number): Buffer | undefined;
   remote(id: number): [address: string, port: number, family: string] | null | undefined;
   version(id: number): number | undefined;
+  /** WebSocket methods (crates/gale-node/src/ws.rs); send results: 0 sent, 1 buffered, 2 dropped, 3 closed. */
+  wsRoute(path: string, id: number, options: Record<string, unknown>): string[];
+  wsAccept(id: number, protocol: string | undefined): number | undefined;
+  wsSend(sid: number, data: string | Uint8Array, binary: boolean, compress: boolean): number;
+  wsPing(sid: number, data: string | Uint8Array): number;
+  wsClose(sid: number, code: number, reason: string): boolean;
+  wsTerminate(sid: number): boolean;
+  wsBuffered(sid: number): number | undefined;
+  wsRemote(sid: number): [address: string, port: number, family: string] | undefined;
+  wsSubscribe(sid: number, topic: string): boolean;
+  wsUnsubscribe(sid: number, topic: string): boolean;
+  wsIsSubscribed(sid: number, topic: string): boolean;
+  wsTopics(sid: number): string[];
+  wsPublish(topic: string, data: string | Uint8Array, binary: boolean, compress: boolean, exclude?: number): number;
+  wsSubscribers(topic: string): number;
 }
 
 /** Options the engine reads: the engine's subset of the public options (defaults live in gale-server). */
@@ -69,10 +84,11 @@ export interface NativeStaticOptions {
 }
 
 export type DispatchFn = (id: number, route: number, ...params: string[]) => void;
-export type EventFn = (kind: number, id: number) => void;
+export type EventFn = (kind: number, id: number, code?: number, reason?: string) => void;
+export type WsMessageFn = (sid: number, data: Buffer, isBinary: boolean) => void;
 
 interface Binding {
-  createServer(options: NativeOptions, dispatch: DispatchFn, onEvent: EventFn): NativeServer;
+  createServer(options: NativeOptions, dispatch: DispatchFn, onEvent: EventFn, onWsMessage: WsMessageFn): NativeServer;
 }
 
 /** Event kinds from crates/gale-node/src/handler.rs. */
@@ -80,6 +96,8 @@ export const EV_ABORT = 0;
 export const EV_DRAIN = 1;
 export const EV_CLOSED = 2;
 export const EV_BODY = 3;
+export const EV_WS_CLOSE = 4;
+export const EV_WS_DRAIN = 5;
 
 /** Content types the engine knows by index (crates/gale-node/src/methods.rs). */
 export const CT_NONE = 0;

@@ -2,6 +2,7 @@
 // nestable. The app flattens them into native routes with a chain precomputed per route.
 import type { ErrorHandler, Handler, Middleware } from './chain.js';
 import { ErrorCodes, GaleError } from './errors.js';
+import type { WsBehavior, WsConnectionHandler } from './ws-route.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'ALL';
 
@@ -20,7 +21,16 @@ export type ErrorHandler4 = (err: unknown, req: never, res: never, next: never) 
 /** @internal */
 export type Entry =
   | { kind: 'use'; seq: number; prefix: string; fn: Middleware }
-  | { kind: 'route'; seq: number; method: Method; path: string; fns: Middleware[]; handler: Handler }
+  | {
+      kind: 'route';
+      seq: number;
+      method: Method;
+      path: string;
+      fns: Middleware[];
+      handler: Handler;
+      /** A WebSocket route: the handler is replaced by the upgrade step when registered. */
+      ws?: { behavior: WsBehavior; onOpen?: WsConnectionHandler };
+    }
   | { kind: 'router'; seq: number; prefix: string; router: Router }
   | { kind: 'static'; seq: number; prefix: string; mount: StaticMount };
 
@@ -110,6 +120,34 @@ export class Router {
   /** A route for every method. */
   all(path: string, ...fns: [...Middleware[], Handler]): this {
     return this.route('ALL', path, fns);
+  }
+
+  /**
+   * A WebSocket route: upgrade requests to `path` run the middleware given before the behaviour (auth,
+   * cookies), then `behavior.upgrade`, then open the socket. The last argument is a behaviour object or an
+   * express-ws style `(ws, req) => …` function.
+   *
+   * @example
+   * app.ws('/echo', { message: (ws, data, isBinary) => ws.send(data, { binary: isBinary }) });
+   * app.ws('/legacy', requireUser, (ws, req) => ws.on('message', (m) => ws.send(m)));
+   */
+  ws<D = unknown>(path: string, behavior: WsBehavior<D>): this;
+  ws(path: string, ...fns: [...Middleware[], WsBehavior | WsConnectionHandler]): this;
+  ws(path: string, ...fns: unknown[]): this {
+    const last = fns.pop();
+    if (last === undefined || (typeof last !== 'function' && typeof last !== 'object') || last === null) {
+      throw new TypeError(`ws(${path}): give a behaviour object or a (ws, req) => … handler`);
+    }
+    for (const f of fns) {
+      if (typeof f !== 'function') throw new TypeError(`ws(${path}): middleware must be functions`);
+    }
+    const ws =
+      typeof last === 'function'
+        ? { behavior: {}, onOpen: last as WsConnectionHandler }
+        : { behavior: last as WsBehavior };
+    const handler: Handler = () => undefined;
+    this.add({ kind: 'route', seq: nextSeq(), method: 'GET', path, fns: fns as Middleware[], handler, ws });
+    return this;
   }
 
   /** @internal */

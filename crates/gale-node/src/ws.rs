@@ -1,0 +1,313 @@
+//! WebSocket methods for JS: the route, accept, send/ping/close/terminate, pub/sub and socket facts.
+//! `wsSend` and `wsPublish` are the hot path: strings are written straight into the engine's buffers.
+
+use std::ffi::CStr;
+
+use gale_server::{Compression, DeflateConfig, WsOptions};
+use napi::sys::{napi_callback_info, napi_env, napi_value, ValueType};
+
+use crate::methods::{bool_opt, num_opt, server};
+use crate::napi_util as nu;
+
+/// A message argument: a string (sent as UTF-8) or bytes.
+enum Data<'a> {
+    Str(napi_value, usize),
+    Bytes(&'a [u8]),
+}
+
+fn data_arg<'a>(env: napi_env, v: napi_value) -> Option<Data<'a>> {
+    match nu::type_of(env, v) {
+        ValueType::napi_string => Some(Data::Str(v, nu::utf8_len(env, v).unwrap_or(0))),
+        _ => nu::get_bytes(env, v).map(Data::Bytes),
+    }
+}
+
+fn sid_arg(env: napi_env, v: napi_value) -> Option<u32> {
+    nu::get_u32(env, v)
+}
+
+fn string_opt(env: napi_env, opts: napi_value, name: &CStr) -> Option<Vec<u8>> {
+    let v = nu::get_prop(env, opts, name);
+    (nu::type_of(env, v) == ValueType::napi_string)
+        .then(|| nu::get_string(env, v))
+        .flatten()
+}
+
+fn ws_options(env: napi_env, o: napi_value) -> WsOptions {
+    let mut w = WsOptions::default();
+    if nu::type_of(env, o) != ValueType::napi_object {
+        return w;
+    }
+    let us = |n: f64| n.max(0.0) as usize;
+    if let Some(n) = num_opt(env, o, c"maxPayloadLength") {
+        w.max_payload = us(n);
+    }
+    if let Some(n) = num_opt(env, o, c"idleTimeout") {
+        w.idle_timeout_ms = (n.max(0.0) * 1000.0) as u64;
+    }
+    if let Some(b) = bool_opt(env, o, c"sendPings") {
+        w.send_pings = b;
+    }
+    if let Some(n) = num_opt(env, o, c"maxBackpressure") {
+        w.max_backpressure = us(n);
+    }
+    if let Some(b) = bool_opt(env, o, c"closeOnBackpressureLimit") {
+        w.close_on_backpressure_limit = b;
+    }
+    w.compression = match string_opt(env, o, c"compression").as_deref() {
+        Some(b"shared") => Compression::Shared,
+        Some(b"dedicated") => Compression::Dedicated,
+        _ => Compression::Off,
+    };
+    let mut d = DeflateConfig::default();
+    if let Some(n) = num_opt(env, o, c"compressionThreshold") {
+        d.threshold = us(n);
+    }
+    if let Some(n) = num_opt(env, o, c"compressionLevel") {
+        d.level = n.clamp(0.0, 9.0) as u32;
+    }
+    if let Some(n) = num_opt(env, o, c"serverMaxWindowBits") {
+        d.server_max_window_bits = n as u8;
+    }
+    if let Some(n) = num_opt(env, o, c"clientMaxWindowBits") {
+        d.client_max_window_bits = n as u8;
+    }
+    if let Some(b) = bool_opt(env, o, c"serverNoContextTakeover") {
+        d.server_no_context_takeover = b;
+    }
+    if let Some(b) = bool_opt(env, o, c"clientNoContextTakeover") {
+        d.client_no_context_takeover = b;
+    }
+    w.deflate = d;
+    w
+}
+
+/// `wsRoute(path, routeId, options) → paramNames`
+pub(crate) unsafe extern "C" fn ws_route(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<3>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let (Some(pattern), Some(id)) = (nu::get_string(env, argv[0]), nu::get_u32(env, argv[1]))
+    else {
+        return nu::throw(env, "wsRoute(path, id, options): bad arguments", true);
+    };
+    let opts = ws_options(env, argv[2]);
+    match s.add_ws_route(&String::from_utf8_lossy(&pattern), id, opts) {
+        Ok(names) => {
+            let vals: Vec<napi_value> = names
+                .iter()
+                .map(|n| nu::string(env, n.as_bytes()))
+                .collect();
+            nu::array(env, &vals)
+        }
+        Err(msg) => nu::throw(env, &msg, false),
+    }
+}
+
+/// `wsAccept(requestId, protocol?) → socketId | undefined`
+pub(crate) unsafe extern "C" fn ws_accept(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<2>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let Some(id) = nu::get_u32(env, argv[0]) else {
+        return nu::throw(env, "wsAccept(id, protocol): id must be a number", true);
+    };
+    let protocol = (nu::type_of(env, argv[1]) == ValueType::napi_string)
+        .then(|| nu::get_string(env, argv[1]))
+        .flatten()
+        .filter(|p| !p.is_empty() && gale_http::is_token(p));
+    match s.ws_accept(id, protocol.as_deref()) {
+        Some(sid) => nu::uint(env, sid),
+        None => nu::undefined(env),
+    }
+}
+
+/// `wsSend(sid, data, binary, compress) → 0 sent | 1 buffered | 2 dropped | 3 closed`
+pub(crate) unsafe extern "C" fn ws_send(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<4>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let (Some(sid), Some(msg)) = (sid_arg(env, argv[0]), data_arg(env, argv[1])) else {
+        return nu::throw(
+            env,
+            "send(data): data must be a string, a Buffer or a Uint8Array",
+            true,
+        );
+    };
+    let binary = nu::get_bool(env, argv[2]).unwrap_or(false);
+    let compress = nu::get_bool(env, argv[3]).unwrap_or(false);
+    let r = match msg {
+        Data::Str(v, n) => s.ws_send(sid, binary, compress, n, |out| {
+            nu::append_utf8(env, v, n, out)
+        }),
+        Data::Bytes(b) => s.ws_send(sid, binary, compress, b.len(), |out| {
+            out.extend_from_slice(b)
+        }),
+    };
+    nu::uint(env, r as u32)
+}
+
+fn bytes_of(env: napi_env, v: napi_value) -> Option<Vec<u8>> {
+    match data_arg(env, v)? {
+        Data::Str(v, _) => nu::get_string(env, v),
+        Data::Bytes(b) => Some(b.to_vec()),
+    }
+}
+
+/// `wsPing(sid, data?) → result`
+pub(crate) unsafe extern "C" fn ws_ping(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<2>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let Some(sid) = sid_arg(env, argv[0]) else {
+        return nu::throw(env, "wsPing(sid, data): bad arguments", true);
+    };
+    let payload = bytes_of(env, argv[1]).unwrap_or_default();
+    nu::uint(env, s.ws_ping(sid, &payload) as u32)
+}
+
+/// `wsClose(sid, code, reason) → boolean`
+pub(crate) unsafe extern "C" fn ws_close(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<3>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let (Some(sid), Some(code)) = (sid_arg(env, argv[0]), nu::get_u32(env, argv[1])) else {
+        return nu::throw(env, "wsClose(sid, code, reason): bad arguments", true);
+    };
+    let reason = bytes_of(env, argv[2]).unwrap_or_default();
+    nu::boolean(env, s.ws_close(sid, code as u16, &reason))
+}
+
+/// `wsTerminate(sid) → boolean`
+pub(crate) unsafe extern "C" fn ws_terminate(
+    env: napi_env,
+    info: napi_callback_info,
+) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let ok = sid_arg(env, argv[0]).is_some_and(|sid| s.ws_terminate(sid));
+    nu::boolean(env, ok)
+}
+
+/// `wsBuffered(sid) → number | undefined`
+pub(crate) unsafe extern "C" fn ws_buffered(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    match sid_arg(env, argv[0]).and_then(|sid| s.ws_buffered(sid)) {
+        Some(n) => nu::uint(env, n.min(u32::MAX as usize) as u32),
+        None => nu::undefined(env),
+    }
+}
+
+/// `wsRemote(sid) → [address, port, family] | undefined`
+pub(crate) unsafe extern "C" fn ws_remote(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    match sid_arg(env, argv[0]).and_then(|sid| s.ws_remote(sid)) {
+        Some(a) => crate::setup::addr_array(env, a),
+        None => nu::undefined(env),
+    }
+}
+
+/// Reads `(sid, topic)` for the subscription methods.
+fn sid_topic(
+    env: napi_env,
+    info: napi_callback_info,
+) -> Result<(&'static gale_server::Server, u32, Vec<u8>), napi_value> {
+    let (argv, _, data) = nu::args::<2>(env, info);
+    // SAFETY: data installed by `method`; the server outlives the call.
+    let s = unsafe { server(data) };
+    match (sid_arg(env, argv[0]), nu::get_string(env, argv[1])) {
+        (Some(sid), Some(topic)) => Ok((s, sid, topic)),
+        _ => Err(nu::throw(env, "topic must be a string", true)),
+    }
+}
+
+/// `wsSubscribe(sid, topic) → boolean`
+pub(crate) unsafe extern "C" fn ws_subscribe(
+    env: napi_env,
+    info: napi_callback_info,
+) -> napi_value {
+    match sid_topic(env, info) {
+        Ok((s, sid, t)) => nu::boolean(env, s.ws_subscribe(sid, &t)),
+        Err(e) => e,
+    }
+}
+
+/// `wsUnsubscribe(sid, topic) → boolean`
+pub(crate) unsafe extern "C" fn ws_unsubscribe(
+    env: napi_env,
+    info: napi_callback_info,
+) -> napi_value {
+    match sid_topic(env, info) {
+        Ok((s, sid, t)) => nu::boolean(env, s.ws_unsubscribe(sid, &t)),
+        Err(e) => e,
+    }
+}
+
+/// `wsIsSubscribed(sid, topic) → boolean`
+pub(crate) unsafe extern "C" fn ws_is_subscribed(
+    env: napi_env,
+    info: napi_callback_info,
+) -> napi_value {
+    match sid_topic(env, info) {
+        Ok((s, sid, t)) => nu::boolean(env, s.ws_is_subscribed(sid, &t)),
+        Err(e) => e,
+    }
+}
+
+/// `wsTopics(sid) → string[]`
+pub(crate) unsafe extern "C" fn ws_topics(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let topics = sid_arg(env, argv[0])
+        .map(|sid| s.ws_topics(sid))
+        .unwrap_or_default();
+    let vals: Vec<napi_value> = topics.iter().map(|t| nu::string(env, t)).collect();
+    nu::array(env, &vals)
+}
+
+/// `wsPublish(topic, data, binary, compress, excludeSid?) → subscribers reached`
+pub(crate) unsafe extern "C" fn ws_publish(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<5>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let Some(topic) = nu::get_string(env, argv[0]) else {
+        return nu::throw(env, "publish(topic, data): topic must be a string", true);
+    };
+    let binary = nu::get_bool(env, argv[2]).unwrap_or(false);
+    let compress = nu::get_bool(env, argv[3]).unwrap_or(false);
+    let exclude = sid_arg(env, argv[4]);
+    let n = match data_arg(env, argv[1]) {
+        Some(Data::Bytes(b)) => s.ws_publish(&topic, binary, compress, b, exclude),
+        Some(Data::Str(v, n)) => {
+            let mut buf = Vec::with_capacity(n + 1);
+            nu::append_utf8(env, v, n, &mut buf);
+            s.ws_publish(&topic, binary, compress, &buf, exclude)
+        }
+        None => {
+            return nu::throw(
+                env,
+                "publish(topic, data): data must be a string, a Buffer or a Uint8Array",
+                true,
+            )
+        }
+    };
+    nu::uint(env, n as u32)
+}
+
+/// `wsSubscribers(topic) → number`
+pub(crate) unsafe extern "C" fn ws_subscribers(
+    env: napi_env,
+    info: napi_callback_info,
+) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: data installed by `method`.
+    let s = unsafe { server(data) };
+    let n = nu::get_string(env, argv[0]).map_or(0, |t| s.ws_subscriber_count(&t));
+    nu::uint(env, n as u32)
+}

@@ -1,0 +1,187 @@
+//! The WebSocket API the binding calls for JS: routes, accept, send, close, pub/sub and socket facts.
+//! Each call borrows the engine briefly; events it causes reach JS from a loop callback (kick).
+
+use std::net::SocketAddr;
+
+use gale_router::{Method, MethodSel};
+
+use crate::ws::{sid_cid, SendResult, WsOptions, WsRoute};
+use crate::{Server, Target};
+
+impl Server {
+    /// Registers WebSocket route `pattern` (GET): upgrade requests go to JS route `route`, which runs the
+    /// middleware and then accepts with [`Server::ws_accept`]. Returns the param names.
+    pub fn add_ws_route(
+        &self,
+        pattern: &str,
+        route: u32,
+        opts: WsOptions,
+    ) -> Result<Vec<String>, String> {
+        if opts.deflate.server_max_window_bits < 8
+            || opts.deflate.server_max_window_bits > 15
+            || opts.deflate.client_max_window_bits < 8
+            || opts.deflate.client_max_window_bits > 15
+        {
+            return Err("window bits must be from 8 to 15".into());
+        }
+        let mut inner = self.inner.borrow_mut();
+        let wr = inner.ws_routes.len() as u32;
+        let names = inner
+            .router
+            .insert(MethodSel::One(Method::Get), pattern, Target::Ws(route, wr))
+            .map_err(|e| e.to_string())?;
+        inner.ws_routes.push(WsRoute { opts, shared: None });
+        Ok(names)
+    }
+
+    /// Accepts upgrade request `id` (sending 101 with `protocol`, if any, as the subprotocol) and
+    /// returns the new socket's id; None when it can no longer be upgraded (client gone, answered,
+    /// shutting down). Frames the client sent right after its handshake are processed next.
+    pub fn ws_accept(&self, id: u32, protocol: Option<&[u8]>) -> Option<u32> {
+        let sid = {
+            let mut inner = self.inner.borrow_mut();
+            let idx = inner.reqs.lookup(id)?;
+            inner.ws_accept(idx, protocol)
+        };
+        self.after_call();
+        sid
+    }
+
+    /// Sends a message of `len` bytes written by `fill` (text unless `binary`; compressed when asked
+    /// and negotiated and not under the route's threshold).
+    pub fn ws_send(
+        &self,
+        sid: u32,
+        binary: bool,
+        compress: bool,
+        len: usize,
+        fill: impl FnOnce(&mut Vec<u8>),
+    ) -> SendResult {
+        let r = self
+            .inner
+            .borrow_mut()
+            .ws_send(sid, binary, compress, len, fill);
+        self.after_call();
+        r
+    }
+
+    /// Sends a ping frame.
+    pub fn ws_ping(&self, sid: u32, payload: &[u8]) -> SendResult {
+        let r = self.inner.borrow_mut().ws_ping(sid, payload);
+        self.after_call();
+        r
+    }
+
+    /// Starts the closing handshake with `code` and `reason` (at most 123 bytes). False when already
+    /// closing or gone.
+    pub fn ws_close(&self, sid: u32, code: u16, reason: &[u8]) -> bool {
+        let ok = {
+            let mut inner = self.inner.borrow_mut();
+            let cid = sid_cid(sid);
+            let open = inner
+                .conns
+                .get(cid)
+                .and_then(|c| c.ws.as_ref())
+                .is_some_and(|ws| ws.sid == sid && !ws.close_sent);
+            if open {
+                inner.ws_send_close(cid, Some(code), reason);
+            }
+            open
+        };
+        self.after_call();
+        ok
+    }
+
+    /// Closes the TCP connection at once (JS hears 1006).
+    pub fn ws_terminate(&self, sid: u32) -> bool {
+        let ok = {
+            let mut inner = self.inner.borrow_mut();
+            let cid = sid_cid(sid);
+            let live = inner
+                .conns
+                .get(cid)
+                .and_then(|c| c.ws.as_ref())
+                .is_some_and(|ws| ws.sid == sid);
+            if live {
+                inner.close_conn(cid);
+            }
+            live
+        };
+        self.after_call();
+        ok
+    }
+
+    /// Output accepted for this socket and not yet written to the kernel; None when gone.
+    pub fn ws_buffered(&self, sid: u32) -> Option<usize> {
+        let inner = self.inner.borrow();
+        let conn = inner.conns.get(sid_cid(sid))?;
+        conn.ws.as_ref().filter(|ws| ws.sid == sid)?;
+        Some(conn.pending())
+    }
+
+    /// The peer address of a socket.
+    pub fn ws_remote(&self, sid: u32) -> Option<SocketAddr> {
+        let inner = self.inner.borrow();
+        let conn = inner.conns.get(sid_cid(sid))?;
+        conn.ws.as_ref().filter(|ws| ws.sid == sid)?;
+        Some(conn.peer)
+    }
+
+    /// Subscribes a socket to `topic`; false when already subscribed or the socket is gone.
+    pub fn ws_subscribe(&self, sid: u32, topic: &[u8]) -> bool {
+        let mut inner = self.inner.borrow_mut();
+        let inner = &mut *inner;
+        let Some(ws) = inner
+            .conns
+            .get_mut(sid_cid(sid))
+            .and_then(|c| c.ws.as_mut())
+            .filter(|ws| ws.sid == sid && !ws.close_sent)
+        else {
+            return false;
+        };
+        ws.subscribed = true;
+        inner.topics.subscribe(topic, sid)
+    }
+
+    /// Unsubscribes a socket from `topic`; false when it was not subscribed.
+    pub fn ws_unsubscribe(&self, sid: u32, topic: &[u8]) -> bool {
+        self.inner.borrow_mut().topics.unsubscribe(topic, sid)
+    }
+
+    pub fn ws_is_subscribed(&self, sid: u32, topic: &[u8]) -> bool {
+        self.inner.borrow().topics.is_subscribed(topic, sid)
+    }
+
+    /// The topics a socket is subscribed to.
+    pub fn ws_topics(&self, sid: u32) -> Vec<Vec<u8>> {
+        let inner = self.inner.borrow();
+        inner
+            .topics
+            .topics_of(sid)
+            .into_iter()
+            .map(|t| t.to_vec())
+            .collect()
+    }
+
+    /// Publishes a message to every subscriber of `topic` except `exclude`; returns how many got it.
+    pub fn ws_publish(
+        &self,
+        topic: &[u8],
+        binary: bool,
+        compress: bool,
+        payload: &[u8],
+        exclude: Option<u32>,
+    ) -> usize {
+        let n = self
+            .inner
+            .borrow_mut()
+            .ws_publish(topic, binary, compress, payload, exclude);
+        self.after_call();
+        n
+    }
+
+    /// Subscribers of `topic` right now.
+    pub fn ws_subscriber_count(&self, topic: &[u8]) -> usize {
+        self.inner.borrow().topics.subscribers(topic).len()
+    }
+}

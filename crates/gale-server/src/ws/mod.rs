@@ -1,0 +1,148 @@
+//! WebSockets in the engine: per-route options, the state of an upgraded connection and socket ids.
+//! The protocol itself (handshake, frames, deflate, topics) is gale-ws; this module only moves bytes.
+
+mod api;
+mod read;
+mod send;
+mod upgrade;
+
+use gale_ws::{Decoder, DeflateConfig, DeflateParams, Deflater, Role};
+
+/// How a WebSocket route compresses what it sends (permessage-deflate, RFC 7692).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// No permessage-deflate: offers are declined.
+    Off,
+    /// Every message is compressed on its own (`server_no_context_takeover`), so a published message
+    /// is compressed once for all subscribers. Costs no per-socket compressor memory.
+    Shared,
+    /// Each socket keeps its own compressor and sliding window: better ratios on chatty sockets, at
+    /// ~300 KiB per socket and one compression per subscriber when publishing.
+    Dedicated,
+}
+
+/// Options of one WebSocket route.
+#[derive(Clone, Debug)]
+pub struct WsOptions {
+    /// Largest message accepted, after inflating (1009 above it). Default 1 MiB.
+    pub max_payload: usize,
+    /// Close a socket that sent nothing for this long (0: never). Default 120 s.
+    pub idle_timeout_ms: u64,
+    /// Ping a quiet socket at half the idle timeout, so live clients (which answer with a pong) stay open.
+    pub send_pings: bool,
+    pub compression: Compression,
+    /// Deflate parameters: window bits, context takeover, threshold, level.
+    pub deflate: DeflateConfig,
+    /// Buffered output above which sends are dropped (or the socket closed). Default 1 MiB.
+    pub max_backpressure: usize,
+    /// Over `max_backpressure`, close the socket (1008) instead of dropping the message.
+    pub close_on_backpressure_limit: bool,
+}
+
+impl Default for WsOptions {
+    fn default() -> Self {
+        WsOptions {
+            max_payload: 1024 * 1024,
+            idle_timeout_ms: 120_000,
+            send_pings: true,
+            compression: Compression::Off,
+            deflate: DeflateConfig::default(),
+            max_backpressure: 1024 * 1024,
+            close_on_backpressure_limit: false,
+        }
+    }
+}
+
+/// What `Server::ws_send` did with a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendResult {
+    /// Written, or corked for the end of this loop turn, with output under the high-water mark.
+    Sent = 0,
+    /// Accepted, but output is above the high-water mark: wait for `Event::WsDrain`.
+    Buffered = 1,
+    /// Not sent: the socket is over `max_backpressure` (and it was closed if the route says so).
+    Dropped = 2,
+    /// Not sent: the socket is closing or gone.
+    Closed = 3,
+}
+
+/// A registered WebSocket route.
+pub(crate) struct WsRoute {
+    pub opts: WsOptions,
+    /// The compressor of `Compression::Shared` (always reset between messages).
+    pub shared: Option<Deflater>,
+}
+
+/// Index bits of a socket id (the connection's slab key); the rest is a serial number, so an id
+/// kept by JS after its socket closed never reaches a later socket on the same slot.
+const SID_INDEX_BITS: u32 = 20;
+const SID_INDEX_MASK: u32 = (1 << SID_INDEX_BITS) - 1;
+
+pub(crate) fn sid_cid(sid: u32) -> usize {
+    (sid & SID_INDEX_MASK) as usize
+}
+
+/// State of an upgraded connection.
+pub(crate) struct WsConn {
+    pub sid: u32,
+    /// Index into `Inner::ws_routes`.
+    pub route: u32,
+    pub decoder: Decoder,
+    pub deflate: Option<DeflateParams>,
+    /// This socket's own compressor (`Compression::Dedicated`), created on first use.
+    pub deflater: Option<Deflater>,
+    /// Server time of the last frame received.
+    pub last_recv: u64,
+    pub ping_sent: bool,
+    /// Our close frame is out: nothing more may be sent.
+    pub close_sent: bool,
+    /// What JS hears when the connection ends; 1006 until a close frame is sent or received.
+    pub close_code: u16,
+    pub close_reason: Vec<u8>,
+    /// A send reported `Buffered`: announce the drain.
+    pub want_drain: bool,
+    /// Subscribed to at least one topic (so closing can skip the topic registry).
+    pub subscribed: bool,
+}
+
+impl WsConn {
+    pub fn new(
+        sid: u32,
+        route: u32,
+        max_payload: usize,
+        deflate: Option<DeflateParams>,
+        now: u64,
+    ) -> WsConn {
+        WsConn {
+            sid,
+            route,
+            decoder: Decoder::new(Role::Server, max_payload, deflate),
+            deflate,
+            deflater: None,
+            last_recv: now,
+            ping_sent: false,
+            close_sent: false,
+            close_code: 1006,
+            close_reason: Vec::new(),
+            want_drain: false,
+            subscribed: false,
+        }
+    }
+
+    /// Records how the socket ended, the first time only.
+    pub fn set_close(&mut self, code: u16, reason: &[u8]) {
+        if self.close_code == 1006 {
+            self.close_code = code;
+            self.close_reason.clear();
+            self.close_reason.extend_from_slice(reason);
+        }
+    }
+}
+
+/// Makes the id of a socket on connection `cid`.
+pub(crate) fn make_sid(serial: u32, cid: usize) -> u32 {
+    ((serial & ((1 << (32 - SID_INDEX_BITS)) - 1)) << SID_INDEX_BITS) | cid as u32
+}
+
+/// Most connections a WebSocket id can name.
+pub(crate) const MAX_WS_CONNS: usize = SID_INDEX_MASK as usize;

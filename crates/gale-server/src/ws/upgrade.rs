@@ -1,0 +1,136 @@
+//! The upgrade: a WebSocket route's request is checked in the parse loop (bad handshakes are answered
+//! natively), handed to JS (middleware, `upgrade(req)`), then accepted here with a 101.
+
+use gale_http::{BodyKind, RequestHead};
+use gale_ws::DeflateConfig;
+
+use crate::conn::Phase;
+use crate::engine::{Inner, Step};
+use crate::request::Action;
+use crate::ws::{make_sid, Compression, WsConn, MAX_WS_CONNS};
+
+impl Inner {
+    /// A request routed to WebSocket route `wr`: answers a bad handshake natively, else dispatches it to
+    /// JS and holds the connection (nothing more is parsed) until JS accepts or answers.
+    pub(crate) fn upgrade_request(
+        &mut self,
+        cid: usize,
+        idx: usize,
+        head: &RequestHead,
+        wr: u32,
+    ) -> Step {
+        let req = self.reqs.get_mut(idx);
+        let problem: Option<(u16, &[u8], &[u8])> = if !head.upgrade {
+            Some((
+                426,
+                b"Upgrade: websocket\r\n",
+                b"Upgrade Required: this URL accepts WebSocket connections only. Connect with a WebSocket client (GET with Connection: Upgrade and Upgrade: websocket).",
+            ))
+        } else if !matches!(head.body, BodyKind::None) {
+            Some((
+                400,
+                b"",
+                b"Bad Request: a WebSocket upgrade request must not have a body.",
+            ))
+        } else {
+            let headers = req
+                .headers
+                .iter()
+                .map(|h| (h.name.get(&req.head), h.value.get(&req.head)));
+            match gale_ws::parse_request(head.method.get(&req.head), req.minor, headers) {
+                Ok(_) => None,
+                Err(e) => Some((
+                    e.status(),
+                    if e.status() == 426 {
+                        &b"Sec-WebSocket-Version: 13\r\n"[..]
+                    } else {
+                        b""
+                    },
+                    e.message().as_bytes(),
+                )),
+            }
+        };
+        // Whatever JS answers instead of accepting ends the connection: the client expects a 101.
+        req.keep_alive = false;
+        if let Some((status, extra, msg)) = problem {
+            req.native.clear();
+            crate::wire::encode_native(
+                &mut req.native,
+                &self.date,
+                status,
+                extra,
+                msg,
+                true,
+                req.head_only,
+            );
+            req.action = Some(Action::Native);
+            return self.finish_request(idx);
+        }
+        req.ws_route = Some(wr);
+        let step = self.finish_request(idx);
+        let conn = &mut self.conns[cid];
+        conn.phase = Phase::Upgrade(idx);
+        conn.read_paused = true;
+        step
+    }
+
+    /// JS accepted upgrade request `idx` with subprotocol `protocol`: writes the 101, switches the
+    /// connection to WebSocket and returns the socket id. None when the request cannot be upgraded any
+    /// more (client gone, already answered, server shutting down).
+    pub(crate) fn ws_accept(&mut self, idx: usize, protocol: Option<&[u8]>) -> Option<u32> {
+        if self.closing {
+            return None;
+        }
+        let req = self.reqs.get(idx);
+        let wr = req.ws_route?;
+        if req.detached || req.ended || req.started {
+            return None;
+        }
+        let cid = req.conn;
+        if cid >= MAX_WS_CONNS || self.conns.get(cid)?.phase != Phase::Upgrade(idx) {
+            return None;
+        }
+        let route = &self.ws_routes[wr as usize];
+        let headers = req
+            .headers
+            .iter()
+            .map(|h| (h.name.get(&req.head), h.value.get(&req.head)));
+        let hs = gale_ws::parse_request(req.method.get(&req.head), req.minor, headers).ok()?;
+        let deflate = match route.opts.compression {
+            Compression::Off => None,
+            Compression::Dedicated => gale_ws::negotiate(&hs.extensions, &route.opts.deflate),
+            Compression::Shared => {
+                // One compressed frame serves every subscriber only if no socket keeps a window of
+                // what we sent and every client accepts our full window.
+                let cfg = DeflateConfig {
+                    server_no_context_takeover: true,
+                    ..route.opts.deflate
+                };
+                gale_ws::negotiate(&hs.extensions, &cfg)
+                    .filter(|p| p.server_max_window_bits == 15 && p.server_no_context_takeover)
+            }
+        };
+        let max_payload = route.opts.max_payload;
+        let conn = &mut self.conns[cid];
+        gale_ws::write_response(&mut conn.wbuf, hs.key, protocol, deflate.as_ref());
+        drop(hs);
+        self.ws_serial = self.ws_serial.wrapping_add(1);
+        let sid = make_sid(self.ws_serial, cid);
+        let conn = &mut self.conns[cid];
+        conn.inflight.pop_front();
+        conn.phase = Phase::Ws;
+        conn.since = self.now;
+        conn.read_paused = false;
+        conn.ws = Some(Box::new(WsConn::new(
+            sid,
+            wr,
+            max_payload,
+            deflate,
+            self.now,
+        )));
+        self.reqs.free(idx);
+        self.deferred.push(cid);
+        self.touch(cid);
+        Some(sid)
+    }
+}

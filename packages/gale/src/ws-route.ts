@@ -1,0 +1,213 @@
+// `app.ws(path, …)` routes: the behaviour type, the upgrade step that ends a route's middleware chain, and the
+// per-app hub that maps engine socket ids to WebSocket objects and delivers messages, drains and closes.
+import { ErrorCodes, GaleError } from './errors.js';
+import type { Logger } from './logging.js';
+import type { NativeServer } from './native.js';
+import type { Request } from './request.js';
+import type { Response } from './response.js';
+import { type SocketHost, WebSocket, WS_SID_MASK } from './ws.js';
+
+/**
+ * Handlers and limits of a WebSocket route. Every field is optional.
+ *
+ * @example
+ * app.ws('/echo', {
+ *   maxPayloadLength: 64 * 1024,
+ *   message: (ws, data, isBinary) => ws.send(data, { binary: isBinary }),
+ * });
+ */
+export interface WsBehavior<D = unknown> {
+  /**
+   * Runs after the route's middleware, before the 101: return (or resolve to) the socket's `data`, or throw
+   * an `HttpError` (or answer with `res`) to refuse the upgrade with that status.
+   */
+  upgrade?(req: Request, res: Response): D | Promise<D>;
+  /** The socket is open. */
+  open?(ws: WebSocket<D>): unknown;
+  /** A whole message arrived: a Buffer (text is valid UTF-8; `data.toString()` gives it), and whether it was binary. */
+  message?(ws: WebSocket<D>, data: Buffer, isBinary: boolean): unknown;
+  /** Buffered output fell below the high-water mark after a send returned 'buffered'. */
+  drain?(ws: WebSocket<D>): unknown;
+  /** The connection ended: the close code (1006 if it just dropped) and reason. */
+  close?(ws: WebSocket<D>, code: number, reason: string): unknown;
+  /**
+   * Picks the subprotocol from those the client offered (`false`: refuse with 400). Default: the first
+   * offered, as the `ws` library does.
+   */
+  protocols?(offered: string[], req: Request): string | false | undefined;
+  /** Largest message in bytes (after inflating); larger closes with 1009. Default 1 MiB. */
+  maxPayloadLength?: number;
+  /** Seconds without any frame from the client before closing with 1001 (0: never). Default 120. */
+  idleTimeout?: number;
+  /** Ping quiet sockets at half the idle timeout (live clients answer, so only dead ones time out). Default true. */
+  sendPings?: boolean;
+  /**
+   * permessage-deflate: false (default), true or 'shared' (each message compressed on its own, published
+   * messages compressed once for all), or 'dedicated' (a compressor per socket: better ratio, more memory).
+   */
+  compression?: boolean | 'shared' | 'dedicated';
+  /** Messages shorter than this many bytes are sent uncompressed. Default 1024. */
+  compressionThreshold?: number;
+  /** zlib level 0–9. Default 1 (cheap, most of the gain for text). */
+  compressionLevel?: number;
+  /** Bytes buffered for a socket above which sends are dropped ('dropped') or the socket closed. Default 1 MiB. */
+  maxBackpressure?: number;
+  /** Over `maxBackpressure`, close the socket (1008) instead of dropping the message. Default false. */
+  closeOnBackpressureLimit?: boolean;
+}
+
+/** An express-ws style handler: `(ws, req) => { ws.on('message', …) }`. */
+export type WsConnectionHandler = (ws: WebSocket, req: Request) => unknown;
+
+/** The per-app table of open sockets. */
+export class WsHub implements SocketHost {
+  n!: NativeServer;
+  private readonly sockets: (WebSocket | undefined)[] = [];
+  private readonly behaviors = new Map<WebSocket, WsBehavior>();
+  private readonly logger: Logger;
+
+  constructor(logger: Logger) {
+    this.logger = logger;
+  }
+
+  /** Engine → JS: a whole message (called synchronously from the engine's read path). */
+  readonly onMessage = (sid: number, data: Buffer, isBinary: boolean): void => {
+    const ws = this.sockets[sid & WS_SID_MASK];
+    if (ws === undefined || ws._sid !== sid) return;
+    const b = this.behaviors.get(ws);
+    try {
+      const out = b?.message?.(ws, data, isBinary);
+      if (out instanceof Promise) out.catch((err: unknown) => this.error(err, ws));
+    } catch (err) {
+      this.error(err, ws);
+    }
+    ws._emit('message', data, isBinary);
+  };
+
+  /** Engine → JS: the socket's output drained. */
+  drained(sid: number): void {
+    const ws = this.sockets[sid & WS_SID_MASK];
+    if (ws === undefined || ws._sid !== sid) return;
+    this.call(ws, () => this.behaviors.get(ws)?.drain?.(ws));
+    ws._emit('drain');
+  }
+
+  /** Engine → JS: the connection ended. */
+  closed(sid: number, code: number, reason: string): void {
+    const ws = this.sockets[sid & WS_SID_MASK];
+    if (ws === undefined || ws._sid !== sid) return;
+    this.sockets[sid & WS_SID_MASK] = undefined;
+    ws.readyState = 3;
+    const b = this.behaviors.get(ws);
+    this.behaviors.delete(ws);
+    this.call(ws, () => b?.close?.(ws, code, reason));
+    ws._emit('close', code, Buffer.from(reason));
+  }
+
+  /** Opens the socket object for an accepted upgrade. */
+  open(sid: number, behavior: WsBehavior, data: unknown, protocol: string, req: Request): WebSocket {
+    const ws = new WebSocket(this, sid, data, protocol, req);
+    this.sockets[sid & WS_SID_MASK] = ws;
+    this.behaviors.set(ws, behavior);
+    return ws;
+  }
+
+  /** A handler threw: log it and close the socket with 1011, as a 500 ends a request. */
+  error(err: unknown, ws: WebSocket): void {
+    this.logger.error({ err, ws: ws.req.url }, 'WebSocket handler failed');
+    if (ws._listens('error')) ws._emit('error', err);
+    if (ws.readyState === 1) {
+      ws.readyState = 2;
+      this.n.wsClose(ws._sid, 1011, 'Internal server error');
+    }
+  }
+
+  private call(ws: WebSocket, f: () => unknown): void {
+    try {
+      const out = f();
+      if (out instanceof Promise) out.catch((err: unknown) => this.error(err, ws));
+    } catch (err) {
+      this.error(err, ws);
+    }
+  }
+}
+
+/** Options the engine reads (crates/gale-node/src/ws.rs). */
+export function nativeWsOptions(b: WsBehavior): Record<string, unknown> {
+  const c = b.compression;
+  return {
+    maxPayloadLength: b.maxPayloadLength,
+    idleTimeout: b.idleTimeout,
+    sendPings: b.sendPings,
+    compression: c === true ? 'shared' : c === false || c === undefined ? 'off' : c,
+    compressionThreshold: b.compressionThreshold,
+    compressionLevel: b.compressionLevel ?? 1,
+    maxBackpressure: b.maxBackpressure,
+    closeOnBackpressureLimit: b.closeOnBackpressureLimit,
+  };
+}
+
+function offeredProtocols(req: Request): string[] {
+  const raw = req.get('sec-websocket-protocol');
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+}
+
+/** Marks the upgrade request answered (by the 101 the engine sent). */
+function upgraded(req: Request, res: Response): void {
+  res.finished = true;
+  res.headersSent = true;
+  res.statusCode = 101;
+  if (req._deferred) res._host.forget(res._id);
+}
+
+/**
+ * The last step of a WebSocket route's chain: runs `upgrade(req)`, picks the subprotocol, asks the engine
+ * for the 101 and opens the socket. Async only when `upgrade` returns a promise.
+ */
+export function upgradeStep(hub: WsHub, b: WsBehavior, onOpen?: WsConnectionHandler) {
+  const accept = (req: Request, res: Response, data: unknown): void => {
+    if (res.finished || res.headersSent || req._aborted) return;
+    const offered = offeredProtocols(req);
+    const picked = b.protocols ? b.protocols(offered, req) : offered[0];
+    if (picked === false) {
+      res.status(400).send('Bad Request: none of the offered WebSocket subprotocols is supported here.');
+      return;
+    }
+    if (picked !== undefined && !offered.includes(picked)) {
+      throw new GaleError(
+        ErrorCodes.INVALID_HEADER,
+        `protocols(): returned ${JSON.stringify(picked)}, which the client did not offer`,
+      );
+    }
+    req._snapshot();
+    const sid = hub.n.wsAccept(req._id, picked);
+    if (sid === undefined) {
+      if (!req._aborted && !res.finished) res.status(503).send('Service Unavailable: the server is shutting down.');
+      return;
+    }
+    upgraded(req, res);
+    const ws = hub.open(sid, b, data, picked ?? '', req);
+    try {
+      const out = b.open?.(ws);
+      if (out instanceof Promise) out.catch((err: unknown) => hub.error(err, ws));
+      const out2 = onOpen?.(ws, req);
+      if (out2 instanceof Promise) out2.catch((err: unknown) => hub.error(err, ws));
+    } catch (err) {
+      hub.error(err, ws);
+    }
+  };
+  return (req: Request, res: Response): unknown => {
+    if (b.upgrade === undefined) {
+      accept(req, res, undefined);
+      return undefined;
+    }
+    const data = b.upgrade(req, res);
+    if (data instanceof Promise) return data.then((d) => accept(req, res, d));
+    accept(req, res, data);
+    return undefined;
+  };
+}

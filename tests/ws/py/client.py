@@ -1,0 +1,31 @@
+# Python `websockets` client for Gale's WebSocket tests: echo text and binary, a 200 KB message, a ping,
+# compressed messages when the server offers permessage-deflate, then a close with code 4000. Prints one JSON line.
+import asyncio
+import json
+import sys
+
+import websockets
+
+
+async def main(url: str, compress: bool) -> None:
+    out = {}
+    async with websockets.connect(
+        url, compression="deflate" if compress else None, max_size=2**22
+    ) as ws:
+        out["extensions"] = [e.name for e in ws.extensions]
+        await ws.send("héllo")
+        out["text"] = await ws.recv()
+        await ws.send(b"\x00\x01\xff")
+        out["binary"] = list(await ws.recv())
+        big = "0123456789" * 20000
+        await ws.send(big)
+        out["big_ok"] = (await ws.recv()) == big
+        pong = await ws.ping(b"py")
+        await asyncio.wait_for(pong, 3)
+        out["pong"] = True
+        await ws.close(code=4000, reason="py bye")
+        out["close_code"] = ws.close_code
+    print(json.dumps(out))
+
+
+asyncio.run(main(sys.argv[1], sys.argv[2] == "deflate"))
