@@ -101,9 +101,9 @@ pub struct Decoder {
     frame: Option<Frame>,
     message: Option<Message>,
     /// The message being reassembled, then the last whole message.
-    data: Vec<u8>,
+    pub(crate) data: Vec<u8>,
     /// The compressed bytes of a compressed message, inflated into `data` at its end.
-    raw: Vec<u8>,
+    pub(crate) raw: Vec<u8>,
     /// The last control frame's payload (kept apart: control frames interleave fragments).
     control: Vec<u8>,
     utf8: Utf8,
@@ -321,6 +321,9 @@ impl Decoder {
             .inflater
             .get_or_insert_with(|| Inflater::new(bits, reset));
         self.data.clear();
-        inflater.decompress(&self.raw, &mut self.data, self.max_payload)
+        let result = inflater.decompress(&self.raw, &mut self.data, self.max_payload);
+        // Keep the capacity for the next compressed message; `shrink_buffers` may free it.
+        self.raw.clear();
+        result
     }
 }

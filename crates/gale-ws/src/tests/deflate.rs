@@ -297,3 +297,23 @@ fn client_role_inflates_with_the_server_parameters() {
     assert_eq!(err, None);
     assert_eq!(events.len(), sample_messages().len());
 }
+
+#[test]
+fn shrink_buffers_frees_idle_capacity() {
+    let big: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+    let mut c = Vec::new();
+    Deflater::new(15, 1, true).compress(&big, &mut c);
+    let mut input = Vec::new();
+    frame(&mut input, true, true, Opcode::Binary, &c);
+    frame(&mut input, true, false, Opcode::Ping, b"x");
+    let mut dec = Decoder::new(Role::Server, 1 << 20, Some(params(15, true)));
+    let (events, err) = feed(&mut dec, &input);
+    assert_eq!((events.len(), err), (2, None));
+    dec.shrink_buffers(4096);
+    assert_eq!(dec.payload(), b"x", "the last event's payload stays");
+    // The inflated message (100 KB) is freed, the small compressed buffer kept.
+    assert_eq!(dec.data.capacity(), 0);
+    assert!(dec.raw.capacity() > 0 && dec.raw.capacity() <= 4096);
+    dec.shrink_buffers(0);
+    assert_eq!((dec.raw.capacity(), dec.payload()), (0, &b"x"[..]));
+}
