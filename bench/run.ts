@@ -25,7 +25,7 @@ import { runShape, scenarioFileName, writeReport } from './lib/report-md.ts';
 import { describeBody, type Scenario } from './lib/scenarios.ts';
 import { benchDir, notRun, repoDir, type ServerDef } from './lib/servers.ts';
 import { runSweep } from './lib/sweep.ts';
-import { runWs, wsServers } from './lib/ws.ts';
+import { runWs, type WsOptions, wsPlan } from './lib/ws.ts';
 
 const log = (s: string): void => {
   process.stderr.write(`${s}\n`);
@@ -382,38 +382,33 @@ async function main(): Promise<number> {
   }
   if (o.wsScenarios.length) {
     const names = o.servers.map((s) => s.name);
-    const wsRuns = wsServers.filter((s) => names.includes(s.name) && !s.notImplemented).length;
-    const wsIterations = o.quick ? 1 : o.iterations;
-    const wsDurationS = o.quick ? 1 : o.durationS;
+    const wsO: WsOptions = {
+      scenarios: o.wsScenarios,
+      serverNames: names,
+      quick: o.quick,
+      durationS: o.quick ? 1 : o.durationS,
+      iterations: o.quick ? 1 : o.iterations,
+      connections: o.connections,
+      timeoutS: Math.max(o.timeoutS, 5),
+      serverCpu: o.serverCpu,
+      loadCpu: o.loadCpu,
+      nofile: effectiveOpenFileLimit(o.nofile),
+      ...(o.idleConnections ? { idleConnections: o.idleConnections } : {}),
+    };
+    const plan = wsPlan(wsO);
     log(
-      `WebSocket: ${o.wsScenarios.join(', ')} · ${wsRuns} servers · ${wsIterations} × ${wsDurationS}s, ` +
-        `gale-loadgen-ws · expected ~${formatDuration(o.wsScenarios.length * wsRuns * (0.8 + wsIterations * (wsDurationS + 0.5)))}`,
+      `WebSocket: ${o.wsScenarios.join(', ')} · ${plan.runs} server runs · ${wsO.iterations} × ${wsO.durationS}s, ` +
+        `gale-loadgen-ws · expected ~${formatDuration(plan.estimateS)}`,
     );
-    const ws = await runWs(
-      {
-        scenarios: o.wsScenarios,
-        serverNames: names,
-        quick: o.quick,
-        durationS: wsDurationS,
-        iterations: wsIterations,
-        connections: o.connections,
-        timeoutS: Math.max(o.timeoutS, 5),
-        serverCpu: o.serverCpu,
-        loadCpu: o.loadCpu,
-        nofile: effectiveOpenFileLimit(o.nofile),
+    const ws = await runWs(wsO, outDir, log, {
+      ...meta(o, started),
+      wsVersions: {
+        ws: pkgVersion('ws'),
+        'express-ws': pkgVersion('express-ws'),
+        'express-ws/ws': pkgVersion('express-ws/node_modules/ws'),
+        '@fastify/websocket': pkgVersion('@fastify/websocket'),
       },
-      outDir,
-      log,
-      {
-        ...meta(o, started),
-        wsVersions: {
-          ws: pkgVersion('ws'),
-          'express-ws': pkgVersion('express-ws'),
-          'express-ws/ws': pkgVersion('express-ws/node_modules/ws'),
-          '@fastify/websocket': pkgVersion('@fastify/websocket'),
-        },
-      },
-    );
+    });
     process.stdout.write(`${ws.text}\nWebSocket: ${ws.failed} FAILED\n`);
     log(`WebSocket results: ${join(outDir, 'ws')}`);
     if (ws.failed) code = 1;

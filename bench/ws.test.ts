@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { commandExists } from './lib/proc.ts';
 import { benchDir } from './lib/servers.ts';
-import { type WsOptions, type WsScenarioId, wsBinary, wsMeasure, wsServers, wsTable } from './lib/ws.ts';
+import { type WsOptions, type WsScenarioId, wsBinary, wsMeasure, wsServers } from './lib/ws.ts';
+import { wsTable } from './lib/ws-table.ts';
 
 const opts: WsOptions = {
-  scenarios: ['ws-echo', 'fastws-echo', 'ws-broadcast'],
+  scenarios: ['ws-echo', 'fastws-echo', 'ws-broadcast', 'ws-idle'],
   serverNames: [],
   quick: true,
   durationS: 1,
@@ -23,6 +24,8 @@ const opts: WsOptions = {
   step: 3,
   maxClients: 6,
   samples: 3,
+  idleConnections: 50,
+  holdS: 1,
 };
 
 const wrong = (defect: string) => ({
@@ -43,6 +46,7 @@ const cases: [string, WsScenarioId, RegExp][] = [
   ['broadcast-payload', 'ws-broadcast', /invalid message|did not get it/],
   ['broadcast-skip', 'ws-broadcast', /1 clients did not get it within --timeout/],
   ['echo-json', 'ws-broadcast', /no echo within --timeout|unexpected message/],
+  ['idle-close', 'ws-idle', /errors: \d+ (closed|read).*connection \d+: (closed by the server while idle|read: )/],
   ['fastws-greeting', 'fastws-echo', /server version mismatch: the first frame must be the 2-byte text \\x00\\x02/],
   // The 21st event has reply id 20 and is answered with 19.
   [
@@ -71,11 +75,16 @@ test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', {
       assert.equal(m.ok, true, m.failure ?? '');
       const j = m.median?.json;
       assert.ok(j && j.valid > 0 && j.invalid === 0);
+      if (scenario === 'ws-idle') {
+        assert.equal(j.detail.opened, 50);
+        assert.equal(j.valid, 50, 'every idle connection answered its ping');
+        assert.ok((m.median?.idle?.perConnectionKiB ?? Number.NaN) > -1000, 'RSS per connection was measured');
+      }
       const gale = wsServers.find((s) => s.name === 'gale');
       assert.ok(gale);
       const g = await wsMeasure(opts, gale, scenario, bin.path);
       const table = wsTable(scenario, [m, g]);
-      assert.match(table, /\| Gale \| — not implemented yet \|/);
+      assert.match(table, /\| \*\*Gale\*\* \| — not implemented yet \|/);
       assert.doesNotMatch(table, /FAILED/);
     });
   }

@@ -29,6 +29,8 @@ export interface Options extends RunSettings {
   modes: Mode[];
   nofile: number;
   out: string | null;
+  /** ws-idle: connections held (null: 10 000, quick 1 000). */
+  idleConnections: number | null;
 }
 
 export const usage = `Usage: npm run bench -- [scenario…] [options]
@@ -67,6 +69,7 @@ Options:
                       results go to bench/results/<date>-<host>-quick/
   --sweep             same as the \`sweep\` command: json (or the scenarios given), --tool loadgen, plain mode
   --sweep-connections a,b,…  connection counts of the sweep (default ${SWEEP_CONNECTIONS.join(',')})
+  --idle-connections N  ws-idle: idle WebSocket connections to hold (default 10000; --quick: 1000)
   --out DIR           results directory (default bench/results/<YYYY-MM-DD>-<hostname>)
 `;
 
@@ -108,6 +111,7 @@ export function parseOptions(argv: string[]): Options | 'help' {
       sweep: { type: 'boolean' },
       'sweep-connections': { type: 'string' },
       out: { type: 'string' },
+      'idle-connections': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -163,6 +167,7 @@ export function parseOptions(argv: string[]): Options | 'help' {
   const sweepConnections = (list(v['sweep-connections']) ?? SWEEP_CONNECTIONS.map(String)).map((c) =>
     num('sweep-connections', c, 0, 1, 60000),
   );
+  const idle = v['idle-connections'] === undefined ? null : num('idle-connections', v['idle-connections'], 0, 1, 60000);
   const most = command === 'sweep' ? Math.max(...sweepConnections) : connections;
   const modeIds = list(v.modes) ?? (command === 'sweep' ? ['plain'] : ['plain', 'pipelined']);
   if (command === 'sweep' && modeIds.length !== 1)
@@ -187,7 +192,8 @@ export function parseOptions(argv: string[]): Options | 'help' {
     timeoutS: num('timeout', v.timeout, 2, 1, 60),
     serverCpu: num('server-cpu', v['server-cpu'], 0, 0, 4095),
     loadCpu: num('load-cpu', v['load-cpu'], 1, 0, 4095),
-    nofile: Math.max(65535, most * 2 + 1024),
+    nofile: Math.max(65535, most * 2 + 1024, (idle ?? 10000) + 1024),
     out: v.out ?? null,
+    idleConnections: idle,
   };
 }

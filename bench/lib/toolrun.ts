@@ -1,6 +1,6 @@
 // Shared by the load tools: run a load generator pinned to its core with a hard time limit while sampling its own CPU
 // use, and the empty result reported when the tool itself failed.
-import { cpuSeconds, spawnPinned, stop } from './proc.ts';
+import { cpuSeconds, type Pinned, spawnPinned, stop } from './proc.ts';
 import type { LoadResult } from './tools.ts';
 
 export interface ToolExit {
@@ -17,7 +17,7 @@ export interface ToolExit {
 export async function runPinnedTool(
   cmd: string,
   args: readonly string[],
-  o: { cpu: number; nofile: number; limitMs: number },
+  o: { cpu: number; nofile: number; limitMs: number; onSample?: (proc: Pinned) => void },
 ): Promise<ToolExit> {
   const proc = spawnPinned(cmd, args, { cpu: o.cpu, nofile: o.nofile });
   // Sample the tool's own CPU time to tell when the load generator, not the server, is the limit.
@@ -27,6 +27,7 @@ export async function runPinnedTool(
   const sampler = setInterval(() => {
     const c = cpuSeconds(proc.pid);
     if (c !== null) last = { t: performance.now(), c };
+    o.onSample?.(proc);
   }, 200);
   let killed = false;
   const killer = setTimeout(() => {

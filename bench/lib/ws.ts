@@ -1,18 +1,29 @@
-// The WebSocket scenarios (ws-echo, fastws-echo, ws-broadcast; ../shared/bench/scenarios.md): each server app in bench/apps/ws-*.mjs
-// is started pinned to the server core and driven by gale-loadgen-ws (bench/loadgen/src/bin/ws.rs, Rust, one thread)
-// pinned to the load core. The generator checks every echo and every broadcast delivery against the exact text; a run
+// The WebSocket scenarios (ws-echo, fastws-echo, ws-broadcast, ws-idle; ../shared/bench/scenarios.md): each server
+// app in bench/apps/ws-*.mjs is started pinned to the server core and driven by gale-loadgen-ws (bench/loadgen/src/ws,
+// Rust, one thread) pinned to the load core. The generator checks every echo and every broadcast delivery against the exact text; a run
 // with an invalid message or any error is FAILED with the reason, never given a figure. Gale has no WebSocket support
 // yet: its rows say so ("— not implemented yet").
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadgen, loadgenBinary } from './loadgen.ts';
 import { type RunningServer, startServer, stopServer } from './measure.ts';
-import { cpuSeconds, vmKiB } from './proc.ts';
-import { median, writeResults } from './report.ts';
+import { cpuSeconds, type Pinned, vmKiB } from './proc.ts';
+import { writeResults } from './report.ts';
 import { benchDir, repoDir, type ServerDef } from './servers.ts';
 import { outputTail, runPinnedTool } from './toolrun.ts';
+import { wsTable } from './ws-table.ts';
+import type { WsIteration, WsJson, WsMeasurement, WsOptions } from './ws-types.ts';
 
-export const wsScenarioIds = ['ws-echo', 'fastws-echo', 'ws-broadcast'] as const;
+export type {
+  IdleMemory,
+  LatencySummary,
+  WsIteration,
+  WsJson,
+  WsMeasurement,
+  WsOptions,
+} from './ws-types.ts';
+
+export const wsScenarioIds = ['ws-echo', 'fastws-echo', 'ws-broadcast', 'ws-idle'] as const;
 export type WsScenarioId = (typeof wsScenarioIds)[number];
 
 /** The scenarios measured in echoes/s (one message at a time per connection, waiting for each answer). */
@@ -28,6 +39,9 @@ export const wsScenarioText: Record<WsScenarioId, string> = {
   'ws-broadcast':
     'clients added in steps; each step sends broadcasts that every client must receive as {"type":"broadcastResult",' +
     '"payload":P}; stepping stops when the p95 broadcast round trip exceeds 500 ms',
+  'ws-idle':
+    'idle WebSocket connections opened at 1 000/s to /echo and held open without traffic; server memory (RSS) per ' +
+    'connection, then every connection must still answer a ping',
 };
 
 /** A server of the WebSocket scenarios; `notImplemented` rows are shown as "— not implemented yet". */
@@ -75,82 +89,9 @@ export const wsServers: readonly WsServer[] = [
   { name: 'gale', label: 'Gale', notImplemented: 'Gale has no WebSocket support yet' },
 ];
 
-/** Parameters of the WebSocket runs. */
-export interface WsOptions {
-  scenarios: WsScenarioId[];
-  /** Server names (the HTTP `--servers`); unknown or HTTP-only ones (nginx, gale-nocache) are left out. */
-  serverNames: string[];
-  quick: boolean;
-  durationS: number;
-  iterations: number;
-  connections: number;
-  timeoutS: number;
-  serverCpu: number;
-  loadCpu: number;
-  nofile: number;
-  /** Overrides of the generator's parameters (tests). */
-  messages?: number;
-  step?: number;
-  maxClients?: number;
-  samples?: number;
-}
-
-/** The generator's JSON line (bench/loadgen/README.md, "gale-loadgen-ws"). */
-export interface WsJson {
-  mode: 'echo' | 'fastws' | 'broadcast';
-  duration_s: number;
-  connects: number;
-  connects_per_s: number;
-  echoes: number;
-  echoes_per_s: number;
-  valid: number;
-  invalid: number;
-  first_invalid: string | null;
-  errors: Record<'connect' | 'read' | 'write' | 'timeout' | 'closed', number>;
-  first_error: string | null;
-  connect_us: LatencySummary | null;
-  echo_us: LatencySummary | null;
-  detail: {
-    clients_held?: number;
-    held_rtt_us?: { min: number; median: number; mean: number; p95: number; max: number } | null;
-    stopped?: string;
-    steps?: unknown[];
-  } & Record<string, unknown>;
-}
-
-export interface LatencySummary {
-  min: number;
-  mean: number;
-  median: number;
-  p95: number;
-  p99: number;
-  max: number;
-  stddev: number;
-}
-
-export interface WsIteration {
-  json: WsJson | null;
-  /** Why the run failed, or null. */
-  failure: string | null;
-  toolCpuPct: number | null;
-  /** Server utime+stime over the run, seconds. */
-  serverCpuS: number | null;
-}
-
-export interface WsMeasurement {
-  scenario: WsScenarioId;
-  server: string;
-  label: string;
-  ok: boolean;
-  failure: string | null;
-  /** Set for a server without the feature (Gale): shown as "— not implemented yet". */
-  notImplemented: string | null;
-  iterations: WsIteration[];
-  /** The iteration with the median echoes/s (ws-echo) or clients held (ws-broadcast). */
-  median: WsIteration | null;
-  peakRssMiB: number | null;
-  args: string[];
-}
+/** Connections ws-idle holds. */
+export const idleConnections = (o: Pick<WsOptions, 'idleConnections' | 'quick'>): number =>
+  o.idleConnections ?? (o.quick ? 1000 : 10000);
 
 /** Path of gale-loadgen-ws (built with gale-loadgen), or the reason it is missing. */
 export function wsBinary(): { path: string } | { failure: string } {
@@ -165,6 +106,22 @@ export function wsBinary(): { path: string } | { failure: string } {
 /** The generator's arguments for one run. */
 export function wsArgs(o: WsOptions, scenario: WsScenarioId, port: number): string[] {
   const common = ['--duration', String(o.durationS), '--timeout', String(o.timeoutS)];
+  if (scenario === 'ws-idle') {
+    return [
+      '--mode',
+      'idle',
+      '--url',
+      `ws://127.0.0.1:${port}/echo`,
+      '--connections',
+      String(idleConnections(o)),
+      '--rate',
+      String(o.idleRate ?? 1000),
+      '--hold',
+      String(o.holdS ?? (o.quick ? 1 : 3)),
+      '--timeout',
+      String(o.timeoutS),
+    ];
+  }
   if (isEcho(scenario)) {
     const fast = scenario === 'fastws-echo';
     return [
@@ -210,19 +167,33 @@ export function wsJudge(j: WsJson): string | null {
   return null;
 }
 
-/** Runs the generator once against `port` (pinned to o.loadCpu), sampling the server's CPU time. */
+/**
+ * Runs the generator once against `port` (pinned to o.loadCpu), sampling the server's CPU time. `idle`: also reads
+ * the server's RSS before the run and, every 200 ms, while the generator holds every connection open (between its
+ * `holding` and `checking` lines on stderr).
+ */
 export async function wsRunOnce(
   bin: string,
   args: string[],
-  o: Pick<WsOptions, 'loadCpu' | 'nofile' | 'durationS' | 'timeoutS'>,
+  o: Pick<WsOptions, 'loadCpu' | 'nofile' | 'durationS' | 'timeoutS'> & { limitS?: number },
   serverPid?: number,
+  idle = false,
 ): Promise<WsIteration> {
   const c0 = serverPid ? cpuSeconds(serverPid) : null;
-  const limitMs = (o.durationS + 2 * o.timeoutS + 10) * 1000;
-  const x = await runPinnedTool(bin, args, { cpu: o.loadCpu, nofile: o.nofile, limitMs });
+  const baseline = idle && serverPid ? vmKiB(serverPid, 'VmRSS') : null;
+  let openRss: number | null = null;
+  const onSample = (p: Pinned) => {
+    const err = p.stderr();
+    if (!serverPid || !err.includes('holding') || err.includes('checking')) return;
+    const rss = vmKiB(serverPid, 'VmRSS');
+    if (rss !== null) openRss = Math.max(openRss ?? 0, rss);
+  };
+  const limitMs = (o.limitS ?? o.durationS + 2 * o.timeoutS + 10) * 1000;
+  const x = await runPinnedTool(bin, args, { cpu: o.loadCpu, nofile: o.nofile, limitMs, onSample });
   const c1 = serverPid ? cpuSeconds(serverPid) : null;
   const serverCpuS = c0 !== null && c1 !== null ? c1 - c0 : null;
-  const base = { toolCpuPct: x.toolCpuPct, serverCpuS };
+  const base: Pick<WsIteration, 'toolCpuPct' | 'serverCpuS' | 'idle'> = { toolCpuPct: x.toolCpuPct, serverCpuS };
+  if (idle) base.idle = { baselineRssKiB: baseline, openRssKiB: openRss, opened: 0, perConnectionKiB: null };
   if (x.killed) return { ...base, json: null, failure: `gale-loadgen-ws did not finish within ${limitMs / 1000}s` };
   const line = x.stdout
     .split('\n')
@@ -237,12 +208,23 @@ export async function wsRunOnce(
     };
   }
   const json = JSON.parse(line) as WsJson;
-  const failure = wsJudge(json) ?? (x.code === 1 ? 'gale-loadgen-ws exited with 1' : null);
+  let failure = wsJudge(json) ?? (x.code === 1 ? 'gale-loadgen-ws exited with 1' : null);
+  if (base.idle) {
+    const m = base.idle;
+    m.opened = json.detail.opened ?? 0;
+    if (m.openRssKiB !== null && m.baselineRssKiB !== null && m.opened > 0) {
+      m.perConnectionKiB = (m.openRssKiB - m.baselineRssKiB) / m.opened;
+    } else failure ??= "the server's memory could not be read while the connections were open";
+  }
   return { ...base, json, failure };
 }
 
 const key = (scenario: WsScenarioId, it: WsIteration): number =>
-  isEcho(scenario) ? (it.json?.echoes_per_s ?? 0) : (it.json?.detail.clients_held ?? 0);
+  isEcho(scenario)
+    ? (it.json?.echoes_per_s ?? 0)
+    : scenario === 'ws-idle'
+      ? (it.idle?.perConnectionKiB ?? 0)
+      : (it.json?.detail.clients_held ?? 0);
 
 /** One server on one WebSocket scenario, `o.iterations` times. */
 export async function wsMeasure(
@@ -270,26 +252,39 @@ export async function wsMeasure(
     m.failure = unavailable;
     return m;
   }
-  const rs = await startServer({ server, connections: o.connections, serverCpu: o.serverCpu, nofile: o.nofile });
-  if ('failure' in rs) {
-    m.failure = rs.failure;
-    return m;
-  }
-  try {
-    for (let i = 1; i <= o.iterations; i++) {
-      onIteration?.(i);
-      m.args = wsArgs(o, scenario, rs.port);
-      const it = await wsRunOnce(bin, m.args, o, rs.proc.pid);
-      m.iterations.push(it);
-      if (it.failure) {
-        m.failure = `iteration ${i}: ${it.failure}`;
-        break;
+  // ws-idle starts a fresh server for every iteration, so each baseline is a server that never held a connection.
+  const idle = scenario === 'ws-idle';
+  const connections = idle ? idleConnections(o) : o.connections;
+  const runO = idle ? { ...o, limitS: connections / (o.idleRate ?? 1000) + (o.holdS ?? 3) + 3 * o.timeoutS + 10 } : o;
+  for (let i = 1; i <= o.iterations && !m.failure; i++) {
+    const rs = await startServer({ server, connections, serverCpu: o.serverCpu, nofile: o.nofile });
+    if ('failure' in rs) {
+      m.failure = rs.failure;
+      break;
+    }
+    try {
+      for (; i <= o.iterations; i++) {
+        if (rs.openFileLimit !== null && rs.openFileLimit < connections + 256) {
+          m.failure = `server open-file limit is ${rs.openFileLimit}, too low for ${connections} connections`;
+          break;
+        }
+        onIteration?.(i);
+        m.args = wsArgs(o, scenario, rs.port);
+        const it = await wsRunOnce(bin, m.args, runO, rs.proc.pid, idle);
+        m.iterations.push(it);
+        if (it.failure) {
+          m.failure = `iteration ${i}: ${it.failure}`;
+          break;
+        }
+        if (idle) break;
+      }
+      m.peakRssMiB = Math.max(m.peakRssMiB ?? 0, peakRss(rs) ?? 0) || null;
+    } finally {
+      const stderr = await stopServer(rs);
+      if (m.failure && stderr.trim()) {
+        m.failure += ` (server stderr: ${stderr.trim().split('\n').slice(-2).join(' | ')})`;
       }
     }
-    m.peakRssMiB = peakRss(rs);
-  } finally {
-    const stderr = await stopServer(rs);
-    if (m.failure && stderr.trim()) m.failure += ` (server stderr: ${stderr.trim().split('\n').slice(-2).join(' | ')})`;
   }
   if (!m.failure) {
     m.ok = true;
@@ -304,73 +299,21 @@ function peakRss(rs: RunningServer): number | null {
   return kib === null ? null : kib / 1024;
 }
 
-const int = (n: number): string => Math.round(n).toLocaleString('en-US');
-const ms = (us: number): string => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
-const lat = (l: LatencySummary | null): string =>
-  l ? `${ms(l.min)} / ${ms(l.mean)} / ${ms(l.median)} / ${ms(l.max)} / ${ms(l.stddev)}` : '—';
-const pct = (p: number | null): string => (p === null ? '—' : `${Math.round(p)}%`);
-
-/** The Markdown table of one WebSocket scenario. */
-export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): string {
-  const lines: string[] = [];
-  const notes: string[] = [];
-  const echo = isEcho(scenario);
-  if (echo) {
-    lines.push(
-      '| server | echoes/s (median) | min–max | connects/s | connect ms min / mean / median / max / stddev | ' +
-        'echo ms min / mean / median / max / stddev | CPU µs/echo | peak RSS MiB | loadgen CPU |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    );
-  } else {
-    lines.push(
-      '| server | clients held (p95 ≤ 500 ms) | broadcast RTT ms at that step min / median / p95 / max | stopped by | ' +
-        'steps | peak RSS MiB | loadgen CPU |',
-      '|---|---:|---:|---|---:|---:|---:|',
-    );
+/** How many server runs `o` makes and about how long they take, in seconds. */
+export function wsPlan(o: WsOptions): { runs: number; estimateS: number } {
+  const picked = wsServers.filter((s) => o.serverNames.includes(s.name) && !s.notImplemented);
+  let runs = 0;
+  let estimateS = 0;
+  for (const sc of o.scenarios) {
+    const n = picked.filter((s) => wsServes(s, sc)).length;
+    runs += n;
+    const perIteration =
+      sc === 'ws-idle'
+        ? 1.5 + idleConnections(o) / (o.idleRate ?? 1000) + (o.holdS ?? (o.quick ? 1 : 3)) + 0.5
+        : o.durationS + 0.5;
+    estimateS += n * (0.8 + o.iterations * perIteration);
   }
-  for (const m of ms_) {
-    const cols = echo ? 8 : 6;
-    if (m.notImplemented) {
-      lines.push(`| ${m.label} | — not implemented yet |${' |'.repeat(cols - 1)}`);
-      notes.push(`- ${m.label}: — not implemented yet (${m.notImplemented}).`);
-      continue;
-    }
-    if (!m.ok || !m.median?.json) {
-      lines.push(`| ${m.label} | **FAILED** |${' |'.repeat(cols - 1)}`);
-      notes.push(`- **${m.label}: FAILED**: ${m.failure}`);
-      continue;
-    }
-    const j = m.median.json;
-    const rss = m.peakRssMiB === null ? '—' : m.peakRssMiB.toFixed(1);
-    if (echo) {
-      const rates = m.iterations.map((i) => i.json?.echoes_per_s ?? 0);
-      const cpu = m.median.serverCpuS !== null && j.echoes ? int((m.median.serverCpuS * 1e6) / j.echoes) : '—';
-      lines.push(
-        `| ${m.label} | ${int(median(rates))} | ${int(Math.min(...rates))}–${int(Math.max(...rates))} | ` +
-          `${int(j.connects_per_s)} | ${lat(j.connect_us)} | ${lat(j.echo_us)} | ${cpu} | ${rss} | ` +
-          `${pct(m.median.toolCpuPct)} |`,
-      );
-    } else {
-      const h = j.detail.held_rtt_us;
-      const rtt = h ? `${ms(h.min)} / ${ms(h.median)} / ${ms(h.p95)} / ${ms(h.max)}` : '—';
-      lines.push(
-        `| ${m.label} | ${int(j.detail.clients_held ?? 0)} | ${rtt} | ${j.detail.stopped ?? '—'} | ` +
-          `${j.detail.steps?.length ?? 0} | ${rss} | ${pct(m.median.toolCpuPct)} |`,
-      );
-    }
-  }
-  notes.push(
-    echo
-      ? `- gale-loadgen-ws (Rust, one thread, its own core) checks every ${scenario === 'fastws-echo' ? 'reply (and each connection’s greeting)' : 'echo'} against the exact text expected. ` +
-          'echoes/s and connects/s are over the whole run; connect = TCP connect + WebSocket handshake; ' +
-          'CPU µs/echo = server utime+stime ÷ echoes (connects included). loadgen CPU = the generator’s use of its core.'
-      : '- A broadcast’s round trip lasts from its send until the last client received its broadcastResult; every ' +
-          'delivery and each joining client’s echo is checked against the exact text. "clients held" is the largest ' +
-          'step whose p95 stayed within 500 ms. Caveat: each delivery costs gale-loadgen-ws about as much CPU as it ' +
-          'costs a trivial Rust server (bench/loadgen/README.md), so at hundreds of clients and more these figures ' +
-          'are bounded by the generator and do not yet rank the servers.',
-  );
-  return `${lines.join('\n')}\n\n${notes.join('\n')}\n`;
+  return { runs, estimateS };
 }
 
 /** Runs every WebSocket scenario × server; returns the report text (Markdown) and the number of FAILED rows. */

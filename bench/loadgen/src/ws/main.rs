@@ -7,6 +7,7 @@ mod cli;
 mod conn;
 mod echo;
 mod fastws;
+mod idle;
 mod stats;
 
 use std::process::ExitCode;
@@ -55,7 +56,7 @@ fn main() -> ExitCode {
                 (st, el, extra)
             }
             Mode::Broadcast => broadcast::run(a).await,
-            Mode::Idle => unimplemented!(),
+            Mode::Idle => idle::run(a).await,
         }
     });
     let secs = elapsed.as_secs_f64();

@@ -1,0 +1,97 @@
+// Types of the WebSocket runs (lib/ws.ts): options, the generator's JSON line, iterations and measurements.
+import type { WsScenarioId } from './ws.ts';
+
+/** Parameters of the WebSocket runs. */
+export interface WsOptions {
+  scenarios: WsScenarioId[];
+  /** Server names (the HTTP `--servers`); unknown or HTTP-only ones (nginx, gale-nocache) are left out. */
+  serverNames: string[];
+  quick: boolean;
+  durationS: number;
+  iterations: number;
+  connections: number;
+  timeoutS: number;
+  serverCpu: number;
+  loadCpu: number;
+  nofile: number;
+  /** Overrides of the generator's parameters (tests). */
+  messages?: number;
+  step?: number;
+  maxClients?: number;
+  samples?: number;
+  /** ws-idle: connections to hold (default 10 000; quick 1 000), opened per second (1 000), seconds held (3; quick 1). */
+  idleConnections?: number;
+  idleRate?: number;
+  holdS?: number;
+}
+
+/** The generator's JSON line (bench/loadgen/README.md, "gale-loadgen-ws"). */
+export interface WsJson {
+  mode: 'echo' | 'fastws' | 'broadcast' | 'idle';
+  duration_s: number;
+  connects: number;
+  connects_per_s: number;
+  echoes: number;
+  echoes_per_s: number;
+  valid: number;
+  invalid: number;
+  first_invalid: string | null;
+  errors: Record<'connect' | 'read' | 'write' | 'timeout' | 'closed', number>;
+  first_error: string | null;
+  connect_us: LatencySummary | null;
+  echo_us: LatencySummary | null;
+  detail: {
+    clients_held?: number;
+    held_rtt_us?: { min: number; median: number; mean: number; p95: number; max: number } | null;
+    stopped?: string;
+    steps?: unknown[];
+    opened?: number;
+    open_s?: number;
+    pong_us?: LatencySummary | null;
+  } & Record<string, unknown>;
+}
+
+export interface LatencySummary {
+  min: number;
+  mean: number;
+  median: number;
+  p95: number;
+  p99: number;
+  max: number;
+  stddev: number;
+}
+
+export interface WsIteration {
+  json: WsJson | null;
+  /** Why the run failed, or null. */
+  failure: string | null;
+  toolCpuPct: number | null;
+  /** Server utime+stime over the run, seconds. */
+  serverCpuS: number | null;
+  /** ws-idle: server RSS before the run and the most seen while every connection was open and idle, in KiB. */
+  idle?: IdleMemory;
+}
+
+export interface IdleMemory {
+  baselineRssKiB: number | null;
+  openRssKiB: number | null;
+  opened: number;
+  /** (openRssKiB − baselineRssKiB) / opened. */
+  perConnectionKiB: number | null;
+}
+
+export interface WsMeasurement {
+  scenario: WsScenarioId;
+  server: string;
+  label: string;
+  ok: boolean;
+  failure: string | null;
+  /** Set for a server without the feature (Gale): shown as "— not implemented yet". */
+  notImplemented: string | null;
+  iterations: WsIteration[];
+  /** The iteration with the median echoes/s (echo scenarios), clients held (ws-broadcast) or RSS per connection
+   *  (ws-idle). */
+  median: WsIteration | null;
+  peakRssMiB: number | null;
+  args: string[];
+}
