@@ -6,7 +6,10 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { FastWsClient } from 'gale/fast-ws-client';
+import WebSocket from 'ws';
 import { largeBytes } from '../examples/demo/assets.mjs';
+import { connect, nextMessage } from './ws/clients.js';
 
 const root = join(import.meta.dirname, '..');
 
@@ -65,6 +68,30 @@ test('npm start serves every scenario with the exact bytes', { timeout: 20_000 }
   assert.equal(await echo.text(), text);
   // And a fixed route answered by the engine alone.
   assert.equal(await (await fetch(`${base}/health`)).text(), 'ok');
+});
+
+test('npm start serves the WebSocket scenarios: /echo, /fws (fast-ws) and /broadcast', {
+  timeout: 20_000,
+}, async (t) => {
+  const base = (await startDemo(t)).replace('http:', 'ws:');
+  const payload = '0'.repeat(1024);
+  const echo = await connect(`${base}/echo`);
+  echo.send(payload);
+  assert.equal((await nextMessage(echo)).data.toString(), payload);
+  echo.close();
+  const fws = new FastWsClient(`${base}/fws`, { WebSocket: WebSocket as never, reconnect: false });
+  await fws.connected;
+  assert.equal(await fws.emit('echo', payload, true), payload);
+  fws.close();
+  const [a, b] = await Promise.all([connect(`${base}/broadcast`), connect(`${base}/broadcast`)]);
+  a.send(JSON.stringify({ type: 'echo', payload: { t: 1 } }));
+  assert.equal((await nextMessage(a)).data.toString(), '{"type":"echo","payload":{"t":1}}');
+  b.send(JSON.stringify({ type: 'broadcast', payload: { t: 2, pad: 'xx' } }));
+  const want = '{"type":"broadcastResult","payload":{"t":2,"pad":"xx"}}';
+  assert.equal((await nextMessage(a)).data.toString(), want);
+  assert.equal((await nextMessage(b)).data.toString(), want);
+  a.close();
+  b.close();
 });
 
 test('the demo stops cleanly on SIGTERM', { timeout: 20_000 }, async (t) => {

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HttpError } from 'gale';
 import WebSocket from 'ws';
-import { sleep, T, withApp } from '../helpers.ts';
-import { closed, connect, nextMessage } from './clients.ts';
+import { sleep, T, withApp } from '../helpers.js';
+import { closed, connect, nextMessage } from './clients.js';
 
 const wsUrl = (port: number, path: string) => `ws://127.0.0.1:${port}${path}`;
 

@@ -1,7 +1,7 @@
 // Raw WebSocket helpers for the wire tests: the client's handshake over a RawConn, client frames built
 // byte by byte (masked or not, any opcode, RSV bits, 16/64-bit lengths) and a strict parser of server frames.
 import { createHash, randomBytes } from 'node:crypto';
-import { RawConn } from '../helpers.ts';
+import { RawConn } from '../helpers.js';
 
 export const KEY = 'dGhlIHNhbXBsZSBub25jZQ==';
 export const ACCEPT = 's3pPLMBiTxaQ9kYGzzhZRbK+xOo=';

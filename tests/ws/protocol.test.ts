@@ -3,8 +3,8 @@
 // protocol close code: 1002 (masking, RSV bits, opcodes, control frames), 1007 (UTF-8), 1009 (size).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RawConn, T, withApp } from '../helpers.ts';
-import { closeFrame, frame, rawWs, readClose, readFrame, upgradeRequest } from './frames.ts';
+import { RawConn, T, withApp } from '../helpers.js';
+import { closeFrame, frame, rawWs, readClose, readFrame, upgradeRequest } from './frames.js';
 
 const echo = (app: Parameters<Parameters<typeof withApp>[1]>[0], opts = {}) =>
   app.ws('/echo', { ...opts, message: (ws, data, isBinary) => ws.send(data, { binary: isBinary }) });

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { constants, inflateRawSync } from 'node:zlib';
 import WebSocket from 'ws';
-import { sleep, T, withApp } from '../helpers.ts';
-import { closed, connect, nextMessage } from './clients.ts';
-import { frame, rawWs, readClose, readFrame } from './frames.ts';
+import { sleep, T, withApp } from '../helpers.js';
+import { closed, connect, nextMessage } from './clients.js';
+import { frame, rawWs, readClose, readFrame } from './frames.js';
 
 const wsUrl = (port: number, path: string) => `ws://127.0.0.1:${port}${path}`;
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { withApp } from '../helpers.ts';
+import { withApp } from '../helpers.js';
 
 const script = join(dirname(fileURLToPath(import.meta.url)), 'py', 'client.py');
 

@@ -3,6 +3,9 @@ export { App, gale, serveStatic } from './app.js';
 export type { ErrorHandler, Handler, Middleware, Next } from './chain.js';
 export type { HttpErrorOptions } from './errors.js';
 export { ErrorCodes, GaleError, HttpError } from './errors.js';
+export { eventId, serverEventFrame } from './fastws/codec.js';
+export type { FastWsConnectionOptions, FastWsEvent, RawSocket } from './fastws/server.js';
+export { FastWsConnection, fastWsHandlers } from './fastws/server.js';
 export { escapeHtml, html, raw, SafeHtml } from './html.js';
 export type { Logger } from './logging.js';
 export type {
@@ -36,4 +39,4 @@ export type { StreamSource } from './stream.js';
 export type { ViewEngine } from './views.js';
 export type { SendOptions, SendStatus, WsData } from './ws.js';
 export { WebSocket } from './ws.js';
-export type { WsBehavior, WsConnectionHandler } from './ws-route.js';
+export type { FastWsBehavior, WsBehavior, WsConnectionHandler } from './ws-route.js';

@@ -2,7 +2,7 @@
 // nestable. The app flattens them into native routes with a chain precomputed per route.
 import type { ErrorHandler, Handler, Middleware } from './chain.js';
 import { ErrorCodes, GaleError } from './errors.js';
-import type { WsBehavior, WsConnectionHandler } from './ws-route.js';
+import { type FastWsBehavior, fromFastWs, type WsBehavior, type WsConnectionHandler } from './ws-route.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'ALL';
 
@@ -131,8 +131,8 @@ export class Router {
    * app.ws('/echo', { message: (ws, data, isBinary) => ws.send(data, { binary: isBinary }) });
    * app.ws('/legacy', requireUser, (ws, req) => ws.on('message', (m) => ws.send(m)));
    */
-  ws<D = unknown>(path: string, behavior: WsBehavior<D>): this;
-  ws(path: string, ...fns: [...Middleware[], WsBehavior | WsConnectionHandler]): this;
+  ws<D = unknown>(path: string, behavior: WsBehavior<D> | FastWsBehavior<D>): this;
+  ws(path: string, ...fns: [...Middleware[], WsBehavior | FastWsBehavior | WsConnectionHandler]): this;
   ws(path: string, ...fns: unknown[]): this {
     const last = fns.pop();
     if (last === undefined || (typeof last !== 'function' && typeof last !== 'object') || last === null) {
@@ -144,7 +144,9 @@ export class Router {
     const ws =
       typeof last === 'function'
         ? { behavior: {}, onOpen: last as WsConnectionHandler }
-        : { behavior: last as WsBehavior };
+        : (last as FastWsBehavior).protocol === 'fast-ws'
+          ? { behavior: fromFastWs(last as FastWsBehavior) }
+          : { behavior: last as WsBehavior };
     const handler: Handler = () => undefined;
     this.add({ kind: 'route', seq: nextSeq(), method: 'GET', path, fns: fns as Middleware[], handler, ws });
     return this;

@@ -1,6 +1,7 @@
 // `app.ws(path, …)` routes: the behaviour type, the upgrade step that ends a route's middleware chain, and the
 // per-app hub that maps engine socket ids to WebSocket objects and delivers messages, drains and closes.
 import { ErrorCodes, GaleError } from './errors.js';
+import { type FastWsConnection, type FastWsConnectionOptions, fastWsHandlers } from './fastws/server.js';
 import type { Logger } from './logging.js';
 import type { NativeServer } from './native.js';
 import type { Request } from './request.js';
@@ -17,6 +18,8 @@ import { type SocketHost, WebSocket, WS_SID_MASK } from './ws.js';
  * });
  */
 export interface WsBehavior<D = unknown> {
+  /** Plain WebSocket messages (set `'fast-ws'` for the fast-ws protocol: see {@link FastWsBehavior}). */
+  protocol?: undefined;
   /**
    * Runs after the route's middleware, before the 101: return (or resolve to) the socket's `data`, or throw
    * an `HttpError` (or answer with `res`) to refuse the upgrade with that status.
@@ -54,6 +57,44 @@ export interface WsBehavior<D = unknown> {
   maxBackpressure?: number;
   /** Over `maxBackpressure`, close the socket (1008) instead of dropping the message. Default false. */
   closeOnBackpressureLimit?: boolean;
+}
+
+/**
+ * A WebSocket route speaking the fast-ws event/reply protocol (the `gale/fast-ws-client` client, or fastWS's):
+ * `open(client, ws)` registers event listeners on the protocol connection. Limits and compression are as for
+ * {@link WsBehavior}. Clients must offer the `fast-ws` subprotocol (others get 400).
+ *
+ * @example
+ * app.ws('/fws', {
+ *   protocol: 'fast-ws',
+ *   open: (client) => client.on('echo', (evt) => evt.reply(evt.data)),
+ * });
+ */
+export interface FastWsBehavior<D = unknown>
+  extends Omit<WsBehavior<D>, 'open' | 'message' | 'protocols' | 'close' | 'protocol'> {
+  protocol: 'fast-ws';
+  /** The socket is open and greeted: register `client.on(event, …)` listeners here. */
+  open?(client: FastWsConnection, ws: WebSocket<D>): unknown;
+  /** The connection ended. */
+  close?(ws: WebSocket<D>, code: number, reason: string): unknown;
+  /** Value codec options (replicator). */
+  fastWs?: FastWsConnectionOptions;
+}
+
+/** Turns a fast-ws route into plain WebSocket handlers around `FastWsConnection`. */
+export function fromFastWs(b: FastWsBehavior): WsBehavior {
+  const { protocol: _p, open, close, fastWs, ...rest } = b;
+  const h = fastWsHandlers<WebSocket>((conn, ws) => open?.(conn, ws), fastWs);
+  return {
+    ...rest,
+    protocols: (offered) => (offered.includes('fast-ws') ? 'fast-ws' : false),
+    open: (ws) => h.open(ws),
+    message: (ws, data, isBinary) => h.message(ws, data, isBinary),
+    close: (ws, code, reason) => {
+      h.close(ws, code, reason);
+      return close?.(ws, code, reason);
+    },
+  };
 }
 
 /** An express-ws style handler: `(ws, req) => { ws.on('message', …) }`. */

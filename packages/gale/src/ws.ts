@@ -126,12 +126,16 @@ export class WebSocket<D = unknown> {
   }
 
   /**
-   * Starts the closing handshake. `code` is 1000 or 3000–4999 (as in the `ws` library); `reason` at most
-   * 123 bytes of UTF-8. The `close` handler runs when the connection has ended.
+   * Starts the closing handshake. `code` is one a close frame may carry (RFC 6455 7.4: 1000–1003, 1007–1014,
+   * 3000–4999, as the `ws` library checks); `reason` at most 123 bytes of UTF-8. The `close` handler runs when
+   * the connection has ended.
    */
   close(code = 1000, reason = ''): void {
-    if (code !== 1000 && (code < 3000 || code > 4999)) {
-      throw new RangeError(`close(code): code must be 1000 or 3000-4999, got ${code}`);
+    const valid =
+      (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) ||
+      (code >= 3000 && code <= 4999);
+    if (!Number.isInteger(code) || !valid) {
+      throw new RangeError(`close(code): code must be 1000-1003, 1007-1014 or 3000-4999, got ${code}`);
     }
     if (Buffer.byteLength(reason) > 123) {
       throw new RangeError('close(code, reason): reason must be at most 123 bytes of UTF-8');
