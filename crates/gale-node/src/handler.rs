@@ -27,6 +27,7 @@ pub(crate) struct JsHandler {
     scope: Cell<sys::napi_handle_scope>,
     cb_scope: Cell<sys::napi_callback_scope>,
     dispatch_fn: Cell<napi_value>,
+    ws_message_fn: Cell<napi_value>,
     recv: Cell<napi_value>,
     argv: RefCell<Vec<napi_value>>,
 }
@@ -63,6 +64,7 @@ impl JsHandler {
             scope: Cell::new(ptr::null_mut()),
             cb_scope: Cell::new(ptr::null_mut()),
             dispatch_fn: Cell::new(ptr::null_mut()),
+            ws_message_fn: Cell::new(ptr::null_mut()),
             recv: Cell::new(ptr::null_mut()),
             argv: RefCell::new(Vec::with_capacity(8)),
         }
@@ -113,6 +115,7 @@ impl Handler for JsHandler {
         self.scope.set(scope);
         self.cb_scope.set(cb_scope);
         self.dispatch_fn.set(self.ref_value(self.dispatch));
+        self.ws_message_fn.set(self.ref_value(self.on_ws_message));
         self.recv.set(nu::undefined(env));
     }
 
@@ -176,7 +179,8 @@ impl Handler for JsHandler {
 
     fn ws_message(&self, _server: &Server, sid: u32, data: &[u8], binary: bool) {
         let env = self.env;
-        let f = self.ref_value(self.on_ws_message);
+        // Messages arrive only from the read path, inside the scope `begin` opened.
+        let f = self.ws_message_fn.get();
         let args = [
             nu::uint(env, sid),
             nu::buffer_copy(env, data),

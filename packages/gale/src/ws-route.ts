@@ -104,7 +104,6 @@ export type WsConnectionHandler = (ws: WebSocket, req: Request) => unknown;
 export class WsHub implements SocketHost {
   n!: NativeServer;
   private readonly sockets: (WebSocket | undefined)[] = [];
-  private readonly behaviors = new Map<WebSocket, WsBehavior>();
   private readonly logger: Logger;
 
   constructor(logger: Logger) {
@@ -115,9 +114,8 @@ export class WsHub implements SocketHost {
   readonly onMessage = (sid: number, data: Buffer, isBinary: boolean): void => {
     const ws = this.sockets[sid & WS_SID_MASK];
     if (ws === undefined || ws._sid !== sid) return;
-    const b = this.behaviors.get(ws);
     try {
-      const out = b?.message?.(ws, data, isBinary);
+      const out = ws._behavior.message?.(ws, data, isBinary);
       if (out instanceof Promise) out.catch((err: unknown) => this.error(err, ws));
     } catch (err) {
       this.error(err, ws);
@@ -129,7 +127,7 @@ export class WsHub implements SocketHost {
   drained(sid: number): void {
     const ws = this.sockets[sid & WS_SID_MASK];
     if (ws === undefined || ws._sid !== sid) return;
-    this.call(ws, () => this.behaviors.get(ws)?.drain?.(ws));
+    this.call(ws, () => ws._behavior.drain?.(ws));
     ws._emit('drain');
   }
 
@@ -139,17 +137,14 @@ export class WsHub implements SocketHost {
     if (ws === undefined || ws._sid !== sid) return;
     this.sockets[sid & WS_SID_MASK] = undefined;
     ws.readyState = 3;
-    const b = this.behaviors.get(ws);
-    this.behaviors.delete(ws);
-    this.call(ws, () => b?.close?.(ws, code, reason));
+    this.call(ws, () => ws._behavior.close?.(ws, code, reason));
     ws._emit('close', code, Buffer.from(reason));
   }
 
   /** Opens the socket object for an accepted upgrade. */
   open(sid: number, behavior: WsBehavior, data: unknown, protocol: string, req: Request): WebSocket {
-    const ws = new WebSocket(this, sid, data, protocol, req);
+    const ws = new WebSocket(this, sid, data, protocol, req, behavior);
     this.sockets[sid & WS_SID_MASK] = ws;
-    this.behaviors.set(ws, behavior);
     return ws;
   }
 

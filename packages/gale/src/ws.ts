@@ -32,6 +32,16 @@ function bytesOf(data: WsData): string | Uint8Array {
   throw new TypeError('send(data): data must be a string, a Buffer, a Uint8Array, an ArrayBuffer or a typed array');
 }
 
+/** @internal the handlers a socket calls (WsBehavior, seen from here without importing ws-route.ts) */
+export interface SocketBehavior {
+  // biome-ignore lint/suspicious/noExplicitAny: the socket's data type is the route's, unknown here
+  message?(ws: WebSocket<any>, data: Buffer, isBinary: boolean): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  drain?(ws: WebSocket<any>): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  close?(ws: WebSocket<any>, code: number, reason: string): unknown;
+}
+
 /** @internal what a socket needs from its route and app */
 export interface SocketHost {
   readonly n: NativeServer;
@@ -69,12 +79,15 @@ export class WebSocket<D = unknown> {
   readyState: 0 | 1 | 2 | 3 = 1;
   /** @internal */ readonly _sid: number;
   /** @internal */ readonly _host: SocketHost;
+  /** @internal the route's handlers (typed loosely: ws-route.ts owns the type) */
+  readonly _behavior: SocketBehavior;
   private readonly remote: [string, number, string] | undefined;
   private listeners: Map<string, Listener[]> | undefined;
 
   /** @internal */
-  constructor(host: SocketHost, sid: number, data: D, protocol: string, req: Request) {
+  constructor(host: SocketHost, sid: number, data: D, protocol: string, req: Request, behavior: SocketBehavior) {
     this._host = host;
+    this._behavior = behavior;
     this._sid = sid;
     this.data = data;
     this.protocol = protocol;
