@@ -381,7 +381,7 @@ async function main(): Promise<number> {
     code = o.quick ? await runQuick(o, outDir, started) : await runMatrix(o, outDir, started, total);
   }
   if (o.wsScenarios.length) {
-    const names = o.servers.map((s) => s.name);
+    const names = o.wsServerNames;
     const wsO: WsOptions = {
       scenarios: o.wsScenarios,
       serverNames: names,

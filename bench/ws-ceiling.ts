@@ -1,5 +1,6 @@
 // gale-loadgen-ws's own ceiling: the same runs against a trivial Rust WebSocket server
-// (loadgen/examples/ws-echo-server.rs, one thread; it speaks fast-ws too) and against the Node apps, interleaved over rounds, server pinned to
+// (loadgen/examples/ws-echo-server.rs, one thread; it speaks fast-ws and, at the frame level, Engine.IO/Socket.IO
+// too) and against the Node apps (sio-echo: the Socket.IO client against it and against Socket.IO on node:http), interleaved over rounds, server pinned to
 // core 0 and generator to core 1. If the generator drives the trivial server much faster than any Node server, it is
 // not what limits the Node figures. Usage: node --import tsx bench/ws-ceiling.ts [--rounds 3] [--duration 3]
 // [--runs ws-echo,fastws-echo,ws-broadcast] (a subset of the runs)
@@ -16,7 +17,9 @@ import {
   type WsServer,
   wsBinary,
   wsMeasure,
+  wsScenarioIds,
   wsServers,
+  wsServes,
 } from './lib/ws.ts';
 
 const { values: v } = parseArgs({
@@ -39,8 +42,9 @@ const rust: WsServer = {
     cmd: join(bin.path, '..', 'examples', 'ws-echo-server'),
     args: [String(ctx.port), '--broadcast'],
   }),
+  serves: wsScenarioIds,
 };
-const servers = [rust, ...wsServers.filter((s) => ['node-http', 'express', 'fastify'].includes(s.name))];
+const servers = [rust, ...wsServers.filter((s) => ['node-http', 'express', 'fastify', 'socketio'].includes(s.name))];
 const base: WsOptions = {
   scenarios: [],
   serverNames: [],
@@ -58,6 +62,8 @@ const base: WsOptions = {
 const runs: [string, WsScenarioId, WsOptions][] = [
   ['ws-echo, 100 connections × 100 messages', 'ws-echo', base],
   ['fastws-echo, 100 connections × 100 messages', 'fastws-echo', base],
+  // socket.io-client in one worker thread (the client is pinned to one core), as the harness runs it.
+  ['sio-echo, 100 connections × 100 messages', 'sio-echo', base],
   [
     'ws-broadcast, 500 clients, 50 broadcasts',
     'ws-broadcast',
@@ -69,7 +75,7 @@ const scenarioOf = new Map(runs.map(([what, scenario]) => [what, scenario]));
 for (let r = 1; r <= rounds; r++) {
   for (const [what, scenario, o] of runs) {
     if (only && !only.includes(scenario)) continue;
-    for (const s of servers) {
+    for (const s of servers.filter((x) => wsServes(x, scenario))) {
       process.stderr.write(`round ${r}/${rounds}: ${what}: ${s.name} …\n`);
       const m = await wsMeasure(o, s, scenario, bin.path);
       if (!m.ok) process.stderr.write(`  FAILED: ${m.failure}\n`);

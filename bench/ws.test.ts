@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { commandExists } from './lib/proc.ts';
 import { benchDir } from './lib/servers.ts';
-import { type WsOptions, type WsScenarioId, wsBinary, wsMeasure, wsServers } from './lib/ws.ts';
+import { type WsOptions, type WsScenarioId, type WsServer, wsBinary, wsMeasure, wsServers } from './lib/ws.ts';
 import { wsTable } from './lib/ws-table.ts';
 
 const opts: WsOptions = {
-  scenarios: ['ws-echo', 'fastws-echo', 'ws-broadcast', 'ws-idle'],
+  scenarios: ['ws-echo', 'fastws-echo', 'sio-echo', 'ws-broadcast', 'ws-idle'],
   serverNames: [],
   quick: true,
   durationS: 1,
@@ -28,12 +28,21 @@ const opts: WsOptions = {
   holdS: 1,
 };
 
-const wrong = (defect: string) => ({
-  name: `wrong-${defect}`,
-  label: `wrong (${defect})`,
-  entry: join(benchDir, 'fixtures', 'ws-wrong-server.mjs'),
-  env: { WS_WRONG: defect },
-});
+const wrong = (defect: string, scenario?: WsScenarioId): WsServer =>
+  scenario === 'sio-echo'
+    ? {
+        name: `wrong-${defect}`,
+        label: `wrong (${defect})`,
+        entry: join(benchDir, 'fixtures', 'sio-wrong-server.mjs'),
+        env: { SIO_WRONG: defect },
+        serves: ['sio-echo'],
+      }
+    : {
+        name: `wrong-${defect}`,
+        label: `wrong (${defect})`,
+        entry: join(benchDir, 'fixtures', 'ws-wrong-server.mjs'),
+        env: { WS_WRONG: defect },
+      };
 
 function skip(): string | false {
   if (!commandExists('taskset')) return 'taskset is not installed';
@@ -47,6 +56,12 @@ const cases: [string, WsScenarioId, RegExp][] = [
   ['broadcast-skip', 'ws-broadcast', /1 clients did not get it within --timeout/],
   ['echo-json', 'ws-broadcast', /no echo within --timeout|unexpected message/],
   ['idle-close', 'ws-idle', /errors: \d+ (closed|read).*connection \d+: (closed by the server while idle|read: )/],
+  [
+    'ack-late',
+    'sio-echo',
+    /invalid message.*expected the 1024-character payload as the ack, got a 1024-character string: "0+" \(first difference at character 1023\)/,
+  ],
+  ['no-ack', 'sio-echo', /errors: \d+ timeout.*no ack within --timeout/],
   ['fastws-greeting', 'fastws-echo', /server version mismatch: the first frame must be the 2-byte text \\x00\\x02/],
   // The 21st event has reply id 20 and is answered with 19.
   [
@@ -61,7 +76,7 @@ test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', {
   if ('failure' in bin) throw new Error(bin.failure);
   for (const [defect, scenario, why] of cases) {
     await t.test(`${defect} on ${scenario} is FAILED`, async () => {
-      const m = await wsMeasure(opts, wrong(defect), scenario, bin.path);
+      const m = await wsMeasure(opts, wrong(defect, scenario), scenario, bin.path);
       assert.equal(m.ok, false, `expected FAILED, got ${JSON.stringify(m.median?.json)}`);
       assert.match(m.failure ?? '', why);
       const table = wsTable(scenario, [m]);
@@ -71,7 +86,7 @@ test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', {
   }
   for (const scenario of opts.scenarios) {
     await t.test(`a correct server passes ${scenario}; Gale is "not implemented yet"`, async () => {
-      const m = await wsMeasure(opts, wrong('ok'), scenario, bin.path);
+      const m = await wsMeasure(opts, wrong('ok', scenario), scenario, bin.path);
       assert.equal(m.ok, true, m.failure ?? '');
       const j = m.median?.json;
       assert.ok(j && j.valid > 0 && j.invalid === 0);
@@ -84,7 +99,7 @@ test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', {
       assert.ok(gale);
       const g = await wsMeasure(opts, gale, scenario, bin.path);
       const table = wsTable(scenario, [m, g]);
-      assert.match(table, /\| \*\*Gale\*\* \| — not implemented yet \|/);
+      if (scenario !== 'sio-echo') assert.match(table, /\| \*\*Gale\*\* \| — not implemented yet \|/);
       assert.doesNotMatch(table, /FAILED/);
     });
   }

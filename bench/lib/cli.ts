@@ -4,7 +4,7 @@ import type { RunSettings } from './measure.ts';
 import { findScenario, type Scenario, scenarios } from './scenarios.ts';
 import { findServer, type Mode, makeModes, type ServerDef, servers } from './servers.ts';
 import { tools } from './tools.ts';
-import { type WsScenarioId, wsScenarioIds } from './ws.ts';
+import { type WsScenarioId, wsOnlyServers, wsScenarioIds } from './ws.ts';
 
 /** The connection counts of the sweep (`npm run bench -- sweep`). */
 export const SWEEP_CONNECTIONS = [100, 200, 500, 1000, 2500, 5000, 10000] as const;
@@ -26,6 +26,8 @@ export interface Options extends RunSettings {
   /** WebSocket scenarios (lib/ws.ts), run after the HTTP ones with gale-loadgen-ws. */
   wsScenarios: WsScenarioId[];
   servers: ServerDef[];
+  /** Every server named (or all by default), WebSocket-only ones (socketio) included: the WebSocket runs pick theirs. */
+  wsServerNames: string[];
   modes: Mode[];
   nofile: number;
   out: string | null;
@@ -44,10 +46,10 @@ Scenarios: hello (default), ${scenarios
   .map((s) => s.id)
   .join(', ')}
   WebSocket: ${wsScenarioIds.join(', ')} (ws / express-ws / @fastify/websocket apps, driven by gale-loadgen-ws;
-  Gale: not implemented yet)
+  sio-echo: Socket.IO 4 on node:http (--servers socketio), driven by socket.io-client; Gale: not implemented yet)
   (static, static-large, static-range and prerendered serve the files of examples/demo)
 Options:
-  --servers a,b,…     servers to compare (default: ${servers.map((s) => s.name).join(',')});
+  --servers a,b,…     servers to compare (default: ${[...servers.map((s) => s.name), ...wsOnlyServers].join(',')});
                       gale-nocache and nginx* run only the static scenarios (the others show "—"), nginx* are
                       skipped when nginx is not installed (apt-get install -y nginx-light)
   --modes a,b         plain,pipelined (default: both)
@@ -150,11 +152,17 @@ export function parseOptions(argv: string[]): Options | 'help' {
   const defaultServers = servers
     .filter((s) => command !== 'sweep' || sc.some((x) => !s.kinds || s.kinds.includes(x.kind)))
     .map((s) => s.name);
-  const sv = (list(v.servers) ?? defaultServers).map((name) => {
-    const s = findServer(name);
-    if (!s) throw new Error(`unknown server "${name}" (known: ${servers.map((x) => x.name).join(', ')})`);
-    return s;
-  });
+  const named = list(v.servers) ?? [...defaultServers, ...wsOnlyServers];
+  const sv = named
+    .filter((name) => !wsOnlyServers.includes(name))
+    .map((name) => {
+      const s = findServer(name);
+      if (!s) {
+        const known = [...servers.map((x) => x.name), ...wsOnlyServers];
+        throw new Error(`unknown server "${name}" (known: ${known.join(', ')})`);
+      }
+      return s;
+    });
   const toolName = v.tool ?? (command === 'sweep' ? 'loadgen' : 'wrk');
   const tool = tools[toolName];
   if (!tool) throw new Error(`unknown tool "${toolName}" (known: ${Object.keys(tools).join(', ')})`);
@@ -182,6 +190,7 @@ export function parseOptions(argv: string[]): Options | 'help' {
     scenarios: sc,
     wsScenarios,
     servers: sv,
+    wsServerNames: named,
     modes: makeModes(modeIds, num('pipeline', v.pipeline, 16, 2, 1024)),
     tool,
     durationS: num('duration', v.duration, quick ? 1 : 10, 1, 600),

@@ -36,6 +36,11 @@ const HEAD: Record<WsScenarioId, [string, string, string]> = {
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     'echo',
   ],
+  'sio-echo': [
+    '| server | echoes/s (median) | vs Express | vs node:http | min–max | connects/s | connect ms min / mean / median / max / stddev | ack ms min / mean / median / max / stddev | CPU µs/echo | peak RSS MiB | client CPU |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    'echo',
+  ],
   'ws-broadcast': [
     '| server | clients held (p95 ≤ 500 ms) | vs Express | vs node:http | broadcast RTT ms at that step min / median / p95 / max | stopped by | steps | peak RSS MiB | loadgen CPU |',
     '|---|---:|---:|---:|---:|---|---:|---:|---:|',
@@ -58,6 +63,10 @@ const NOTE: Record<WsScenarioId, string> = {
     '(connect = TCP + handshake + greeting) and that every reply is exactly `\\x06` ID `\\x01["000…"]\\x02` for its ' +
     'event `\\x05 41f \\x16` ID `\\x01["000…"]\\x02`. The Node servers run Gale’s fast-ws protocol class ' +
     '(`FastWsConnection`) over their WebSocket library.',
+  'sio-echo':
+    '- The real `socket.io-client` (websocket transport only) in Node worker threads on the load core sends ' +
+    "`emit('echo', payload, ack)` one after another per connection and checks that every ack equals the payload. " +
+    'client CPU = the client process’s use of its core (all worker threads); see bench/README.md for its ceiling.',
   'ws-broadcast':
     '- A broadcast’s round trip lasts from its send until the last client received its broadcastResult; every ' +
     'delivery and each joining client’s echo is checked against the exact text. "clients held" is the largest ' +

@@ -23,11 +23,13 @@ export interface WsOptions {
   idleConnections?: number;
   idleRate?: number;
   holdS?: number;
+  /** sio-echo: the client's worker threads (default 1: the client is pinned to one core). */
+  sioWorkers?: number;
 }
 
 /** The generator's JSON line (bench/loadgen/README.md, "gale-loadgen-ws"). */
 export interface WsJson {
-  mode: 'echo' | 'fastws' | 'broadcast' | 'idle';
+  mode: 'echo' | 'fastws' | 'broadcast' | 'idle' | 'sio';
   duration_s: number;
   connects: number;
   connects_per_s: number;

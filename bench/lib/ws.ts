@@ -1,6 +1,6 @@
-// The WebSocket scenarios (ws-echo, fastws-echo, ws-broadcast, ws-idle; ../shared/bench/scenarios.md): each server
-// app in bench/apps/ws-*.mjs is started pinned to the server core and driven by gale-loadgen-ws (bench/loadgen/src/ws,
-// Rust, one thread) pinned to the load core. The generator checks every echo and every broadcast delivery against the exact text; a run
+// The WebSocket scenarios (ws-echo, fastws-echo, sio-echo, ws-broadcast, ws-idle; ../shared/bench/scenarios.md): each
+// server app in bench/apps/ws-*.mjs (sio-node-http.mjs) is started pinned to the server core and driven by
+// gale-loadgen-ws (bench/loadgen/src/ws, Rust, one thread; sio-echo: lib/sio.ts) pinned to the load core. The generator checks every echo and every broadcast delivery against the exact text; a run
 // with an invalid message or any error is FAILED with the reason, never given a figure. Gale has no WebSocket support
 // yet: its rows say so ("— not implemented yet").
 import { existsSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { type RunningServer, startServer, stopServer } from './measure.ts';
 import { cpuSeconds, type Pinned, vmKiB } from './proc.ts';
 import { writeResults } from './report.ts';
 import { benchDir, repoDir, type ServerDef } from './servers.ts';
+import { sioCommand, sioUnavailable } from './sio.ts';
 import { outputTail, runPinnedTool } from './toolrun.ts';
 import { wsTable } from './ws-table.ts';
 import type { WsIteration, WsJson, WsMeasurement, WsOptions } from './ws-types.ts';
@@ -23,11 +24,11 @@ export type {
   WsOptions,
 } from './ws-types.ts';
 
-export const wsScenarioIds = ['ws-echo', 'fastws-echo', 'ws-broadcast', 'ws-idle'] as const;
+export const wsScenarioIds = ['ws-echo', 'fastws-echo', 'sio-echo', 'ws-broadcast', 'ws-idle'] as const;
 export type WsScenarioId = (typeof wsScenarioIds)[number];
 
 /** The scenarios measured in echoes/s (one message at a time per connection, waiting for each answer). */
-export const isEcho = (s: WsScenarioId): boolean => s === 'ws-echo' || s === 'fastws-echo';
+export const isEcho = (s: WsScenarioId): boolean => s === 'ws-echo' || s === 'fastws-echo' || s === 'sio-echo';
 
 export const wsScenarioText: Record<WsScenarioId, string> = {
   'ws-echo':
@@ -36,6 +37,9 @@ export const wsScenarioText: Record<WsScenarioId, string> = {
   'fastws-echo':
     "the same over the fast-ws protocol: each message is emit('echo', 1024 '0', reply) (subprotocol fast-ws, after " +
     'the server greeting), answered by exactly its reply',
+  'sio-echo':
+    "the same over Socket.IO: emit('echo', 1024 '0', ack) from the real socket.io-client (websocket transport), " +
+    'each ack must equal the payload',
   'ws-broadcast':
     'clients added in steps; each step sends broadcasts that every client must receive as {"type":"broadcastResult",' +
     '"payload":P}; stepping stops when the p95 broadcast round trip exceeds 500 ms',
@@ -55,10 +59,11 @@ const app = (file: string): string => join(benchDir, 'apps', file);
 
 /** Whether `server` has a row in `scenario`'s table. */
 export const wsServes = (server: WsServer, scenario: WsScenarioId): boolean =>
-  (server.serves ?? wsScenarioIds).includes(scenario);
+  server.serves ? server.serves.includes(scenario) : scenario !== 'sio-echo';
 
 /** Why `scenario` cannot run on any server right now (reported FAILED with it), or null. */
 export function wsScenarioUnavailable(scenario: WsScenarioId): string | null {
+  if (scenario === 'sio-echo') return sioUnavailable();
   if (scenario !== 'fastws-echo') return null;
   const built = join(repoDir, 'packages', 'gale', 'dist', 'fastws', 'server.js');
   if (existsSync(built) || existsSync(join(benchDir, 'apps', 'fastws-standin.mjs'))) return null;
@@ -87,7 +92,11 @@ export const wsServers: readonly WsServer[] = [
   },
   { name: 'fastify', label: 'Fastify 5 + @fastify/websocket', entry: app('ws-fastify.mjs') },
   { name: 'gale', label: 'Gale', notImplemented: 'Gale has no WebSocket support yet' },
+  { name: 'socketio', label: 'Socket.IO 4 on node:http', entry: app('sio-node-http.mjs'), serves: ['sio-echo'] },
 ];
+
+/** Servers that take part only in the WebSocket scenarios (accepted by `--servers` beside the HTTP ones). */
+export const wsOnlyServers: readonly string[] = ['socketio'];
 
 /** Connections ws-idle holds. */
 export const idleConnections = (o: Pick<WsOptions, 'idleConnections' | 'quick'>): number =>
@@ -194,7 +203,8 @@ export async function wsRunOnce(
   const serverCpuS = c0 !== null && c1 !== null ? c1 - c0 : null;
   const base: Pick<WsIteration, 'toolCpuPct' | 'serverCpuS' | 'idle'> = { toolCpuPct: x.toolCpuPct, serverCpuS };
   if (idle) base.idle = { baselineRssKiB: baseline, openRssKiB: openRss, opened: 0, perConnectionKiB: null };
-  if (x.killed) return { ...base, json: null, failure: `gale-loadgen-ws did not finish within ${limitMs / 1000}s` };
+  const tool = args[0]?.endsWith('sio-client.mjs') ? 'the Socket.IO client' : 'gale-loadgen-ws';
+  if (x.killed) return { ...base, json: null, failure: `${tool} did not finish within ${limitMs / 1000}s` };
   const line = x.stdout
     .split('\n')
     .reverse()
@@ -204,11 +214,11 @@ export async function wsRunOnce(
     return {
       ...base,
       json: null,
-      failure: `gale-loadgen-ws exited with ${x.code ?? x.signal}${why ? `: ${why}` : ''}`,
+      failure: `${tool} exited with ${x.code ?? x.signal}${why ? `: ${why}` : ''}`,
     };
   }
   const json = JSON.parse(line) as WsJson;
-  let failure = wsJudge(json) ?? (x.code === 1 ? 'gale-loadgen-ws exited with 1' : null);
+  let failure = wsJudge(json) ?? (x.code === 1 ? `${tool} exited with 1` : null);
   if (base.idle) {
     const m = base.idle;
     m.opened = json.detail.opened ?? 0;
@@ -269,8 +279,9 @@ export async function wsMeasure(
           break;
         }
         onIteration?.(i);
-        m.args = wsArgs(o, scenario, rs.port);
-        const it = await wsRunOnce(bin, m.args, runO, rs.proc.pid, idle);
+        const run = scenario === 'sio-echo' ? sioCommand(o, rs.port) : { cmd: bin, args: wsArgs(o, scenario, rs.port) };
+        m.args = run.args;
+        const it = await wsRunOnce(run.cmd, m.args, runO, rs.proc.pid, idle);
         m.iterations.push(it);
         if (it.failure) {
           m.failure = `iteration ${i}: ${it.failure}`;
@@ -337,7 +348,7 @@ export async function runWs(
     const results: WsMeasurement[] = [];
     for (const server of servers) {
       let m: WsMeasurement;
-      if ('failure' in bin && !server.notImplemented) {
+      if ('failure' in bin && !server.notImplemented && scenario !== 'sio-echo') {
         m = await wsMeasure(o, { ...server, unavailable: () => bin.failure }, scenario, '');
       } else {
         m = await wsMeasure(o, server, scenario, 'path' in bin ? bin.path : '', (i) => {

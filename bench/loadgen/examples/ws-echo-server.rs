@@ -7,6 +7,9 @@
 //! - fast-ws (fastws-echo): a client asking for the subprotocol `fast-ws` gets it, is greeted with `\x00\x02`, and
 //!   every event `\x05 ID \x16 REPLY \x01 DATA \x02` is answered `\x06 REPLY \x01 DATA \x02` (DATA copied as it
 //!   came, not decoded);
+//! - Socket.IO (sio-echo) on a path starting with `/socket.io/`: the Engine.IO v4 open packet, then `40` →
+//!   `40{"sid":…}`, every event with an ack `42ID["echo",DATA]` → `43ID[DATA]` (DATA copied, not decoded), `2` (ping)
+//!   → `3`; enough for `socket.io-client` with the websocket transport, to measure that client's own ceiling;
 //! - `--wrong`: changes the last byte of every echo (fast-ws: the byte before the final 0x02), so the generator must
 //!   report it as invalid.
 //!
@@ -26,6 +29,25 @@ const BROADCAST: &str = r#"{"type":"broadcast","payload":"#;
 const RESULT: &str = r#"{"type":"broadcastResult","payload":"#;
 
 type Clients = Rc<RefCell<Vec<(u64, mpsc::UnboundedSender<Message>)>>>;
+
+/// The Socket.IO answer to a client packet, or None when nothing is sent back.
+fn sio_reply(t: &str, wrong: bool) -> Option<String> {
+    if t == "40" || t.starts_with("40{") {
+        return Some(r#"40{"sid":"trivial"}"#.to_string());
+    }
+    if t == "2" {
+        return Some("3".to_string());
+    }
+    let rest = t.strip_prefix("42")?;
+    let open = rest.find('[')?;
+    let (id, args) = (&rest[..open], &rest[open..]);
+    let data = args.strip_prefix(r#"["echo","#)?;
+    let mut out = format!("43{id}[{data}");
+    if wrong {
+        out = out.replacen('0', "1", 1);
+    }
+    Some(out)
+}
 
 /// The fast-ws reply to an event frame `\x05 ID \x16 REPLY \x01 DATA \x02`, or None for anything else.
 fn fastws_reply(t: &str, wrong: bool) -> Option<String> {
@@ -72,9 +94,12 @@ fn main() -> std::io::Result<()> {
             tokio::task::spawn_local(async move {
                 let fast = Rc::new(Cell::new(false));
                 let asked = fast.clone();
+                let sio = Rc::new(Cell::new(false));
+                let sio_path = sio.clone();
                 // The callback's error type is tungstenite's (a whole HTTP response): not ours to shrink.
                 #[allow(clippy::result_large_err)]
                 let pick = move |req: &Request, mut res: Response| {
+                    sio_path.set(req.uri().path().starts_with("/socket.io/"));
                     let wants = req
                         .headers()
                         .get_all("Sec-WebSocket-Protocol")
@@ -93,7 +118,7 @@ fn main() -> std::io::Result<()> {
                 let Ok(ws) = tokio_tungstenite::accept_hdr_async(tcp, pick).await else {
                     return;
                 };
-                let fast = fast.get();
+                let (fast, sio) = (fast.get(), sio.get());
                 let (mut sink, mut stream) = ws.split();
                 let (tx, mut rx) = mpsc::unbounded_channel::<Message>();
                 tokio::task::spawn_local(async move {
@@ -109,8 +134,17 @@ fn main() -> std::io::Result<()> {
                 if fast {
                     let _ = tx.send(Message::text("\u{0}\u{2}"));
                 }
+                if sio {
+                    let _ = tx.send(Message::text(
+                        r#"0{"sid":"trivial","upgrades":[],"pingInterval":25000,"pingTimeout":20000,"maxPayload":1000000}"#,
+                    ));
+                }
                 while let Some(Ok(m)) = stream.next().await {
                     let reply = match m {
+                        Message::Text(t) if sio => match sio_reply(&t, wrong) {
+                            Some(r) => Message::text(r),
+                            None => continue,
+                        },
                         Message::Text(t) if fast => match fastws_reply(&t, wrong) {
                             Some(r) => Message::text(r),
                             None => break,

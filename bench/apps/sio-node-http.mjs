@@ -1,0 +1,16 @@
+// Benchmark app: Socket.IO 4 on a plain node:http server (default options: both transports, no compression). Serves
+// sio-echo: `socket.on('echo', (msg, ack) => ack(msg))` on the default namespace at /socket.io/, on 127.0.0.1:$PORT.
+// Prints nothing but errors.
+import http from 'node:http';
+import { Server } from 'socket.io';
+
+const server = http.createServer((_req, res) => {
+  res.writeHead(426, { 'content-type': 'text/plain' }).end('Socket.IO only\n');
+});
+const io = new Server(server, { serveClient: false });
+io.on('connection', (socket) => {
+  socket.on('echo', (msg, ack) => {
+    if (typeof ack === 'function') ack(msg);
+  });
+});
+server.listen(Number(process.env.PORT), '127.0.0.1');
