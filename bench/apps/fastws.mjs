@@ -4,13 +4,10 @@
 import { existsSync } from 'node:fs';
 
 const built = new URL('../../packages/gale/dist/fastws/server.js', import.meta.url);
-const standin = new URL('./fastws-standin.mjs', import.meta.url);
 
 /** Gale's `FastWsConnection`, or null when packages/gale/dist/fastws/server.js does not exist. */
 export async function loadFastWs() {
-  if (existsSync(built)) return (await import(built.href)).FastWsConnection;
-  if (existsSync(standin)) return (await import(standin.href)).FastWsConnection;
-  return null;
+  return existsSync(built) ? (await import(built.href)).FastWsConnection : null;
 }
 
 /**

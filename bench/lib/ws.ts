@@ -66,7 +66,7 @@ export function wsScenarioUnavailable(scenario: WsScenarioId): string | null {
   if (scenario === 'sio-echo') return sioUnavailable();
   if (scenario !== 'fastws-echo') return null;
   const built = join(repoDir, 'packages', 'gale', 'dist', 'fastws', 'server.js');
-  if (existsSync(built) || existsSync(join(benchDir, 'apps', 'fastws-standin.mjs'))) return null;
+  if (existsSync(built)) return null;
   return (
     "Gale's fast-ws protocol class is not built: packages/gale/dist/fastws/server.js is missing " +
     '(run `npm run build`, or only its TypeScript part: `npx tsc -p packages/gale/tsconfig.build.json`)'
