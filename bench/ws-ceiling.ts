@@ -58,16 +58,16 @@ const base: WsOptions = {
   nofile: effectiveOpenFileLimit(65535),
   messages: 100,
 };
-// Broadcast at a fixed 500 clients: 50 broadcasts one after another, each to every client.
+// Broadcast at a fixed 500 clients: 400 broadcasts one after another, each to every client (200 000 deliveries).
 const runs: [string, WsScenarioId, WsOptions][] = [
   ['ws-echo, 100 connections × 100 messages', 'ws-echo', base],
   ['fastws-echo, 100 connections × 100 messages', 'fastws-echo', base],
   // socket.io-client in one worker thread (the client is pinned to one core), as the harness runs it.
   ['sio-echo, 100 connections × 100 messages', 'sio-echo', base],
   [
-    'ws-broadcast, 500 clients, 50 broadcasts',
+    'ws-broadcast, 500 clients, 400 broadcasts',
     'ws-broadcast',
-    { ...base, durationS: 10, step: 500, maxClients: 500, samples: 50 },
+    { ...base, durationS: 10, step: 500, maxClients: 500, samples: 400 },
   ],
 ];
 const results = new Map<string, WsMeasurement[]>();
@@ -87,14 +87,14 @@ for (let r = 1; r <= rounds; r++) {
 const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const lines = [
-  '| run | server | median | best | generator CPU % | server CPU % |',
-  '| --- | --- | ---: | ---: | ---: | ---: |',
+  '| run | server | median | best | generator CPU % | server CPU % | generator CPU µs per message | server CPU µs per message |',
+  '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
 ];
 for (const [k, ms] of results) {
   const [what, label] = k.split('|');
   const ok = ms.filter((m) => m.ok && m.median?.json);
   if (!ok.length) {
-    lines.push(`| ${what} | ${label} | FAILED | | | |`);
+    lines.push(`| ${what} | ${label} | FAILED | | | | | |`);
     continue;
   }
   const its = ok.map((m) => m.iterations[0]).filter((i) => i !== undefined);
@@ -107,9 +107,14 @@ for (const [k, ms] of results) {
   );
   const cpu = its.map((i) => i.toolCpuPct ?? 0);
   const scpu = its.map((i) => (100 * (i.serverCpuS ?? 0)) / (i.json?.duration_s || 1));
+  // Per message: an echo (echo runs) or one delivery of a broadcast to one client (every valid message counts).
+  const perMsg = (cpuS: (i: (typeof its)[number]) => number) =>
+    med(its.map((i) => (cpuS(i) * 1e6) / Math.max(1, i.json?.valid ?? 0))).toFixed(1);
+  const genUs = perMsg((i) => ((i.toolCpuPct ?? 0) / 100) * (i.json?.duration_s ?? 0));
+  const srvUs = perMsg((i) => i.serverCpuS ?? 0);
   const fmt = (n: number) => (echo ? `${int(n)} echoes/s` : `${(n / 1000).toFixed(2)} ms RTT`);
   lines.push(
-    `| ${what} | ${label} | ${fmt(med(val))} | ${fmt(echo ? Math.max(...val) : Math.min(...val))} | ${int(med(cpu))} | ${int(med(scpu))} |`,
+    `| ${what} | ${label} | ${fmt(med(val))} | ${fmt(echo ? Math.max(...val) : Math.min(...val))} | ${int(med(cpu))} | ${int(med(scpu))} | ${genUs} | ${srvUs} |`,
   );
 }
 process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,24 +1,26 @@
 //! Mode `broadcast`: clients join in steps; at each step broadcasts go out one after another from rotating clients
 //! and each must reach every client as the exact `{"type":"broadcastResult","payload":P}`; stepping stops when the
-//! p95 round trip passes --limit-ms.
+//! p95 round trip passes --limit-ms. Clients use the minimal client of raw.rs: receiving a delivery is one read and a
+//! byte comparison with the one broadcast in flight, so the generator stays well below the server's cost per delivery.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use futures_util::stream::SplitStream;
-use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::OwnedReadHalf;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::timeout;
-use tokio_tungstenite::tungstenite::Message;
 
 use crate::cli::Args;
-use crate::conn::{connect, next_data, Ws};
-use crate::stats::{describe, summary, us, Stats};
+use crate::raw::{self, Frame};
+use crate::stats::{escape, summary, us, Stats};
 
+/// The broadcast in flight (they are sent one after another): its exact expected text and who got it.
 struct Pending {
+    expected: Vec<u8>,
     sent: Instant,
     got: Vec<bool>,
     left: usize,
@@ -27,80 +29,138 @@ struct Pending {
 
 struct Shared {
     stats: Stats,
-    /// Expected broadcastResult text → its delivery state.
-    pending: HashMap<String, Pending>,
+    pending: Option<Pending>,
     /// Client id → the echo it waits for.
-    echo: HashMap<usize, (String, Instant, oneshot::Sender<()>)>,
+    echo: HashMap<usize, (Vec<u8>, Instant, oneshot::Sender<()>)>,
     stopping: bool,
 }
 
-async fn client_reader(id: usize, mut rx: SplitStream<Ws>, sh: Rc<RefCell<Shared>>) {
+/// What a client's reader saw in one text frame.
+fn on_text(id: usize, t: &[u8], s: &mut Shared) {
+    if let Some(p) = s.pending.as_mut().filter(|p| p.expected == t) {
+        if p.got.get(id).copied().unwrap_or(true) {
+            s.stats.invalid_because(|| {
+                format!(
+                    "client {id} got a broadcast twice (or was not connected when it was sent): text, {} bytes: {}",
+                    t.len(),
+                    escape(t)
+                )
+            });
+            return;
+        }
+        p.got[id] = true;
+        p.left -= 1;
+        s.stats.valid += 1;
+        if p.left == 0 {
+            let rtt = p.sent.elapsed();
+            if let Some(done) = p.done.take() {
+                let _ = done.send(rtt);
+            }
+            s.pending = None;
+        }
+        return;
+    }
+    if s.echo.get(&id).is_some_and(|(want, _, _)| want == t) {
+        let (_, sent, done) = s.echo.remove(&id).expect("checked");
+        s.stats.valid += 1;
+        let _ = s.stats.echo_us.record(us(sent.elapsed()));
+        let _ = done.send(());
+        return;
+    }
+    s.stats.invalid_because(|| {
+        format!(
+            "client {id}: unexpected message text, {} bytes: {}",
+            t.len(),
+            escape(t)
+        )
+    });
+}
+
+/// Reads client `id`'s frames until the connection ends: every text is checked, pings answered through `tx`.
+async fn client_reader(
+    id: usize,
+    mut rd: OwnedReadHalf,
+    mut buf: Vec<u8>,
+    sh: Rc<RefCell<Shared>>,
+    tx: mpsc::UnboundedSender<Vec<u8>>,
+) {
+    let mut start = 0;
     loop {
-        let m = next_data(&mut rx).await;
-        let mut s = sh.borrow_mut();
-        let m = match m {
-            Ok(m) => m,
-            Err((k, why)) => {
-                if !s.stopping {
-                    s.stats.record(k, format!("client {id}: {why}"));
+        while start < buf.len() {
+            let (frame, n) = match raw::parse(&buf[start..]) {
+                Ok(Some(x)) => x,
+                Ok(None) => break,
+                Err(why) => {
+                    sh.borrow_mut()
+                        .stats
+                        .invalid_because(|| format!("client {id}: {why}"));
+                    return;
                 }
+            };
+            let mut s = sh.borrow_mut();
+            match frame {
+                Frame::Text(t) => on_text(id, t, &mut s),
+                Frame::Ping(p) => {
+                    let _ = tx.send(raw::client_frame(10, p, [0x5a, 0x1e, 0x77, 0x03]));
+                }
+                Frame::Pong => {}
+                Frame::Binary(b) => s.stats.invalid_because(|| {
+                    format!("client {id}: unexpected binary message, {} bytes", b.len())
+                }),
+                Frame::Close(code) => {
+                    if !s.stopping {
+                        s.stats.error(
+                            |e| &mut e.closed,
+                            format!("client {id}: close frame from the server (code {code:?})"),
+                        );
+                    }
+                    return;
+                }
+            }
+            start += n;
+        }
+        // Keep the unparsed tail at the front; the buffer only grows for a frame larger than it.
+        buf.drain(..start);
+        start = 0;
+        if buf.capacity() - buf.len() < 2048 {
+            buf.reserve(4096);
+        }
+        match rd.read_buf(&mut buf).await {
+            Ok(0) | Err(_) if sh.borrow().stopping => return,
+            Ok(0) => {
+                sh.borrow_mut().stats.error(
+                    |e| &mut e.closed,
+                    format!("client {id}: connection closed by the server"),
+                );
                 return;
             }
-        };
-        let Message::Text(t) = &m else {
-            s.stats.invalid += 1;
-            s.stats
-                .first_invalid
-                .get_or_insert_with(|| format!("client {id}: unexpected message {}", describe(&m)));
-            continue;
-        };
-        let s = &mut *s;
-        if let Some(p) = s.pending.get_mut(t.as_str()) {
-            if p.got.get(id).copied().unwrap_or(true) {
-                s.stats.invalid += 1;
-                s.stats
-                    .first_invalid
-                    .get_or_insert_with(|| format!("client {id} got a broadcast twice (or was not connected when it was sent): {}", describe(&m)));
-                continue;
+            Ok(_) => {}
+            Err(e) => {
+                sh.borrow_mut()
+                    .stats
+                    .error(|e| &mut e.read, format!("client {id}: read: {e}"));
+                return;
             }
-            p.got[id] = true;
-            p.left -= 1;
-            s.stats.valid += 1;
-            if p.left == 0 {
-                let rtt = p.sent.elapsed();
-                if let Some(done) = p.done.take() {
-                    let _ = done.send(rtt);
-                }
-                s.pending.remove(t.as_str());
-            }
-            continue;
         }
-        if s.echo
-            .get(&id)
-            .is_some_and(|(want, _, _)| want.as_str() == t.as_str())
-        {
-            let (_, sent, done) = s.echo.remove(&id).expect("checked");
-            s.stats.valid += 1;
-            let _ = s.stats.echo_us.record(us(sent.elapsed()));
-            let _ = done.send(());
-            continue;
-        }
-        s.stats.invalid += 1;
-        s.stats
-            .first_invalid
-            .get_or_insert_with(|| format!("client {id}: unexpected message {}", describe(&m)));
     }
 }
 
 struct Client {
-    tx: mpsc::UnboundedSender<Message>,
+    /// Whole masked frames to write.
+    tx: mpsc::UnboundedSender<Vec<u8>>,
+}
+
+/// A masked text frame (the mask varies from frame to frame; it need not be unpredictable here).
+fn text_frame(text: &str, seq: u64) -> Vec<u8> {
+    let m = (seq.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as u32;
+    raw::client_frame(1, text.as_bytes(), m.to_be_bytes())
 }
 
 /// Connects client `id`, starts its reader and writer, and checks one echo round trip.
 async fn add_client(id: usize, a: Rc<Args>, sh: Rc<RefCell<Shared>>) -> Option<Client> {
     let t0 = Instant::now();
-    let ws = match timeout(a.timeout, connect(&a, None)).await {
-        Ok(Ok(ws)) => ws,
+    let (tcp, rest) = match timeout(a.timeout, raw::connect(&a)).await {
+        Ok(Ok(x)) => x,
         Ok(Err(why)) => {
             sh.borrow_mut().stats.error(|e| &mut e.connect, why);
             return None;
@@ -117,12 +177,12 @@ async fn add_client(id: usize, a: Rc<Args>, sh: Rc<RefCell<Shared>>) -> Option<C
         s.stats.connects += 1;
         let _ = s.stats.connect_us.record(us(t0.elapsed()));
     }
-    let (mut sink, stream) = ws.split();
-    let (tx, mut rx) = mpsc::unbounded_channel::<Message>();
+    let (rd, mut wr) = tcp.into_split();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
     let shw = sh.clone();
     tokio::task::spawn_local(async move {
-        while let Some(m) = rx.recv().await {
-            if let Err(e) = sink.send(m).await {
+        while let Some(frame) = rx.recv().await {
+            if let Err(e) = wr.write_all(&frame).await {
                 let mut s = shw.borrow_mut();
                 if !s.stopping {
                     s.stats
@@ -131,9 +191,11 @@ async fn add_client(id: usize, a: Rc<Args>, sh: Rc<RefCell<Shared>>) -> Option<C
                 return;
             }
         }
-        let _ = sink.close().await;
+        let _ = wr.shutdown().await;
     });
-    tokio::task::spawn_local(client_reader(id, stream, sh.clone()));
+    let mut buf = Vec::with_capacity(4096);
+    buf.extend_from_slice(&rest);
+    tokio::task::spawn_local(client_reader(id, rd, buf, sh.clone(), tx.clone()));
     let payload = format!(
         r#"{{"id":"echo-{id}","ts":{},"pad":"{}"}}"#,
         us(t0.elapsed()),
@@ -143,8 +205,8 @@ async fn add_client(id: usize, a: Rc<Args>, sh: Rc<RefCell<Shared>>) -> Option<C
     let (done, wait) = oneshot::channel();
     sh.borrow_mut()
         .echo
-        .insert(id, (text.clone(), Instant::now(), done));
-    let _ = tx.send(Message::text(text));
+        .insert(id, (text.clone().into_bytes(), Instant::now(), done));
+    let _ = tx.send(text_frame(&text, id as u64));
     match timeout(a.timeout, wait).await {
         Ok(Ok(())) => Some(Client { tx }),
         _ => {
@@ -168,7 +230,7 @@ fn p95(v: &mut [u64]) -> u64 {
 pub async fn run(a: Rc<Args>) -> (Stats, Duration, serde_json::Value) {
     let sh = Rc::new(RefCell::new(Shared {
         stats: Stats::new(),
-        pending: HashMap::new(),
+        pending: None,
         echo: HashMap::new(),
         stopping: false,
     }));
@@ -219,18 +281,18 @@ pub async fn run(a: Rc<Args>) -> (Stats, Duration, serde_json::Value) {
             );
             let expected = format!(r#"{{"type":"broadcastResult","payload":{payload}}}"#);
             let (done, wait) = oneshot::channel();
-            sh.borrow_mut().pending.insert(
-                expected.clone(),
-                Pending {
-                    sent: Instant::now(),
-                    got: vec![false; n],
-                    left: n,
-                    done: Some(done),
-                },
+            let frame = text_frame(
+                &format!(r#"{{"type":"broadcast","payload":{payload}}}"#),
+                seq,
             );
-            let _ = clients[sender].tx.send(Message::text(format!(
-                r#"{{"type":"broadcast","payload":{payload}}}"#
-            )));
+            sh.borrow_mut().pending = Some(Pending {
+                expected: expected.into_bytes(),
+                sent: Instant::now(),
+                got: vec![false; n],
+                left: n,
+                done: Some(done),
+            });
+            let _ = clients[sender].tx.send(frame);
             match timeout(a.timeout, wait).await {
                 Ok(Ok(rtt)) => {
                     rtts.push(us(rtt));
@@ -238,7 +300,7 @@ pub async fn run(a: Rc<Args>) -> (Stats, Duration, serde_json::Value) {
                 }
                 _ => {
                     let mut s = sh.borrow_mut();
-                    let left = s.pending.remove(&expected).map_or(0, |p| p.left);
+                    let left = s.pending.take().map_or(0, |p| p.left);
                     s.stats.error(
                         |e| &mut e.timeout,
                         format!("broadcast {i} at {n} clients: {left} clients did not get it within --timeout"),

@@ -8,6 +8,7 @@ mod conn;
 mod echo;
 mod fastws;
 mod idle;
+mod raw;
 mod stats;
 
 use std::process::ExitCode;

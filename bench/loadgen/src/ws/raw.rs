@@ -1,0 +1,180 @@
+//! A minimal WebSocket client for the broadcast mode, where receiving must cost the generator much less than sending
+//! costs the server: a hand-written handshake (checked: 101, Sec-WebSocket-Accept), masked text frames built once, and
+//! an incremental parser over a per-connection buffer that hands out each frame's payload without copying it,
+//! allocating or re-validating UTF-8 (the caller compares it byte for byte with the text it expects).
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+
+use crate::cli::Args;
+
+/// A frame from the server, borrowing its payload from the read buffer.
+#[derive(Debug, PartialEq)]
+pub enum Frame<'a> {
+    Text(&'a [u8]),
+    Binary(&'a [u8]),
+    Ping(&'a [u8]),
+    Pong,
+    Close(Option<u16>),
+}
+
+/// Parses one frame at the start of `buf`: Ok(None) when it is not complete yet, Ok(Some((frame, bytes used))), or
+/// why the bytes are not an acceptable server frame (masked, reserved bits, fragmented: the broadcast messages are
+/// small and no extension is negotiated, so a server has no reason to send those).
+pub fn parse(buf: &[u8]) -> Result<Option<(Frame<'_>, usize)>, String> {
+    let [b0, b1, ..] = *buf else { return Ok(None) };
+    if b0 & 0x70 != 0 {
+        return Err(format!(
+            "frame with reserved bits set (first byte {b0:#04x})"
+        ));
+    }
+    if b1 & 0x80 != 0 {
+        return Err("masked frame from the server".into());
+    }
+    let (len, head) = match b1 & 0x7f {
+        126 => match buf.get(2..4) {
+            Some(l) => (u64::from(u16::from_be_bytes([l[0], l[1]])), 4),
+            None => return Ok(None),
+        },
+        127 => match buf.get(2..10) {
+            Some(l) => (u64::from_be_bytes(l.try_into().expect("8 bytes")), 10),
+            None => return Ok(None),
+        },
+        n => (u64::from(n), 2),
+    };
+    let len = usize::try_from(len).map_err(|_| "frame too long".to_string())?;
+    let Some(payload) = buf.get(head..head + len) else {
+        return Ok(None);
+    };
+    if b0 & 0x80 == 0 || b0 & 0x0f == 0 {
+        return Err("fragmented message (not expected for these small messages)".into());
+    }
+    let frame = match b0 & 0x0f {
+        1 => Frame::Text(payload),
+        2 => Frame::Binary(payload),
+        8 => Frame::Close((len >= 2).then(|| u16::from_be_bytes([payload[0], payload[1]]))),
+        9 => Frame::Ping(payload),
+        10 => Frame::Pong,
+        op => return Err(format!("frame with reserved opcode {op}")),
+    };
+    Ok(Some((frame, head + len)))
+}
+
+/// A masked client frame (`opcode` 1 = text, 10 = pong) carrying `payload`.
+pub fn client_frame(opcode: u8, payload: &[u8], mask: [u8; 4]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(payload.len() + 14);
+    out.push(0x80 | opcode);
+    match payload.len() {
+        n @ 0..=125 => out.push(0x80 | n as u8),
+        n @ 126..=0xffff => {
+            out.push(0x80 | 126);
+            out.extend_from_slice(&(n as u16).to_be_bytes());
+        }
+        n => {
+            out.push(0x80 | 127);
+            out.extend_from_slice(&(n as u64).to_be_bytes());
+        }
+    }
+    out.extend_from_slice(&mask);
+    out.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    out
+}
+
+/// Connects and upgrades; returns the stream and any bytes the server sent after its 101 head.
+pub async fn connect(a: &Args) -> Result<(TcpStream, Vec<u8>), String> {
+    let mut tcp = TcpStream::connect(a.addr)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    let _ = tcp.set_nodelay(true);
+    let rest = a.url.strip_prefix("ws://").unwrap_or(&a.url);
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let path = if path.is_empty() { "/" } else { path };
+    let key = tokio_tungstenite::tungstenite::handshake::client::generate_key();
+    let req = format!(
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    );
+    tcp.write_all(req.as_bytes())
+        .await
+        .map_err(|e| format!("handshake: write: {e}"))?;
+    let mut buf = Vec::with_capacity(1024);
+    loop {
+        if buf.len() > 16 * 1024 {
+            return Err("handshake: response head longer than 16 KiB".into());
+        }
+        let n = tcp
+            .read_buf(&mut buf)
+            .await
+            .map_err(|e| format!("handshake: read: {e}"))?;
+        if n == 0 {
+            return Err("handshake: connection closed before the response".into());
+        }
+        let mut headers = [httparse::EMPTY_HEADER; 32];
+        let mut res = httparse::Response::new(&mut headers);
+        let head = match res.parse(&buf) {
+            Ok(httparse::Status::Complete(n)) => n,
+            Ok(httparse::Status::Partial) => continue,
+            Err(e) => return Err(format!("handshake: bad response: {e}")),
+        };
+        if res.code != Some(101) {
+            return Err(format!("handshake: status {:?}, not 101", res.code));
+        }
+        let accept = res
+            .headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case("sec-websocket-accept"))
+            .map(|h| h.value);
+        if accept != Some(derive_accept_key(key.as_bytes()).as_bytes()) {
+            return Err("handshake: wrong or missing Sec-WebSocket-Accept".into());
+        }
+        return Ok((tcp, buf.split_off(head)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_frames_whole_and_in_pieces() {
+        let mut wire = vec![0x81, 3, b'a', b'b', b'c', 0x89, 1, b'p', 0x8a, 0];
+        wire.extend([0x81, 126, 0x01, 0x00]);
+        wire.extend(vec![b'x'; 256]);
+        wire.extend([0x88, 2, 0x03, 0xe8]);
+        let mut off = 0;
+        let mut seen = Vec::new();
+        while let Some((f, n)) = parse(&wire[off..]).expect("valid") {
+            seen.push(format!("{f:?}").chars().take(12).collect::<String>());
+            off += n;
+        }
+        assert_eq!(off, wire.len());
+        assert_eq!(seen.len(), 5);
+        assert_eq!(
+            parse(&wire[..4]).expect("valid"),
+            None,
+            "a partial frame waits"
+        );
+        assert_eq!(
+            parse(&wire[10..13]).expect("valid"),
+            None,
+            "a partial 16-bit length waits"
+        );
+        assert_eq!(
+            parse(&[0x88, 2, 0x03, 0xe8]).expect("valid"),
+            Some((Frame::Close(Some(1000)), 4))
+        );
+        assert!(parse(&[0x81, 0x83, 0, 0, 0, 0]).is_err(), "masked");
+        assert!(parse(&[0xc1, 0]).is_err(), "RSV1 without an extension");
+        assert!(parse(&[0x01, 0]).is_err(), "fragmented");
+        assert!(parse(&[0x83, 0]).is_err(), "reserved opcode");
+    }
+
+    #[test]
+    fn client_frames_are_masked() {
+        let f = client_frame(1, b"hi", [1, 2, 3, 4]);
+        assert_eq!(f, vec![0x81, 0x82, 1, 2, 3, 4, b'h' ^ 1, b'i' ^ 2]);
+        let long = client_frame(1, &[0; 300], [0; 4]);
+        assert_eq!(&long[..4], &[0x81, 0x80 | 126, 0x01, 0x2c]);
+    }
+}
