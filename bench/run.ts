@@ -402,18 +402,21 @@ async function main(): Promise<number> {
     );
     const ws = await runWs(wsO, outDir, log, {
       ...meta(o, started),
+      wsOptions: wsO,
       wsVersions: {
         ws: pkgVersion('ws'),
         'express-ws': pkgVersion('express-ws'),
         'express-ws/ws': pkgVersion('express-ws/node_modules/ws'),
         '@fastify/websocket': pkgVersion('@fastify/websocket'),
+        'socket.io': pkgVersion('socket.io'),
+        'socket.io-client': pkgVersion('socket.io-client'),
       },
     });
     process.stdout.write(`${ws.text}\nWebSocket: ${ws.failed} FAILED\n`);
     log(`WebSocket results: ${join(outDir, 'ws')}`);
     if (ws.failed) code = 1;
   }
-  if (o.scenarios.length) {
+  if (o.scenarios.length || o.wsScenarios.length) {
     try {
       const r = await writeReport(outDir);
       log(`report: ${r.report} (${r.charts.length} SVG charts in ${join(outDir, 'charts')})`);

@@ -1,5 +1,6 @@
 // SVG charts of a results directory, drawn with Vega-Lite (compiled to Vega, rendered to SVG in Node without a canvas):
-// one bar chart per scenario (median req/s per server, min–max as a line, one panel per mode) and line charts for the
+// one bar chart per scenario (median req/s per server, or a WebSocket scenario's figure, min–max as a line, one panel
+// per mode) and line charts for the
 // connection sweep (req/s and p99 against connections).
 import type { TopLevelSpec } from 'vega-lite';
 
@@ -49,6 +50,7 @@ export function scenarioChartSpec(
   data: BarDatum[],
   serverOrder: string[],
   modeOrder: string[],
+  xTitle = 'requests/s (median)',
 ): TopLevelSpec {
   const y = {
     field: 'server',
@@ -75,7 +77,7 @@ export function scenarioChartSpec(
             x: {
               field: 'x',
               type: 'quantitative',
-              title: 'requests/s (median)',
+              title: xTitle,
               axis: { format: '~s', labelExpr: zeroLabel },
             },
             color: {
@@ -96,7 +98,10 @@ export function scenarioChartSpec(
             y,
             x: { field: 'x', type: 'quantitative' },
             text: { field: 'label' },
-            color: { condition: { test: "datum.label == 'FAILED'", value: '#c92a2a' }, value: '#222' },
+            color: {
+              condition: { test: "datum.label == 'FAILED' || datum.label == 'not implemented yet'", value: '#c92a2a' },
+              value: '#222',
+            },
           },
         },
       ],

@@ -7,6 +7,7 @@ import { basename, join } from 'node:path';
 import { type BarDatum, renderSvg, type SweepDatum, scenarioChartSpec, sweepChartSpec } from './charts.ts';
 import type { Measurement } from './measure.ts';
 import { markdownTable, type Summary, summarize } from './report.ts';
+import { loadWsResults, wsReportSections } from './report-ws.ts';
 import { scenarios } from './scenarios.ts';
 
 /** The run description every results file starts with (run.ts `meta()`); older files lack the optional fields. */
@@ -275,11 +276,14 @@ export function sweepTables(f: SweepFile): string {
 export async function writeReport(dir: string): Promise<{ report: string; charts: string[] }> {
   if (!existsSync(dir)) throw new Error(`no such directory: ${dir}`);
   const { scenarioFiles, sweepFiles } = loadResults(dir);
-  if (!scenarioFiles.length && !sweepFiles.length) throw new Error(`no benchmark results (*.json) in ${dir}`);
+  const wsFiles = loadWsResults(dir);
+  if (!scenarioFiles.length && !sweepFiles.length && !wsFiles.length) {
+    throw new Error(`no benchmark results (*.json, ws/*.json) in ${dir}`);
+  }
   const chartDir = join(dir, 'charts');
   mkdirSync(chartDir, { recursive: true });
   const charts: string[] = [];
-  const all: RunMeta[] = [...scenarioFiles, ...sweepFiles];
+  const all: RunMeta[] = [...scenarioFiles, ...sweepFiles, ...(wsFiles as unknown as RunMeta[])];
   const first = all[0] as RunMeta;
   const days = [...new Set(all.map((m) => day(m.started)))].sort();
   const commits = [...new Set(all.map((m) => m.commit).filter((c): c is string => !!c))];
@@ -392,6 +396,9 @@ export async function writeReport(dir: string): Promise<{ report: string; charts
       out.push(`![Connection sweep: requests/s and p99 latency by connections](charts/${name})`, '');
     }
   }
+  const ws = await wsReportSections(wsFiles, chartDir);
+  out.push(...ws.md);
+  charts.push(...ws.charts);
   out.push(
     '---',
     '',

@@ -64,7 +64,7 @@ const NOTE: Record<WsScenarioId, string> = {
     'event `\\x05 41f \\x16` ID `\\x01["000…"]\\x02`. The Node servers run Gale’s fast-ws protocol class ' +
     '(`FastWsConnection`) over their WebSocket library.',
   'sio-echo':
-    '- The real `socket.io-client` (websocket transport only) in Node worker threads on the load core sends ' +
+    '- The real `socket.io-client` (websocket transport only), in a Node worker thread per load core (one here), sends ' +
     "`emit('echo', payload, ack)` one after another per connection and checks that every ack equals the payload. " +
     'client CPU = the client process’s use of its core (all worker threads); see bench/README.md for its ceiling.',
   'ws-broadcast':

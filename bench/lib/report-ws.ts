@@ -1,0 +1,126 @@
+// The WebSocket part of report.md: reads <results>/ws/<scenario>.json (written by lib/ws.ts runWs) and gives, per
+// WebSocket scenario, a section with the table of lib/ws-table.ts (servers as rows, ratios to Express + express-ws
+// and to ws on node:http) and a Vega-Lite SVG chart of its headline figure (echoes/s, clients held, KiB/connection).
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type BarDatum, renderSvg, scenarioChartSpec } from './charts.ts';
+import { type WsScenarioId, wsScenarioIds } from './ws.ts';
+import { wsSummary, wsTable } from './ws-table.ts';
+import type { WsMeasurement, WsOptions } from './ws-types.ts';
+
+/** A saved WebSocket scenario file: the run's meta (run.ts), the WebSocket options and every server's result. */
+export interface WsFile {
+  started: string;
+  cores: number;
+  cpu: string;
+  kernel: string;
+  node: string;
+  hostname: string;
+  quick?: boolean;
+  commit?: string | null;
+  argv?: string[];
+  options?: { durationS?: number; iterations?: number };
+  wsOptions?: Partial<WsOptions>;
+  wsVersions?: Record<string, string | null>;
+  scenario: WsScenarioId;
+  description: string;
+  results: WsMeasurement[];
+}
+
+/** The WebSocket scenario files of a results directory, in scenario order. */
+export function loadWsResults(dir: string): WsFile[] {
+  const wsDir = join(dir, 'ws');
+  if (!existsSync(wsDir)) return [];
+  const files: WsFile[] = [];
+  for (const name of readdirSync(wsDir)) {
+    if (!name.endsWith('.json')) continue;
+    try {
+      const j = JSON.parse(readFileSync(join(wsDir, name), 'utf8')) as WsFile;
+      if (wsScenarioIds.includes(j.scenario) && Array.isArray(j.results)) files.push(j);
+    } catch {
+      // not a results file
+    }
+  }
+  return files.sort((a, b) => wsScenarioIds.indexOf(a.scenario) - wsScenarioIds.indexOf(b.scenario));
+}
+
+const AXIS: Record<WsScenarioId, string> = {
+  'ws-echo': 'echoes/s (median)',
+  'fastws-echo': 'echoes/s (median)',
+  'sio-echo': 'echoes/s (median)',
+  'ws-broadcast': 'clients held with p95 round trip ≤ 500 ms (median)',
+  'ws-idle': 'server RSS per idle connection, KiB (median; lower is better)',
+};
+
+/** How a WebSocket run was shaped, e.g. "gale-loadgen-ws, 3 × 10 s, 100 connections × 100 messages". */
+export function wsRunShape(f: WsFile): string {
+  const o = f.wsOptions ?? {};
+  const its = o.iterations ?? f.options?.iterations ?? 1;
+  const d = o.durationS ?? f.options?.durationS ?? 0;
+  const tool = f.scenario === 'sio-echo' ? 'socket.io-client in a worker thread' : 'gale-loadgen-ws';
+  const what =
+    f.scenario === 'ws-idle'
+      ? `${o.idleConnections ?? (o.quick ? 1000 : 10000)} connections at ${o.idleRate ?? 1000}/s, held ${o.holdS ?? (o.quick ? 1 : 3)} s`
+      : f.scenario === 'ws-broadcast'
+        ? `clients added ${o.step ?? (o.quick ? 5 : 50)} at a time, ${o.samples ?? (o.quick ? 5 : 20)} broadcasts per step, time budget ${d} s`
+        : `${o.connections ?? '?'} connections × ${o.messages ?? (o.quick ? 10 : 100)} messages, ${d} s`;
+  return `${tool}, ${its} iteration${its === 1 ? '' : 's'}: ${what}; server on CPU ${o.serverCpu ?? 0}, load on CPU ${o.loadCpu ?? 1}`;
+}
+
+function bars(f: WsFile): BarDatum[] {
+  const fixed = f.scenario === 'ws-idle' ? 1 : 0;
+  return f.results.map((m) => {
+    const s = wsSummary(m);
+    const label = m.notImplemented ? 'not implemented yet' : s ? s.median.toFixed(fixed) : 'FAILED';
+    return {
+      server: m.label,
+      mode: AXIS[f.scenario],
+      rps: s?.median ?? null,
+      min: s?.min ?? null,
+      max: s?.max ?? null,
+      label: s ? Number(label).toLocaleString('en-US', { maximumFractionDigits: fixed }) : label,
+    };
+  });
+}
+
+/** The WebSocket sections of report.md and their charts (written to chartDir). */
+export async function wsReportSections(
+  files: readonly WsFile[],
+  chartDir: string,
+): Promise<{ md: string[]; charts: string[] }> {
+  const md: string[] = [];
+  const charts: string[] = [];
+  if (!files.length) return { md, charts };
+  md.push(
+    '## WebSocket scenarios',
+    '',
+    'Every echo, reply, ack, broadcast delivery and pong was checked against the exact expected text; a server with ' +
+      'any invalid message, error or timeout is **FAILED** with the reason. Ratios compare the median headline figure ' +
+      'with Express 5 + express-ws and with ws on node:http in the same scenario.',
+    '',
+  );
+  const versions = Object.entries(files[0]?.wsVersions ?? {}).filter(([, v]) => v);
+  if (versions.length) md.push(`Versions: ${versions.map(([k, v]) => `${k} ${v}`).join(', ')}.`, '');
+  for (const f of files) {
+    md.push(`### ${f.scenario}: ${f.description}`, '', `${wsRunShape(f)}; ${f.started.slice(0, 10)}.`, '');
+    md.push(wsTable(f.scenario, f.results));
+    const data = bars(f);
+    if (data.length) {
+      const name = `${f.scenario}.svg`;
+      const svg = await renderSvg(
+        scenarioChartSpec(
+          `${f.scenario}: ${AXIS[f.scenario]}${f.quick ? ' (quick mode: not a measurement)' : ''}`,
+          [f.description, wsRunShape(f), `${f.cores} cores (${f.cpu}), Node ${f.node}, ${f.started.slice(0, 10)}`],
+          data,
+          [...new Set(f.results.map((m) => m.label))],
+          [AXIS[f.scenario]],
+          AXIS[f.scenario],
+        ),
+      );
+      writeFileSync(join(chartDir, name), svg);
+      charts.push(join(chartDir, name));
+      md.push(`![${f.scenario}: ${AXIS[f.scenario]} per server, min–max as a line](charts/${name})`, '');
+    }
+  }
+  return { md, charts };
+}
