@@ -7,6 +7,9 @@ use crate::conn::Phase;
 use crate::engine::{Inner, Step};
 use crate::Event;
 
+/// Capacity of a socket's message buffers kept between messages.
+const KEEP_BUFFER: usize = 64 * 1024;
+
 impl Inner {
     /// Decodes frames from `data[*pos..]` until a message is complete (returned for JS) or input runs out.
     pub(crate) fn ws_step(&mut self, cid: usize, data: &[u8], pos: &mut usize) -> Step {
@@ -79,7 +82,8 @@ impl Inner {
     /// Gives the message buffer back to the decoder after JS has seen it (keeps its capacity).
     pub(crate) fn ws_restore(&mut self, cid: usize, sid: u32, payload: Vec<u8>) {
         if let Some(ws) = self.conns.get_mut(cid).and_then(|c| c.ws.as_mut()) {
-            if ws.sid == sid {
+            // A rare big message's buffer is not kept: thousands of sockets would each hold one.
+            if ws.sid == sid && payload.capacity() <= KEEP_BUFFER {
                 ws.decoder.restore_payload(payload);
             }
         }
@@ -135,11 +139,12 @@ impl Inner {
         let now = self.now;
         let mut ping = Vec::new();
         let mut expired = Vec::new();
-        for (cid, c) in self.conns.iter() {
-            let Some(ws) = c.ws.as_ref() else { continue };
+        for (cid, c) in self.conns.iter_mut() {
+            let Some(ws) = c.ws.as_mut() else { continue };
             if c.phase != Phase::Ws {
                 continue;
             }
+            ws.decoder.shrink_buffers(KEEP_BUFFER);
             let opts = &self.ws_routes[ws.route as usize].opts;
             if opts.idle_timeout_ms == 0 {
                 continue;
