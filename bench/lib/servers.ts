@@ -45,7 +45,8 @@ export interface ServerDef {
 
 const app = (file: string): string => join(benchDir, 'apps', file);
 
-function galeUnavailable(): string | null {
+/** Why the `gale` servers cannot start (the package is not built), or null. */
+export function galeUnavailable(): string | null {
   const dist = join(repoDir, 'packages', 'gale', 'dist', 'index.js');
   return existsSync(dist)
     ? null

@@ -9,7 +9,7 @@ import { loadgen, loadgenBinary } from './loadgen.ts';
 import { type RunningServer, startServer, stopServer } from './measure.ts';
 import { cpuSeconds, type Pinned, vmKiB } from './proc.ts';
 import { writeResults } from './report.ts';
-import { benchDir, repoDir, type ServerDef } from './servers.ts';
+import { benchDir, galeUnavailable, repoDir, type ServerDef } from './servers.ts';
 import { sioCommand, sioUnavailable } from './sio.ts';
 import { outputTail, runPinnedTool } from './toolrun.ts';
 import { wsTable } from './ws-table.ts';
@@ -91,6 +91,8 @@ export const wsServers: readonly WsServer[] = [
     unavailable: express4Unavailable,
   },
   { name: 'fastify', label: 'Fastify 5 + @fastify/websocket', entry: app('ws-fastify.mjs') },
+  // Gale's row: when apps/ws-gale.mjs serves /echo, /broadcast and /fws (see bench/README.md), this line becomes
+  // { name: 'gale', label: 'Gale', entry: app('ws-gale.mjs') },
   { name: 'gale', label: 'Gale', notImplemented: 'Gale has no WebSocket support yet' },
   { name: 'socketio', label: 'Socket.IO 4 on node:http', entry: app('sio-node-http.mjs'), serves: ['sio-echo'] },
 ];
@@ -257,7 +259,8 @@ export async function wsMeasure(
     args: [],
   };
   if (server.notImplemented) return m;
-  const unavailable = wsScenarioUnavailable(scenario);
+  const unavailable =
+    wsScenarioUnavailable(scenario) ?? (server.name.startsWith('gale') && server.entry ? galeUnavailable() : null);
   if (unavailable) {
     m.failure = unavailable;
     return m;

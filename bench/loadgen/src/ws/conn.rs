@@ -1,14 +1,12 @@
-//! Connecting (TCP + WebSocket handshake, optionally asking for a subprotocol) and reading the next data message.
+//! Connecting with tokio-tungstenite (TCP + WebSocket handshake, optionally asking for a subprotocol): the idle mode's
+//! connections, which only need pings answered.
 
-use futures_util::StreamExt;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
-use tokio_tungstenite::tungstenite::{Error, Message};
 use tokio_tungstenite::{client_async, WebSocketStream};
 
 use crate::cli::Args;
-use crate::stats::Kind;
 
 pub type Ws = WebSocketStream<TcpStream>;
 
@@ -32,21 +30,4 @@ pub async fn connect(a: &Args, protocol: Option<&str>) -> Result<Ws, String> {
         .await
         .map_err(|e| format!("handshake: {e}"))?;
     Ok(ws)
-}
-
-/// The next data message (pings are answered by tungstenite, pongs skipped), or the error kind and reason.
-pub async fn next_data(
-    rx: &mut (impl StreamExt<Item = Result<Message, Error>> + Unpin),
-) -> Result<Message, (Kind, String)> {
-    loop {
-        match rx.next().await {
-            None => return Err((Kind::Closed, "connection closed by the server".into())),
-            Some(Err(e)) => return Err((Kind::Read, format!("read: {e}"))),
-            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {}
-            Some(Ok(Message::Close(c))) => {
-                return Err((Kind::Closed, format!("close frame from the server: {c:?}")))
-            }
-            Some(Ok(m)) => return Ok(m),
-        }
-    }
 }

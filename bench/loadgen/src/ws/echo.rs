@@ -1,47 +1,52 @@
 //! Modes `echo` and `fastws`: each of --connections workers connects, sends --messages messages one after another
 //! (each only after the exact answer to the previous one), closes and connects again until --duration has passed.
 //! `echo` expects each text back as sent; `fastws` speaks the fast-ws protocol (greeting, `echo` events, replies).
+//! Connections use the minimal client of raw.rs, so an echo costs the generator far less than it costs a server.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use futures_util::{SinkExt, StreamExt};
 use tokio::time::timeout;
-use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use crate::cli::{Args, Mode};
-use crate::conn::{connect, next_data, Ws};
 use crate::fastws;
-use crate::stats::{describe, escape, us, Stats};
+use crate::raw::{client_frame, Data, RawConn, MASK};
+use crate::stats::{escape, us, Stats};
 
 /// What a worker sends and expects.
 enum Proto {
-    /// The payload, sent as a text message and expected back as it was.
-    Ws(Utf8Bytes),
+    /// The payload, sent as a text message (the frame built once) and expected back as it was.
+    Ws { frame: Vec<u8>, payload: Vec<u8> },
     /// The `echo` event id and ENC(payload).
     FastWs { id: String, encoded: String },
 }
 
 impl Proto {
-    /// The `seq`-th message of a connection and the exact answer expected.
-    fn message(&self, seq: u16) -> (Utf8Bytes, Utf8Bytes) {
+    /// Sends the `seq`-th message of a connection; returns the exact answer expected (None: the payload itself).
+    async fn send(&self, c: &mut RawConn, seq: u16) -> Result<Option<Vec<u8>>, String> {
         match self {
-            Proto::Ws(p) => (p.clone(), p.clone()),
-            Proto::FastWs { id, encoded } => (
-                fastws::event(id, seq, encoded).into(),
-                fastws::reply(seq, encoded).into(),
-            ),
+            Proto::Ws { frame, .. } => c.send(frame).await.map(|()| None),
+            Proto::FastWs { id, encoded } => {
+                let text = fastws::event(id, seq, encoded);
+                c.send(&client_frame(1, text.as_bytes(), MASK)).await?;
+                Ok(Some(fastws::reply(seq, encoded).into_bytes()))
+            }
         }
     }
 }
 
 /// Connects (fastws: with the subprotocol, then waits for the greeting). Errors are counted here; None = not usable.
-async fn open(a: &Args, proto: &Proto, st: &RefCell<Stats>) -> Option<Ws> {
+async fn open(a: &Args, proto: &Proto, st: &RefCell<Stats>) -> Option<RawConn> {
     let fast = matches!(proto, Proto::FastWs { .. });
     let t0 = Instant::now();
-    let mut ws = match timeout(a.timeout, connect(a, fast.then_some(fastws::PROTOCOL))).await {
-        Ok(Ok(ws)) => ws,
+    let mut c = match timeout(
+        a.timeout,
+        RawConn::open(a, fast.then_some(fastws::PROTOCOL)),
+    )
+    .await
+    {
+        Ok(Ok(c)) => c,
         Ok(Err(why)) => {
             st.borrow_mut().error(|e| &mut e.connect, why);
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -54,7 +59,8 @@ async fn open(a: &Args, proto: &Proto, st: &RefCell<Stats>) -> Option<Ws> {
         }
     };
     if fast {
-        match timeout(a.timeout, next_data(&mut ws)).await {
+        let greeting = fastws::GREETING.as_bytes();
+        match timeout(a.timeout, c.next()).await {
             Err(_) => {
                 st.borrow_mut().error(
                     |e| &mut e.timeout,
@@ -67,13 +73,18 @@ async fn open(a: &Args, proto: &Proto, st: &RefCell<Stats>) -> Option<Ws> {
                     .record(k, format!("before the greeting: {why}"));
                 return None;
             }
-            Ok(Ok(Message::Text(t))) if t.as_str() == fastws::GREETING => {}
-            Ok(Ok(m)) => {
+            Ok(Ok(Data::Text(t))) if t == greeting => {}
+            Ok(Ok(d)) => {
+                let (kind, got) = match d {
+                    Data::Text(t) => ("text", t),
+                    Data::Binary(b) => ("binary", b),
+                };
                 st.borrow_mut().invalid_because(|| {
                     format!(
-                        "server version mismatch: the first frame must be the 2-byte text {}, got {}",
-                        escape(fastws::GREETING.as_bytes()),
-                        describe(&m)
+                        "server version mismatch: the first frame must be the 2-byte text {}, got {kind}, {} bytes: {}",
+                        escape(greeting),
+                        got.len(),
+                        escape(got)
                     )
                 });
                 return None;
@@ -83,12 +94,60 @@ async fn open(a: &Args, proto: &Proto, st: &RefCell<Stats>) -> Option<Ws> {
     let mut s = st.borrow_mut();
     s.connects += 1;
     let _ = s.connect_us.record(us(t0.elapsed()));
-    Some(ws)
+    Some(c)
+}
+
+/// One message's round trip on `c`: Ok(true) when the answer was exact; errors and invalid answers are counted.
+async fn round_trip(
+    a: &Args,
+    proto: &Proto,
+    c: &mut RawConn,
+    seq: u16,
+    st: &RefCell<Stats>,
+) -> bool {
+    let t = Instant::now();
+    let expected = match proto.send(c, seq).await {
+        Ok(e) => e,
+        Err(why) => {
+            st.borrow_mut().error(|e| &mut e.write, why);
+            return false;
+        }
+    };
+    let want: &[u8] = match (&expected, proto) {
+        (Some(e), _) => e,
+        (None, Proto::Ws { payload, .. }) => payload,
+        (None, Proto::FastWs { .. }) => unreachable!("fast-ws answers are built per message"),
+    };
+    match timeout(a.timeout, c.next()).await {
+        Err(_) => {
+            st.borrow_mut()
+                .error(|e| &mut e.timeout, "no echo within --timeout".into());
+            false
+        }
+        Ok(Err((k, why))) => {
+            st.borrow_mut().record(k, why);
+            false
+        }
+        Ok(Ok(Data::Text(got))) if got == want => {
+            let mut s = st.borrow_mut();
+            s.valid += 1;
+            let _ = s.echo_us.record(us(t.elapsed()));
+            true
+        }
+        Ok(Ok(d)) => {
+            let (kind, got) = match d {
+                Data::Text(t) => ("text", t),
+                Data::Binary(b) => ("binary", b),
+            };
+            st.borrow_mut().invalid(kind, got, want);
+            false
+        }
+    }
 }
 
 async fn worker(a: Rc<Args>, st: Rc<RefCell<Stats>>, proto: Rc<Proto>, deadline: Instant) {
     while Instant::now() < deadline {
-        let Some(mut ws) = open(&a, &proto, &st).await else {
+        let Some(mut c) = open(&a, &proto, &st).await else {
             // A server that answers wrongly would otherwise be reconnected to in a busy loop.
             if st.borrow().invalid > 0 {
                 return;
@@ -101,47 +160,14 @@ async fn worker(a: Rc<Args>, st: Rc<RefCell<Stats>>, proto: Rc<Proto>, deadline:
             if Instant::now() >= deadline {
                 break;
             }
-            let (msg, expected) = proto.message(seq);
-            seq = seq.wrapping_add(1);
-            let t = Instant::now();
-            if let Err(e) = ws.send(Message::Text(msg)).await {
-                st.borrow_mut()
-                    .error(|e| &mut e.write, format!("write: {e}"));
+            if !round_trip(&a, &proto, &mut c, seq, &st).await {
                 healthy = false;
                 break;
             }
-            match timeout(a.timeout, next_data(&mut ws)).await {
-                Err(_) => {
-                    st.borrow_mut()
-                        .error(|e| &mut e.timeout, "no echo within --timeout".into());
-                    healthy = false;
-                    break;
-                }
-                Ok(Err((k, why))) => {
-                    st.borrow_mut().record(k, why);
-                    healthy = false;
-                    break;
-                }
-                Ok(Ok(m)) => {
-                    let mut s = st.borrow_mut();
-                    if matches!(&m, Message::Text(got) if got.as_str() == expected.as_str()) {
-                        s.valid += 1;
-                        let _ = s.echo_us.record(us(t.elapsed()));
-                    } else {
-                        s.invalid(&m, expected.as_str());
-                        healthy = false;
-                        break;
-                    }
-                }
-            }
+            seq = seq.wrapping_add(1);
         }
         if healthy {
-            let _ = timeout(Duration::from_secs(1), async {
-                if ws.close(None).await.is_ok() {
-                    while let Some(Ok(_)) = ws.next().await {}
-                }
-            })
-            .await;
+            c.close().await;
         }
     }
 }
@@ -154,7 +180,10 @@ pub async fn run(a: Rc<Args>) -> (Stats, Duration) {
             id: fastws::event_id("echo"),
             encoded: fastws::encode_string(&payload),
         },
-        _ => Proto::Ws(payload.into()),
+        _ => Proto::Ws {
+            frame: client_frame(1, payload.as_bytes(), MASK),
+            payload: payload.into_bytes(),
+        },
     });
     let start = Instant::now();
     let deadline = start + a.duration;

@@ -1,13 +1,17 @@
-//! A minimal WebSocket client for the broadcast mode, where receiving must cost the generator much less than sending
-//! costs the server: a hand-written handshake (checked: 101, Sec-WebSocket-Accept), masked text frames built once, and
-//! an incremental parser over a per-connection buffer that hands out each frame's payload without copying it,
-//! allocating or re-validating UTF-8 (the caller compares it byte for byte with the text it expects).
+//! A minimal WebSocket client for the echo, fastws and broadcast modes, where the generator must cost much less per
+//! message than the server: a hand-written handshake (checked: 101, Sec-WebSocket-Accept, the subprotocol), masked
+//! frames built once, and an incremental parser over a per-connection buffer that hands out each frame's payload
+//! without copying it, allocating or re-validating UTF-8 (the caller compares it byte for byte with what it expects).
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 
 use crate::cli::Args;
+use crate::stats::Kind;
+
+/// The mask of the frames this client sends (a fixed key: servers must unmask whatever it is).
+pub const MASK: [u8; 4] = [0x5a, 0x1e, 0x77, 0x03];
 
 /// A frame from the server, borrowing its payload from the read buffer.
 #[derive(Debug, PartialEq)]
@@ -77,12 +81,117 @@ pub fn client_frame(opcode: u8, payload: &[u8], mask: [u8; 4]) -> Vec<u8> {
         }
     }
     out.extend_from_slice(&mask);
-    out.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    let start = out.len();
+    out.extend_from_slice(payload);
+    let key = u32::from_ne_bytes(mask);
+    let mut words = out[start..].chunks_exact_mut(4);
+    for w in &mut words {
+        let x = u32::from_ne_bytes([w[0], w[1], w[2], w[3]]) ^ key;
+        w.copy_from_slice(&x.to_ne_bytes());
+    }
+    for (b, m) in words.into_remainder().iter_mut().zip(mask) {
+        *b ^= m;
+    }
     out
+}
+
+/// A data frame handed out by [`RawConn::next`], borrowing the connection's buffer.
+#[derive(Debug)]
+pub enum Data<'a> {
+    Text(&'a [u8]),
+    Binary(&'a [u8]),
+}
+
+/// One client connection: the stream and the bytes read but not yet consumed.
+pub struct RawConn {
+    tcp: TcpStream,
+    buf: Vec<u8>,
+    /// Bytes of `buf` taken by the frame handed out last (dropped on the next call).
+    used: usize,
+}
+
+impl RawConn {
+    /// TCP connect + handshake (asking for `protocol`, which the server must then select).
+    pub async fn open(a: &Args, protocol: Option<&str>) -> Result<RawConn, String> {
+        let (tcp, buf) = connect_with(a, protocol).await?;
+        Ok(RawConn { tcp, buf, used: 0 })
+    }
+
+    pub async fn send(&mut self, frame: &[u8]) -> Result<(), String> {
+        self.tcp
+            .write_all(frame)
+            .await
+            .map_err(|e| format!("write: {e}"))
+    }
+
+    /// The next data frame (pings are answered, pongs skipped), or why there is none: the server closed (Closed),
+    /// a read failed (Read) or the bytes are not a frame this client accepts (Invalid).
+    pub async fn next(&mut self) -> Result<Data<'_>, (Kind, String)> {
+        loop {
+            self.buf.drain(..self.used);
+            self.used = 0;
+            let step = match parse(&self.buf) {
+                Err(why) => return Err((Kind::Invalid, why)),
+                Ok(None) => None,
+                Ok(Some((Frame::Text(_) | Frame::Binary(_), n))) => {
+                    self.used = n;
+                    break;
+                }
+                Ok(Some((Frame::Ping(p), n))) => Some((Some(client_frame(10, p, MASK)), n)),
+                Ok(Some((Frame::Pong, n))) => Some((None, n)),
+                Ok(Some((Frame::Close(code), _))) => {
+                    return Err((
+                        Kind::Closed,
+                        format!("close frame from the server (code {code:?})"),
+                    ))
+                }
+            };
+            match step {
+                Some((pong, n)) => {
+                    self.used = n;
+                    if let Some(pong) = pong {
+                        self.send(&pong).await.map_err(|e| (Kind::Read, e))?;
+                    }
+                }
+                None => {
+                    if self.buf.capacity() - self.buf.len() < 4096 {
+                        self.buf.reserve(16 * 1024);
+                    }
+                    match self.tcp.read_buf(&mut self.buf).await {
+                        Ok(0) => {
+                            return Err((Kind::Closed, "connection closed by the server".into()))
+                        }
+                        Ok(_) => {}
+                        Err(e) => return Err((Kind::Read, format!("read: {e}"))),
+                    }
+                }
+            }
+        }
+        match parse(&self.buf[..self.used]) {
+            Ok(Some((Frame::Text(t), _))) => Ok(Data::Text(t)),
+            Ok(Some((Frame::Binary(b), _))) => Ok(Data::Binary(b)),
+            _ => unreachable!("the frame was parsed above"),
+        }
+    }
+
+    /// Sends a close frame (1000) and waits up to a second for the server's close or EOF.
+    pub async fn close(mut self) {
+        let frame = client_frame(8, &1000u16.to_be_bytes(), MASK);
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), async {
+            if self.send(&frame).await.is_ok() {
+                while self.next().await.is_ok() {}
+            }
+        })
+        .await;
+    }
 }
 
 /// Connects and upgrades; returns the stream and any bytes the server sent after its 101 head.
 pub async fn connect(a: &Args) -> Result<(TcpStream, Vec<u8>), String> {
+    connect_with(a, None).await
+}
+
+async fn connect_with(a: &Args, protocol: Option<&str>) -> Result<(TcpStream, Vec<u8>), String> {
     let mut tcp = TcpStream::connect(a.addr)
         .await
         .map_err(|e| format!("connect: {e}"))?;
@@ -91,9 +200,12 @@ pub async fn connect(a: &Args) -> Result<(TcpStream, Vec<u8>), String> {
     let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let path = if path.is_empty() { "/" } else { path };
     let key = tokio_tungstenite::tungstenite::handshake::client::generate_key();
+    let proto = protocol.map_or(String::new(), |p| {
+        format!("Sec-WebSocket-Protocol: {p}\r\n")
+    });
     let req = format!(
         "GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
-         Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+         Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{proto}\r\n"
     );
     tcp.write_all(req.as_bytes())
         .await
@@ -127,6 +239,17 @@ pub async fn connect(a: &Args) -> Result<(TcpStream, Vec<u8>), String> {
             .map(|h| h.value);
         if accept != Some(derive_accept_key(key.as_bytes()).as_bytes()) {
             return Err("handshake: wrong or missing Sec-WebSocket-Accept".into());
+        }
+        let selected = res
+            .headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case("sec-websocket-protocol"))
+            .map(|h| h.value);
+        if selected != protocol.map(str::as_bytes) {
+            return Err(format!(
+                "handshake: the server selected the subprotocol {:?}, asked for {protocol:?}",
+                selected.map(String::from_utf8_lossy)
+            ));
         }
         return Ok((tcp, buf.split_off(head)));
     }
@@ -174,7 +297,13 @@ mod tests {
     fn client_frames_are_masked() {
         let f = client_frame(1, b"hi", [1, 2, 3, 4]);
         assert_eq!(f, vec![0x81, 0x82, 1, 2, 3, 4, b'h' ^ 1, b'i' ^ 2]);
-        let long = client_frame(1, &[0; 300], [0; 4]);
-        assert_eq!(&long[..4], &[0x81, 0x80 | 126, 0x01, 0x2c]);
+        let long = client_frame(1, &[7; 301], MASK);
+        assert_eq!(&long[..4], &[0x81, 0x80 | 126, 0x01, 0x2d]);
+        let unmasked: Vec<u8> = long[8..]
+            .iter()
+            .enumerate()
+            .map(|(i, b)| b ^ MASK[i % 4])
+            .collect();
+        assert_eq!(unmasked, vec![7; 301]);
     }
 }

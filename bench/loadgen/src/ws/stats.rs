@@ -31,6 +31,8 @@ impl Errors {
 pub enum Kind {
     Read,
     Closed,
+    /// The server sent bytes that are not an acceptable frame (counted as an invalid message).
+    Invalid,
 }
 
 #[derive(Debug)]
@@ -70,6 +72,7 @@ impl Stats {
         match k {
             Kind::Read => self.error(|e| &mut e.read, why),
             Kind::Closed => self.error(|e| &mut e.closed, why),
+            Kind::Invalid => self.invalid_because(|| why),
         }
     }
     /// An invalid message with a reason given by the caller.
@@ -79,30 +82,29 @@ impl Stats {
             self.first_invalid = Some(why());
         }
     }
-    /// A message that should have been the exact text `expected`.
-    pub fn invalid(&mut self, got: &Message, expected: &str) {
+    /// A message that should have been the exact text `expected`: `kind` ("text", "binary") and its bytes.
+    pub fn invalid(&mut self, kind: &str, got: &[u8], expected: &[u8]) {
         self.invalid_because(|| {
-            let at = match got {
-                Message::Text(t) => {
-                    let (g, e) = (t.as_bytes(), expected.as_bytes());
-                    let i = g
-                        .iter()
-                        .zip(e)
-                        .position(|(a, b)| a != b)
-                        .unwrap_or(g.len().min(e.len()));
-                    format!(" (first difference at byte {i})")
-                }
-                _ => String::new(),
+            let at = if kind == "text" {
+                let i = got
+                    .iter()
+                    .zip(expected)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(got.len().min(expected.len()));
+                format!(" (first difference at byte {i})")
+            } else {
+                String::new()
             };
             format!(
-                "expected the {}-byte text message {}, got {}{at}",
+                "expected the {}-byte text message {}, got {kind}, {} bytes: {}{at}",
                 expected.len(),
                 if expected.len() > 40 {
                     "sent".to_string()
                 } else {
-                    escape(expected.as_bytes())
+                    escape(expected)
                 },
-                describe(got)
+                got.len(),
+                escape(got)
             )
         });
     }
@@ -154,8 +156,8 @@ mod tests {
     #[test]
     fn an_invalid_echo_says_where_it_differs() {
         let mut s = Stats::new();
-        s.invalid(&Message::text("0001"), "0000");
-        s.invalid(&Message::text("x"), "0000");
+        s.invalid("text", b"0001", b"0000");
+        s.invalid("text", b"x", b"0000");
         assert_eq!(s.invalid, 2);
         let first = s.first_invalid.unwrap_or_default();
         assert!(
