@@ -5,7 +5,8 @@
 import type { Options } from './cli.ts';
 import { type Measurement, measure } from './measure.ts';
 import { summarize, writeResults } from './report.ts';
-import { type SweepFile, type SweepPoint, sweepFileName, sweepTables } from './report-md.ts';
+import { type SweepFile, type SweepPoint, sweepFileName } from './report-md.ts';
+import { sweepTables } from './report-sweep.ts';
 import { describeBody } from './scenarios.ts';
 import { notRun } from './servers.ts';
 

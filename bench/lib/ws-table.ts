@@ -1,6 +1,6 @@
 // The Markdown table of one WebSocket scenario (printed by the harness and put in report.md): servers as rows, the
 // headline figure with its ratios to Express 5 + express-ws and to ws on node:http, then the details and notes.
-import { median } from './report.ts';
+import { median, TOOL_BOUND_PCT } from './report.ts';
 import type { LatencySummary, WsIteration, WsMeasurement, WsScenarioId } from './ws.ts';
 
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -90,6 +90,7 @@ export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): 
     return m ? wsSummary(m) : null;
   };
   const bases = [base('express'), base('node-http')];
+  let anyBound = false;
   for (const m of ms_) {
     const label = m.server.startsWith('gale') ? `**${m.label}**` : m.label;
     if (m.notImplemented) {
@@ -107,11 +108,14 @@ export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): 
     const ratios = bases.map((b) => (b ? `${(s.median / b.median).toFixed(2)}×` : '—'));
     const rss = m.peakRssMiB === null ? '—' : m.peakRssMiB.toFixed(1);
     const tool = pct(m.median.toolCpuPct);
+    // ‡: the load client used (nearly) all of its core, so the figure may measure the client.
+    const bound = (m.median.toolCpuPct ?? 0) >= TOOL_BOUND_PCT && scenario !== 'ws-idle' ? ' ‡' : '';
+    if (bound) anyBound = true;
     let cells: string[];
     if (kind === 'echo') {
       const cpu = m.median.serverCpuS !== null && j.echoes ? int((m.median.serverCpuS * 1e6) / j.echoes) : '—';
       cells = [
-        int(s.median),
+        `${int(s.median)}${bound}`,
         ...ratios,
         `${int(s.min)}–${int(s.max)}`,
         int(j.connects_per_s),
@@ -124,7 +128,7 @@ export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): 
     } else if (kind === 'broadcast') {
       const h = j.detail.held_rtt_us;
       cells = [
-        int(s.median),
+        `${int(s.median)}${bound}`,
         ...ratios,
         h ? `${ms(h.min)} / ${ms(h.median)} / ${ms(h.p95)} / ${ms(h.max)}` : '—',
         j.detail.stopped ?? '—',
@@ -150,6 +154,12 @@ export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): 
       ];
     }
     lines.push(`| ${label} | ${cells.join(' | ')} |`);
+  }
+  if (anyBound) {
+    notes.push(
+      `- ‡ = the load client used ≥ ${TOOL_BOUND_PCT} % of its core: that figure may be the client's limit rather ` +
+        "than the server's (see the client's measured ceiling in bench/README.md).",
+    );
   }
   notes.push(NOTE[scenario]);
   return `${lines.join('\n')}\n\n${notes.join('\n')}\n`;
