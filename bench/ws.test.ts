@@ -6,7 +6,15 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { commandExists } from './lib/proc.ts';
 import { benchDir } from './lib/servers.ts';
-import { type WsOptions, type WsScenarioId, type WsServer, wsBinary, wsMeasure, wsServers } from './lib/ws.ts';
+import {
+  type WsOptions,
+  type WsScenarioId,
+  type WsServer,
+  wsBinary,
+  wsMeasure,
+  wsServers,
+  wsServes,
+} from './lib/ws.ts';
 import { wsTable } from './lib/ws-table.ts';
 
 const opts: WsOptions = {
@@ -85,7 +93,7 @@ test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', {
     });
   }
   for (const scenario of opts.scenarios) {
-    await t.test(`a correct server passes ${scenario}; Gale is "not implemented yet"`, async () => {
+    await t.test(`a correct server passes ${scenario}; Gale is "not implemented yet" or passes`, async () => {
       const m = await wsMeasure(opts, wrong('ok', scenario), scenario, bin.path);
       assert.equal(m.ok, true, m.failure ?? '');
       const j = m.median?.json;
@@ -97,9 +105,12 @@ test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', {
       }
       const gale = wsServers.find((s) => s.name === 'gale');
       assert.ok(gale);
-      const g = await wsMeasure(opts, gale, scenario, bin.path);
-      const table = wsTable(scenario, [m, g]);
-      if (scenario !== 'sio-echo') assert.match(table, /\| \*\*Gale\*\* \| — not implemented yet \|/);
+      // Gale has no sio-echo row. Until its row is flipped in lib/ws.ts it reads "not implemented yet"; after, Gale
+      // must pass like any server.
+      const g = wsServes(gale, scenario) ? await wsMeasure(opts, gale, scenario, bin.path) : null;
+      const table = wsTable(scenario, g ? [m, g] : [m]);
+      if (g?.notImplemented) assert.match(table, /\| \*\*Gale\*\* \| — not implemented yet \|/);
+      else if (g) assert.equal(g.ok, true, `Gale on ${scenario}: ${g.failure}`);
       assert.doesNotMatch(table, /FAILED/);
     });
   }
