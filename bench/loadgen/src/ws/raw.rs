@@ -230,7 +230,9 @@ async fn connect_with(a: &Args, protocol: Option<&str>) -> Result<(TcpStream, Ve
             Err(e) => return Err(format!("handshake: bad response: {e}")),
         };
         if res.code != Some(101) {
-            let status = res.code.map_or_else(|| "none".to_string(), |c| c.to_string());
+            let status = res
+                .code
+                .map_or_else(|| "none".to_string(), |c| c.to_string());
             return Err(format!("handshake: status {status}, not 101"));
         }
         let accept = res
