@@ -91,9 +91,7 @@ export const wsServers: readonly WsServer[] = [
     unavailable: express4Unavailable,
   },
   { name: 'fastify', label: 'Fastify 5 + @fastify/websocket', entry: app('ws-fastify.mjs') },
-  // Gale's row: when apps/ws-gale.mjs serves /echo, /broadcast and /fws (see bench/README.md), this line becomes
-  // { name: 'gale', label: 'Gale', entry: app('ws-gale.mjs') },
-  { name: 'gale', label: 'Gale', notImplemented: 'Gale has no WebSocket support yet' },
+  { name: 'gale', label: 'Gale', entry: app('ws-gale.mjs') },
   { name: 'socketio', label: 'Socket.IO 4 on node:http', entry: app('sio-node-http.mjs'), serves: ['sio-echo'] },
 ];
 

@@ -30,6 +30,7 @@ pub(crate) struct JsHandler {
     ws_message_fn: Cell<napi_value>,
     recv: Cell<napi_value>,
     argv: RefCell<Vec<napi_value>>,
+    msg_pool: crate::msgpool::MsgPool,
 }
 
 impl JsHandler {
@@ -67,6 +68,7 @@ impl JsHandler {
             ws_message_fn: Cell::new(ptr::null_mut()),
             recv: Cell::new(ptr::null_mut()),
             argv: RefCell::new(Vec::with_capacity(8)),
+            msg_pool: crate::msgpool::MsgPool::new(),
         }
     }
 
@@ -181,9 +183,18 @@ impl Handler for JsHandler {
         let env = self.env;
         // Messages arrive only from the read path, inside the scope `begin` opened.
         let f = self.ws_message_fn.get();
+        let (buf, off) = if data.len() <= crate::msgpool::POOLED_MAX {
+            let (pool, off) = self.msg_pool.put(env, data);
+            (pool, nu::uint(env, off as u32))
+        } else {
+            (nu::buffer_copy(env, data), nu::uint(env, u32::MAX))
+        };
+        // (sid, pool ArrayBuffer, offset, length, binary), or (sid, Buffer, 0xFFFFFFFF, length, binary).
         let args = [
             nu::uint(env, sid),
-            nu::buffer_copy(env, data),
+            buf,
+            off,
+            nu::uint(env, data.len() as u32),
             nu::boolean(env, binary),
         ];
         self.call(f, &args);

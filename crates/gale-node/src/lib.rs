@@ -4,6 +4,7 @@
 
 mod handler;
 mod methods;
+mod msgpool;
 mod napi_util;
 mod reply;
 mod reqinfo;

@@ -85,7 +85,8 @@ export interface NativeStaticOptions {
 
 export type DispatchFn = (id: number, route: number, ...params: string[]) => void;
 export type EventFn = (kind: number, id: number, code?: number, reason?: string) => void;
-export type WsMessageFn = (sid: number, data: Buffer, isBinary: boolean) => void;
+/** A WebSocket message: a view (`off`, `len`) of a pooled ArrayBuffer, or a Buffer of its own (`off` 0xFFFFFFFF). */
+export type WsMessageFn = (sid: number, buf: ArrayBuffer | Buffer, off: number, len: number, isBinary: boolean) => void;
 
 interface Binding {
   createServer(options: NativeOptions, dispatch: DispatchFn, onEvent: EventFn, onWsMessage: WsMessageFn): NativeServer;

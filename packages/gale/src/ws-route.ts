@@ -100,6 +100,9 @@ export function fromFastWs(b: FastWsBehavior): WsBehavior {
 /** An express-ws style handler: `(ws, req) => { ws.on('message', …) }`. */
 export type WsConnectionHandler = (ws: WebSocket, req: Request) => unknown;
 
+/** The offset the engine passes with a message that has a Buffer of its own. */
+const POOL_NONE = 0xffff_ffff;
+
 /** The per-app table of open sockets. */
 export class WsHub implements SocketHost {
   n!: NativeServer;
@@ -111,9 +114,11 @@ export class WsHub implements SocketHost {
   }
 
   /** Engine → JS: a whole message (called synchronously from the engine's read path). */
-  readonly onMessage = (sid: number, data: Buffer, isBinary: boolean): void => {
+  readonly onMessage = (sid: number, buf: ArrayBuffer | Buffer, off: number, len: number, isBinary: boolean): void => {
     const ws = this.sockets[sid & WS_SID_MASK];
     if (ws === undefined || ws._sid !== sid) return;
+    // Small messages arrive as a view of a shared pool (crates/gale-node/src/msgpool.rs), large ones as a Buffer.
+    const data = off === POOL_NONE ? (buf as Buffer) : Buffer.from(buf as ArrayBuffer, off, len);
     try {
       const out = ws._behavior.message?.(ws, data, isBinary);
       if (out instanceof Promise) out.catch((err: unknown) => this.error(err, ws));
