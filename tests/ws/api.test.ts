@@ -219,3 +219,30 @@ test('idle timeout: a silent client is closed with 1001; pings keep a live clien
   assert.ok(pings >= 1, `got ${pings} pings`);
   live.close();
 });
+
+test('message Buffers stay valid after later messages (pooled views are never overwritten)', {
+  timeout: 20_000,
+}, async (t) => {
+  const kept: Buffer[] = [];
+  const { port } = await withApp(t, (app) => {
+    app.ws('/keep', {
+      message: (ws, data) => {
+        kept.push(data);
+        if (kept.length === 3000) ws.send('done');
+      },
+    });
+  });
+  const c = await connect(wsUrl(port, '/keep'));
+  // 3000 messages of 100–1100 bytes: far more than one 64 KiB pool, plus some over the pooled size.
+  const sent: string[] = [];
+  for (let i = 0; i < 3000; i++) {
+    const size = i % 500 === 0 ? 9000 : 100 + (i % 1000);
+    const text = `${i}:`.padEnd(size, String.fromCharCode(97 + (i % 26)));
+    sent.push(text);
+    c.send(text);
+  }
+  assert.equal((await nextMessage(c)).data.toString(), 'done');
+  assert.equal(kept.length, 3000);
+  for (let i = 0; i < 3000; i++) assert.equal(kept[i]?.toString(), sent[i], `message ${i}`);
+  c.close();
+});
