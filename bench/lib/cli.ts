@@ -41,12 +41,9 @@ export const usage = `Usage: npm run bench -- [scenario…] [options]
        npm run bench -- sweep [options]            connection sweep for json (${SWEEP_CONNECTIONS.join(', ')})
        npm run bench -- report <results-dir>       write report.md and charts/*.svg from the JSON in a results dir
 
-Scenarios: hello (default), ${scenarios
-  .filter((s) => s.id !== 'hello')
-  .map((s) => s.id)
-  .join(', ')}
+Scenarios (default: all of them): ${scenarios.map((s) => s.id).join(', ')}
   WebSocket: ${wsScenarioIds.join(', ')} (ws / express-ws / @fastify/websocket apps, driven by gale-loadgen-ws;
-  sio-echo: Socket.IO 4 on node:http (--servers socketio), driven by socket.io-client; Gale: not implemented yet)
+  sio-echo: Socket.IO 4 on node:http (--servers socketio), driven by socket.io-client; Gale serves all but sio-echo)
   (static, static-large, static-range and prerendered serve the files of examples/demo)
 Options:
   --servers a,b,…     servers to compare (default: ${[...servers.map((s) => s.name), ...wsOnlyServers].join(',')});
@@ -133,13 +130,8 @@ export function parseOptions(argv: string[]): Options | 'help' {
   const quick = v.quick ?? false;
   if (quick && command !== 'run') throw new Error('--quick runs the scenarios; it cannot be combined with sweep');
   const isWs = (id: string): id is WsScenarioId => (wsScenarioIds as readonly string[]).includes(id);
-  const ids = rest.length
-    ? rest
-    : quick
-      ? [...scenarios.map((s) => s.id), ...wsScenarioIds]
-      : command === 'sweep'
-        ? ['json']
-        : ['hello'];
+  // No scenario named: the whole matrix (every HTTP and WebSocket scenario); the sweep defaults to json.
+  const ids = rest.length ? rest : command === 'sweep' ? ['json'] : [...scenarios.map((s) => s.id), ...wsScenarioIds];
   const wsScenarios = ids.filter(isWs);
   if (wsScenarios.length && command !== 'run') throw new Error('the WebSocket scenarios cannot be swept');
   const scenarioIds = ids.filter((id) => !isWs(id));
