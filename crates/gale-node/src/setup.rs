@@ -28,7 +28,12 @@ pub(crate) unsafe extern "C" fn route(env: napi_env, info: napi_callback_info) -
         );
     };
     let pattern = String::from_utf8_lossy(&pattern);
-    match s.add_route(sel, &pattern, id) {
+    route_names(env, s.add_route(sel, &pattern, id))
+}
+
+/// A route registration's result for JS: its param names, or a thrown Error saying what is wrong.
+pub(crate) fn route_names(env: napi_env, r: Result<Vec<String>, String>) -> napi_value {
+    match r {
         Ok(names) => {
             let vals: Vec<napi_value> = names
                 .iter()

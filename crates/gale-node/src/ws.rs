@@ -92,16 +92,8 @@ pub(crate) unsafe extern "C" fn ws_route(env: napi_env, info: napi_callback_info
         return nu::throw(env, "wsRoute(path, id, options): bad arguments", true);
     };
     let opts = ws_options(env, argv[2]);
-    match s.add_ws_route(&String::from_utf8_lossy(&pattern), id, opts) {
-        Ok(names) => {
-            let vals: Vec<napi_value> = names
-                .iter()
-                .map(|n| nu::string(env, n.as_bytes()))
-                .collect();
-            nu::array(env, &vals)
-        }
-        Err(msg) => nu::throw(env, &msg, false),
-    }
+    let r = s.add_ws_route(&String::from_utf8_lossy(&pattern), id, opts);
+    crate::setup::route_names(env, r)
 }
 
 /// `wsAccept(requestId, protocol?) → socketId | undefined`
