@@ -185,3 +185,29 @@ test('closeOnBackpressureLimit: the slow client is closed with 1008', { timeout:
 test('the WebSocket class constants match the ws library', () => {
   assert.deepEqual([WebSocket.CONNECTING, WebSocket.OPEN, WebSocket.CLOSING, WebSocket.CLOSED], [0, 1, 2, 3]);
 });
+
+test('publish reports slow subscribers: one over maxBackpressure is skipped (not counted), the others still get it', {
+  timeout: 20_000,
+}, async (t) => {
+  const s = await withApp(t, (app) => {
+    app.ws('/t', { maxBackpressure: 128 * 1024, open: (ws) => ws.subscribe('t') });
+  });
+  const slow = await rawWs(s.port, '/t');
+  slow.conn.socket.pause();
+  const fast = await connect(wsUrl(s.port, '/t'));
+  let received = 0;
+  fast.on('message', () => received++);
+  const chunk = 'p'.repeat(32 * 1024);
+  const counts: number[] = [];
+  // Until the paused client's kernel buffers are full and 128 KiB more wait in the engine for it.
+  for (let i = 0; i < 600 && counts.at(-1) !== 1; i++) {
+    counts.push(s.app.publish('t', chunk));
+    await sleep(1);
+  }
+  assert.equal(counts[0], 2);
+  assert.equal(counts.at(-1), 1, `reached per publish: ${counts.join(',')}`);
+  for (let i = 0; i < 300 && received < counts.length; i++) await sleep(10);
+  assert.equal(received, counts.length, 'the fast subscriber got every message');
+  slow.conn.socket.destroy();
+  fast.close();
+});
