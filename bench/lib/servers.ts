@@ -1,7 +1,9 @@
 // Servers under test as data: most are one file in bench/apps/ started with `node` (plus `--import tsx` for .ts) and
 // listening on 127.0.0.1:$PORT; nginx is started from a generated config (lib/nginx.ts). `unavailable()` explains why
 // a server cannot run (e.g. Gale not built yet: FAILED), `skip()` why it is left out (nginx not installed: skipped).
+
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nginxLaunch, nginxMissing } from './nginx.ts';
@@ -64,6 +66,29 @@ function nginxSkip(): string | null {
   return why ? `${why}: the nginx rows are skipped` : null;
 }
 
+/**
+ * uWebSockets.js takes part only when GALE_BENCH_UWS names a local build (it installs only from GitHub, so it is never
+ * a dependency here): `GALE_BENCH_UWS=/path/to/uWebSockets.js npm run bench`. It serves the dynamic HTTP scenarios.
+ */
+export const uwsPath = process.env.GALE_BENCH_UWS;
+
+/** Why the uWebSockets.js app cannot start (GALE_BENCH_UWS does not load, or gale's fast-ws class is not built). */
+export function uwsUnavailable(): string | null {
+  try {
+    createRequire(import.meta.url).resolve(uwsPath as string);
+    return galeUnavailable();
+  } catch (err) {
+    return `GALE_BENCH_UWS=${uwsPath} cannot be loaded: ${(err as Error).message.split('\n')[0]}`;
+  }
+}
+const uwsServer: ServerDef = {
+  name: 'uws',
+  label: 'uWebSockets.js',
+  entry: app('uws.mjs'),
+  kinds: ['dynamic'],
+  unavailable: uwsUnavailable,
+};
+
 export const servers: readonly ServerDef[] = [
   { name: 'node-http', label: 'node:http', entry: app('node-http.mjs') },
   { name: 'express', label: 'Express 5', entry: app('express.mjs') },
@@ -99,6 +124,7 @@ export const servers: readonly ServerDef[] = [
     launch: (ctx) => nginxLaunch({ ...ctx, openFileCache: false }),
     skip: nginxSkip,
   },
+  ...(uwsPath ? [uwsServer] : []),
 ];
 
 export function findServer(name: string): ServerDef | undefined {

@@ -9,7 +9,7 @@ import { loadgen, loadgenBinary } from './loadgen.ts';
 import { type RunningServer, startServer, stopServer } from './measure.ts';
 import { cpuSeconds, type Pinned, vmKiB } from './proc.ts';
 import { writeResults } from './report.ts';
-import { benchDir, galeUnavailable, repoDir, type ServerDef } from './servers.ts';
+import { benchDir, galeUnavailable, repoDir, type ServerDef, uwsPath, uwsUnavailable } from './servers.ts';
 import { sioCommand, sioUnavailable } from './sio.ts';
 import { outputTail, runPinnedTool } from './toolrun.ts';
 import { wsTable } from './ws-table.ts';
@@ -93,6 +93,8 @@ export const wsServers: readonly WsServer[] = [
   { name: 'fastify', label: 'Fastify 5 + @fastify/websocket', entry: app('ws-fastify.mjs') },
   { name: 'gale', label: 'Gale', entry: app('ws-gale.mjs') },
   { name: 'socketio', label: 'Socket.IO 4 on node:http', entry: app('sio-node-http.mjs'), serves: ['sio-echo'] },
+  // Only with GALE_BENCH_UWS naming a local uWebSockets.js build (see lib/servers.ts).
+  ...(uwsPath ? [{ name: 'uws', label: 'uWebSockets.js', entry: app('uws.mjs'), unavailable: uwsUnavailable }] : []),
 ];
 
 /** Servers that take part only in the WebSocket scenarios (accepted by `--servers` beside the HTTP ones). */
