@@ -2,6 +2,7 @@
 // with the exact bodies and headers given there. Port 3000, or PORT.
 import { gale } from 'gale';
 import { ensureLargeFile, prerenderedDir, publicDir } from './assets.mjs';
+import { registerWsScenarios } from './ws-scenarios.mjs';
 
 const app = gale();
 
@@ -52,30 +53,8 @@ app.post('/stream', async (req, res) => {
   res.end();
 });
 
-// ws-echo: every WebSocket message goes back to its sender as it came (text stays text).
-app.ws('/echo', { message: (ws, data, isBinary) => ws.send(data, { binary: isBinary }) });
-
-// fastws-echo: the fast-ws protocol; emit('echo', payload, true) is answered with the payload.
-app.ws('/fws', { protocol: 'fast-ws', open: (client) => client.on('echo', (evt) => evt.reply(evt.data)) });
-
-// ws-broadcast: {"type":"echo","payload":P} goes back to the sender; {"type":"broadcast","payload":P} goes to
-// every /broadcast client as {"type":"broadcastResult","payload":P}, through the engine's pub/sub (one frame for all).
-app.ws('/broadcast', {
-  maxBackpressure: 16 * 1024 * 1024,
-  open: (ws) => ws.subscribe('broadcast'),
-  message: (ws, data, isBinary) => {
-    let msg;
-    try {
-      msg = JSON.parse(data.toString());
-    } catch {
-      return;
-    }
-    if (msg?.type === 'echo') ws.send(data, { binary: isBinary });
-    else if (msg?.type === 'broadcast') {
-      app.publish('broadcast', JSON.stringify({ type: 'broadcastResult', payload: msg.payload }));
-    }
-  },
-});
+// ws-echo (/echo), fastws-echo (/fws) and ws-broadcast (/broadcast): WebSockets in the native engine.
+registerWsScenarios(app);
 
 // A fixed response answered entirely by the native engine, never entering JavaScript.
 app.fixed('GET', '/health', { body: 'ok' });
