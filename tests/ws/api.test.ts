@@ -246,3 +246,29 @@ test('message Buffers stay valid after later messages (pooled views are never ov
   for (let i = 0; i < 3000; i++) assert.equal(kept[i]?.toString(), sent[i], `message ${i}`);
   c.close();
 });
+
+test('an upgrade still in upgrade(req) when app.close() starts is answered 503', T, async (t) => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  let entered!: () => void;
+  const inUpgrade = new Promise<void>((r) => {
+    entered = r;
+  });
+  const s = await withApp(t, (app) => {
+    app.ws('/late', {
+      upgrade: async () => {
+        entered();
+        await gate;
+        return {};
+      },
+    });
+  });
+  const refused = assert.rejects(connect(wsUrl(s.port, '/late')), /HTTP 503/);
+  await inUpgrade;
+  const closing = s.app.close();
+  release();
+  await refused;
+  await closing;
+});

@@ -211,3 +211,21 @@ test('publish reports slow subscribers: one over maxBackpressure is skipped (not
   slow.conn.socket.destroy();
   fast.close();
 });
+
+test(
+  'shared compression declines an offer that needs a server window under 15 bits (dedicated accepts it)',
+  T,
+  async (t) => {
+    const { port } = await withApp(t, (app) => {
+      app.ws('/shared', { compression: 'shared' });
+      app.ws('/dedicated', { compression: 'dedicated' });
+    });
+    const offer = 'Sec-WebSocket-Extensions: permessage-deflate; server_max_window_bits=10\r\n';
+    const shared = await rawWs(port, '/shared', offer);
+    assert.doesNotMatch(shared.head, /Sec-WebSocket-Extensions/i);
+    shared.conn.socket.destroy();
+    const dedicated = await rawWs(port, '/dedicated', offer);
+    assert.match(dedicated.head, /Sec-WebSocket-Extensions: permessage-deflate;[^\r]*server_max_window_bits=10/i);
+    dedicated.conn.socket.destroy();
+  },
+);

@@ -183,7 +183,7 @@ impl Inner {
         let rbuf = std::mem::take(&mut conn.rbuf);
         self.give_buf(rbuf);
         if let Some(ws) = conn.ws.take() {
-            self.ws_closed(&ws);
+            self.ws_closed(*ws);
         }
         self.maybe_finished();
     }

@@ -123,14 +123,14 @@ impl Inner {
     }
 
     /// The connection of a socket is being removed: forget its topics and tell JS how it ended.
-    pub(crate) fn ws_closed(&mut self, ws: &crate::ws::WsConn) {
+    pub(crate) fn ws_closed(&mut self, ws: crate::ws::WsConn) {
         if ws.subscribed {
             self.topics.remove_all(ws.sid);
         }
         self.events.push_back(Event::WsClose {
             sid: ws.sid,
             code: ws.close_code,
-            reason: ws.close_reason.clone().into_boxed_slice(),
+            reason: ws.close_reason.into_boxed_slice(),
         });
     }
 
