@@ -32,7 +32,9 @@ impl MsgPool {
     pub fn put(&self, env: napi_env, data: &[u8]) -> (napi_value, usize) {
         debug_assert!(data.len() <= POOLED_MAX);
         let mut value = ptr::null_mut();
-        if self.used.get() + data.len() > POOL_BYTES {
+        // No pool yet (`used` starts at POOL_BYTES, but an empty message fits "within" that, so the
+        // null reference must be checked on its own: reading it was the empty-message SIGSEGV).
+        if self.pool.get().is_null() || self.used.get() + data.len() > POOL_BYTES {
             let mut base: *mut std::ffi::c_void = ptr::null_mut();
             let mut r = ptr::null_mut();
             // SAFETY: a live env inside the handler's scope; the old reference is ours to delete (views
@@ -48,12 +50,15 @@ impl MsgPool {
             self.base.set(base as *mut u8);
             self.used.set(0);
         } else {
-            // SAFETY: pool is a strong reference we own.
+            // SAFETY: pool is non-null here (checked above) and a strong reference we own.
             unsafe { sys::napi_get_reference_value(env, self.pool.get(), &mut value) };
         }
         let off = self.used.get();
-        // SAFETY: base points at POOL_BYTES bytes kept alive by the reference; off + len fits (checked).
-        unsafe { ptr::copy_nonoverlapping(data.as_ptr(), self.base.get().add(off), data.len()) };
+        if !data.is_empty() {
+            // SAFETY: base points at POOL_BYTES bytes kept alive by the reference and off + len <=
+            // POOL_BYTES (checked above); data is a live slice that cannot overlap JS-owned memory.
+            unsafe { ptr::copy_nonoverlapping(data.as_ptr(), self.base.get().add(off), data.len()) };
+        }
         // 8-byte aligned, so views can be reinterpreted as wider typed arrays.
         self.used.set(off + ((data.len() + 7) & !7));
         (value, off)
