@@ -2,8 +2,9 @@
 // FAILED, never given a figure, and a correct one must pass: with wrk (a wrong status, answers that go wrong only
 // mid-run, plain and pipelined), autocannon (a wrong body mid-run) and ab (a wrong length and a 404 mid-run, which is
 // all ab can see). The full list of cases is `node --import tsx bench/selftest.ts [--tool …]`.
-// Needs wrk and taskset (CI installs them); without wrk or ab their tests are skipped, except under CI.
+// Needs wrk, ab and taskset: installed with apt-get when missing (as root), else the test fails saying how.
 import { test } from 'node:test';
+import { ensureCommand } from '../tests/system-tools.ts';
 import { ab } from './lib/ab.ts';
 import { autocannon } from './lib/autocannon.ts';
 import type { LoadTool } from './lib/tools.ts';
@@ -20,12 +21,16 @@ function pick(tool: LoadTool, wanted: string[]): Case[] {
   });
 }
 
-/** Why the tool's tests are skipped (not installed, outside CI), or false. */
-function skip(tool: LoadTool): string | false {
+/** Debian packages of the system load tools (autocannon comes from npm). */
+const DEB: Record<string, [string, string]> = { wrk: ['wrk', 'wrk'], ab: ['ab', 'apache2-utils'] };
+
+/** Installs the tool when it is a missing system program; fails with the reason when it still cannot run. */
+function ensure(tool: LoadTool): void {
+  const deb = DEB[tool.id];
+  if (deb) ensureCommand(deb[0], deb[1]);
+  ensureCommand('taskset', 'util-linux');
   const missing = tool.missing();
-  if (!missing) return false;
-  if (process.env.CI) throw new Error(`CI must have ${tool.id}: ${missing}`);
-  return missing.split('\n')[0] ?? `${tool.id} is not installed`;
+  if (missing) throw new Error(`${tool.id} cannot run: ${missing}`);
 }
 
 const plan: [LoadTool, string[]][] = [
@@ -35,9 +40,8 @@ const plan: [LoadTool, string[]][] = [
 ];
 
 for (const [tool, wanted] of plan) {
-  test(`bench harness with ${tool.id}: wrong servers are FAILED, a correct one passes`, {
-    skip: skip(tool),
-  }, async (t) => {
+  test(`bench harness with ${tool.id}: wrong servers are FAILED, a correct one passes`, async (t) => {
+    ensure(tool);
     for (const c of pick(tool, wanted)) {
       const [defect, mode, expected] = c;
       await t.test(`${defect}/${mode.id} ${expected ? 'is FAILED' : 'passes'}`, async () => {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { ensureCommand } from '../tests/system-tools.ts';
 import { commandExists } from './lib/proc.ts';
 import { benchDir } from './lib/servers.ts';
 import {
@@ -52,10 +53,11 @@ const wrong = (defect: string, scenario?: WsScenarioId): WsServer =>
         env: { WS_WRONG: defect },
       };
 
-function skip(): string | false {
-  if (!commandExists('taskset')) return 'taskset is not installed';
-  if (!commandExists('cargo') && process.env.CI) throw new Error('CI must have cargo');
-  return false;
+/** taskset pins server and client to their cores; cargo builds gale-loadgen-ws. Missing either fails the test. */
+function ensureTools(): void {
+  ensureCommand('taskset', 'util-linux');
+  if (!commandExists('cargo'))
+    throw new Error('cargo is needed to build gale-loadgen-ws: install Rust (https://rustup.rs)');
 }
 
 const cases: [string, WsScenarioId, RegExp][] = [
@@ -79,7 +81,8 @@ const cases: [string, WsScenarioId, RegExp][] = [
   ],
 ];
 
-test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', { skip: skip() }, async (t) => {
+test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', async (t) => {
+  ensureTools();
   const bin = wsBinary();
   if ('failure' in bin) throw new Error(bin.failure);
   for (const [defect, scenario, why] of cases) {

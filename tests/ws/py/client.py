@@ -1,5 +1,7 @@
 # Python `websockets` client for Gale's WebSocket tests: echo text and binary, a 200 KB message, a ping,
 # compressed messages when the server offers permessage-deflate, then a close with code 4000. Prints one JSON line.
+# Works with the legacy client (websockets < 14, Debian's python3-websockets 10.x: `ws.extensions`) and the
+# asyncio client of websockets >= 14 (where the negotiated extensions live on `ws.protocol`).
 import asyncio
 import json
 import sys
@@ -12,7 +14,11 @@ async def main(url: str, compress: bool) -> None:
     async with websockets.connect(
         url, compression="deflate" if compress else None, max_size=2**22
     ) as ws:
-        out["extensions"] = [e.name for e in ws.extensions]
+        extensions = getattr(ws, "extensions", None)
+        if extensions is None:
+            extensions = ws.protocol.extensions
+        out["extensions"] = [e.name for e in extensions]
+        out["version"] = websockets.__version__
         await ws.send("héllo")
         out["text"] = await ws.recv()
         await ws.send(b"\x00\x01\xff")
