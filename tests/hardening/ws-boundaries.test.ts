@@ -3,8 +3,8 @@
 // first/middle/last fragments, empty ping/pong/close payloads, and empty sends from JS. The process must survive
 // every one (an empty message used to SIGSEGV the server: the pooled message buffer was read before it existed).
 import assert from 'node:assert/strict';
-import { deflateRawSync, inflateRawSync, constants as z } from 'node:zlib';
 import { test } from 'node:test';
+import { deflateRawSync, inflateRawSync, constants as z } from 'node:zlib';
 import { type App, T, withApp } from '../helpers.js';
 import { closed, connect, nextMessage } from '../ws/clients.js';
 import { closeFrame, frame, rawWs, readClose, readFrame } from '../ws/frames.js';
@@ -204,7 +204,7 @@ test(
   async (t) => {
     let published = -1;
     let appPublished = -1;
-    const { app, port } = await withApp(t, (app) =>
+    const { port } = await withApp(t, (app) =>
       app.ws('/e', {
         open: (ws) => ws.subscribe('t'),
         message: (ws, data) => {

@@ -46,8 +46,14 @@ const sys = systemPython();
 if (sys) clients.push(['Debian python3-websockets', () => sys]);
 
 for (const [clientName, findPython] of clients)
-  for (const compress of [false, true]) {
-    test(`Python ${clientName} (${compress ? 'permessage-deflate' : 'no compression'}): echo, big message, ping, close code`, {
+  for (const mode of ['plain', 'deflate', 'deflate-server-bits'] as const) {
+    const compress = mode !== 'plain';
+    const label = {
+      plain: 'no compression',
+      deflate: 'permessage-deflate',
+      'deflate-server-bits': 'permessage-deflate offering server_max_window_bits=15, which the answer must name',
+    }[mode];
+    test(`Python ${clientName} (${label}): echo, big message, ping, close code`, {
       timeout: 60_000,
     }, async (t) => {
       const closes: [number, string][] = [];
@@ -61,7 +67,7 @@ for (const [clientName, findPython] of clients)
       });
       const { python, env } = findPython();
       const out = await new Promise<string>((resolve, reject) => {
-        const args = [script, `ws://127.0.0.1:${port}/echo`, compress ? 'deflate' : 'plain'];
+        const args = [script, `ws://127.0.0.1:${port}/echo`, mode];
         const child = spawn(python, args, { env, timeout: 50_000 });
         let stdout = '';
         let stderr = '';

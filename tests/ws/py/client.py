@@ -7,13 +7,19 @@ import json
 import sys
 
 import websockets
+from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
 
 
-async def main(url: str, compress: bool) -> None:
+async def main(url: str, mode: str) -> None:
     out = {}
-    async with websockets.connect(
-        url, compression="deflate" if compress else None, max_size=2**22
-    ) as ws:
+    options = {"compression": "deflate" if mode == "deflate" else None}
+    if mode == "deflate-server-bits":
+        # An offer naming server_max_window_bits: the client fails the handshake unless the answer
+        # names it too (RFC 7692 §7.1.2.1).
+        options["extensions"] = [
+            ClientPerMessageDeflateFactory(server_max_window_bits=15, client_max_window_bits=True)
+        ]
+    async with websockets.connect(url, max_size=2**22, **options) as ws:
         extensions = getattr(ws, "extensions", None)
         if extensions is None:
             extensions = ws.protocol.extensions
@@ -34,4 +40,4 @@ async def main(url: str, compress: bool) -> None:
     print(json.dumps(out))
 
 
-asyncio.run(main(sys.argv[1], sys.argv[2] == "deflate"))
+asyncio.run(main(sys.argv[1], sys.argv[2]))

@@ -24,6 +24,7 @@ fuzz_target!(|data: &[u8]| {
         client_no_context_takeover: cfg & 8 != 0,
         server_max_window_bits: 9 + (cfg >> 4) % 7,
         client_max_window_bits: 9 + (cfg >> 4) % 7,
+        server_max_window_bits_offered: false,
     });
     let len = input.len();
     let a = usize::from(u16::from_le_bytes([*c0, *c1])) % (len + 1);

@@ -60,14 +60,19 @@ pub struct DeflateParams {
     pub server_max_window_bits: u8,
     /// The largest window (log2) the client compresses with.
     pub client_max_window_bits: u8,
+    /// The offer named `server_max_window_bits`, so the response must name it too, even at 15
+    /// (RFC 7692 §7.1.2.1; strict clients such as Python's `websockets` fail the connection
+    /// otherwise).
+    pub server_max_window_bits_offered: bool,
 }
 
 impl DeflateParams {
     /// Appends the `Sec-WebSocket-Extensions` response value, e.g.
     /// `permessage-deflate; server_no_context_takeover; client_max_window_bits=10`.
-    /// Window bits are written only below the default 15 (RFC 7692 §7.1.2 lets the server
-    /// name `server_max_window_bits` even when not offered; [`negotiate`] only lowers
-    /// `client_max_window_bits` when the client offered it).
+    /// Window bits are written below the default 15 (RFC 7692 §7.1.2 lets the server name
+    /// `server_max_window_bits` even when not offered; [`negotiate`] only lowers
+    /// `client_max_window_bits` when the client offered it), and `server_max_window_bits`
+    /// always when the offer had it (§7.1.2.1).
     ///
     /// ```
     /// use gale_ws::{negotiate, DeflateConfig};
@@ -93,7 +98,8 @@ impl DeflateParams {
             ),
             (b"; client_max_window_bits=", self.client_max_window_bits),
         ] {
-            if bits < 15 {
+            let server = name.starts_with(b"; server");
+            if bits < 15 || (server && self.server_max_window_bits_offered) {
                 out.extend_from_slice(name);
                 if bits >= 10 {
                     out.push(b'1');

@@ -61,6 +61,7 @@ fn accept(o: &Offer, cfg: &DeflateConfig) -> Option<DeflateParams> {
         client_no_context_takeover: o.client_no_context_takeover || cfg.client_no_context_takeover,
         server_max_window_bits: server_bits,
         client_max_window_bits: client_bits,
+        server_max_window_bits_offered: o.server_max_window_bits.is_some(),
     })
 }
 

@@ -11,6 +11,7 @@ pub(super) fn params(bits: u8, no_context_takeover: bool) -> DeflateParams {
         client_no_context_takeover: no_context_takeover,
         server_max_window_bits: bits,
         client_max_window_bits: bits,
+        server_max_window_bits_offered: false,
     }
 }
 
@@ -285,6 +286,7 @@ fn client_role_inflates_with_the_server_parameters() {
         client_no_context_takeover: false,
         server_max_window_bits: 10,
         client_max_window_bits: 15,
+        server_max_window_bits_offered: false,
     };
     let mut d = Deflater::new(10, 6, true);
     let mut wire = Vec::new();

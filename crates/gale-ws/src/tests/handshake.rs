@@ -178,6 +178,7 @@ fn response_head() {
         client_no_context_takeover: false,
         server_max_window_bits: 15,
         client_max_window_bits: 15,
+        server_max_window_bits_offered: false,
     };
     write_response(&mut out, KEY.as_bytes(), Some(b"chat"), Some(&d));
     let text = String::from_utf8(out).unwrap();

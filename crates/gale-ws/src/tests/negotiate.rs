@@ -9,12 +9,63 @@ fn p(snct: bool, cnct: bool, sbits: u8, cbits: u8) -> Option<DeflateParams> {
         client_no_context_takeover: cnct,
         server_max_window_bits: sbits,
         client_max_window_bits: cbits,
+        server_max_window_bits_offered: false,
     })
 }
 
+/// negotiate(), with `server_max_window_bits_offered` cleared so the tables compare the window
+/// sizes; `server_max_window_bits_is_echoed` tests that flag.
 fn with(headers: &[&str], cfg: &DeflateConfig) -> Option<DeflateParams> {
     let raw: Vec<&[u8]> = headers.iter().map(|h| h.as_bytes()).collect();
-    negotiate(&raw, cfg)
+    negotiate(&raw, cfg).map(|p| DeflateParams {
+        server_max_window_bits_offered: false,
+        ..p
+    })
+}
+
+#[test]
+fn server_max_window_bits_is_echoed() {
+    let header = |offer: &str, cfg: &DeflateConfig| {
+        let mut out = Vec::new();
+        negotiate(&[offer.as_bytes()], cfg)
+            .unwrap()
+            .response_header(&mut out);
+        String::from_utf8(out).unwrap()
+    };
+    let d = DeflateConfig::default();
+    // RFC 7692 §7.1.2.1: an offer with server_max_window_bits gets it back, even at 15.
+    assert_eq!(
+        header("permessage-deflate; server_max_window_bits=15", &d),
+        "permessage-deflate; server_max_window_bits=15"
+    );
+    assert_eq!(
+        header(
+            "permessage-deflate; server_max_window_bits=12; client_max_window_bits",
+            &d
+        ),
+        "permessage-deflate; server_max_window_bits=12"
+    );
+    // What Python's websockets (>= 10) offers by default.
+    assert_eq!(
+        header(
+            "permessage-deflate; server_max_window_bits=12; client_max_window_bits=12",
+            &d
+        ),
+        "permessage-deflate; server_max_window_bits=12; client_max_window_bits=12"
+    );
+    // Without it in the offer, 15 stays implicit.
+    assert_eq!(
+        header("permessage-deflate; client_max_window_bits", &d),
+        "permessage-deflate"
+    );
+    let capped = DeflateConfig {
+        server_max_window_bits: 11,
+        ..d
+    };
+    assert_eq!(
+        header("permessage-deflate; server_max_window_bits=15", &capped),
+        "permessage-deflate; server_max_window_bits=11"
+    );
 }
 
 fn one(header: &str) -> Option<DeflateParams> {
