@@ -152,8 +152,12 @@ export class Registrar {
       base: baseOf(u.prefix),
     }));
     const scopes = [this.app.errorHandlers];
-    const run = compose(steps, handler, '', scopes, this.chainHost);
-    const route: Route = { run, direct: false, names: [], scopes, base: '' };
+    // No middleware: the handler is called directly, as a route's (a fetch handler served alone, serve()).
+    const direct = steps.length === 0 && handler.length < 3;
+    const run = direct
+      ? (handler as (req: Request, res: Response) => unknown)
+      : compose(steps, handler, '', scopes, this.chainHost);
+    const route: Route = { run, direct, names: [], scopes, base: '' };
     if (this.fallbackId === undefined) {
       this.fallbackId = this.routes.length;
       this.routes.push(route);

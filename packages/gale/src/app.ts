@@ -4,6 +4,10 @@
 import { Registrar, type Route, serveStatic } from './app-routes.js';
 import { type ChainHost, type Handler, handleScopedError, type Middleware } from './chain.js';
 import { HttpError } from './errors.js';
+import type { Fetchable, FetchHandler } from './fetch/handler.js';
+import { sendResponse } from './fetch/send.js';
+import { type FetchMountOptions, mountFetch, serve } from './fetch/serve.js';
+import { GlobalResponse } from './fetch/web-response.js';
 import { configureLogging, consoleLogger, type Logger, requestLogger } from './logging.js';
 import {
   EV_ABORT,
@@ -196,6 +200,29 @@ export class App extends Router {
   }
 
   /**
+   * Mounts a Web-standard fetch handler `(Request) → Response | Promise<Response>` (or anything with a `fetch`
+   * method, such as a Hono app). Without a prefix it answers what no route, static mount or fixed response took
+   * (it becomes the notFound handler, after the app's middleware); with one, every method under the prefix, which
+   * is cut from the URL the handler sees unless `stripPrefix: false`. Native routes and static files still win; a
+   * path a route has under another method gets the engine's 405. See README "Fetch handlers and Hono".
+   *
+   * @example
+   * app.get('/health', () => 'ok');                    // still answered by Gale
+   * app.fetch('/hono', honoApp);                        // GET /hono/users → the Hono app sees /users
+   * app.fetch((request) => new Response(`no route for ${new URL(request.url).pathname}`, { status: 404 }));
+   */
+  fetch(handler: FetchHandler | Fetchable, options?: FetchMountOptions): this;
+  fetch(prefix: string, handler: FetchHandler | Fetchable, options?: FetchMountOptions): this;
+  fetch(
+    a: string | FetchHandler | Fetchable,
+    b?: FetchHandler | Fetchable | FetchMountOptions,
+    c?: FetchMountOptions,
+  ): this {
+    mountFetch(this, a, b, c);
+    return this;
+  }
+
+  /**
    * Registers a response the engine answers by itself, without entering JavaScript.
    *
    * @example
@@ -335,7 +362,7 @@ export class App extends Router {
       route.direct &&
       out !== undefined &&
       !isThenable(out) &&
-      !(out instanceof globalThis.Response) &&
+      !(out instanceof GlobalResponse) &&
       !isStreamSource(out)
     ) {
       // A plain returned value: answer now, on the synchronous path (no snapshot, no tracking).
@@ -397,20 +424,14 @@ export class App extends Router {
       });
     }
     if (res.headersSent) return undefined;
-    if (out instanceof globalThis.Response) return this.sendWebResponse(out, res);
+    if (out instanceof GlobalResponse) {
+      const sent = sendResponse(res, out, req.method === 'HEAD');
+      return sent === undefined ? undefined : sent.then(() => undefined);
+    }
     // A returned Readable / ReadableStream / async iterable is streamed; its errors take the scoped path.
     if (isStreamSource(out)) return res._pipe(out).then(() => undefined);
     res.send(out);
     return undefined;
-  }
-
-  private async sendWebResponse(web: globalThis.Response, res: Response): Promise<void> {
-    res.status(web.status);
-    const cookies = web.headers.getSetCookie();
-    for (const [k, v] of web.headers) if (k !== 'set-cookie') res.header(k, v);
-    if (cookies.length > 0) res.header('set-cookie', cookies);
-    const body = web.body === null ? undefined : new Uint8Array(await web.arrayBuffer());
-    if (!res.finished) res.end(body);
   }
 
   /** Answers an error no handler took: HttpError keeps its status; anything else is a logged 500. */
@@ -444,5 +465,8 @@ export class App extends Router {
  * app.get('/json', () => ({ hello: 'world' }));
  * await app.listen(3000);
  */
-export const gale: ((options?: GaleOptions) => App) & { router: typeof router; serveStatic: typeof serveStatic } =
-  Object.assign((options?: GaleOptions) => new App(options), { router, serveStatic });
+export const gale: ((options?: GaleOptions) => App) & {
+  router: typeof router;
+  serveStatic: typeof serveStatic;
+  serve: typeof serve;
+} = Object.assign((options?: GaleOptions) => new App(options), { router, serveStatic, serve });

@@ -6,6 +6,10 @@ export { ErrorCodes, GaleError, HttpError } from './errors.js';
 export { eventId, serverEventFrame } from './fastws/codec.js';
 export type { FastWsConnectionOptions, FastWsEvent, RawSocket } from './fastws/server.js';
 export { FastWsConnection, fastWsHandlers } from './fastws/server.js';
+export type { Fetchable, FetchErrorHandler, FetchHandler } from './fetch/handler.js';
+export { FetchInfo } from './fetch/handler.js';
+export type { FetchMountOptions, FetchServer, ServeOptions } from './fetch/serve.js';
+export { installFetchGlobals, serve } from './fetch/serve.js';
 export { escapeHtml, html, raw, SafeHtml } from './html.js';
 export type { Logger } from './logging.js';
 export type {

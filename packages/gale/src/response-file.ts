@@ -68,6 +68,7 @@ export function sendFile(res: Response, path: string, options: { root?: string; 
   if (res.finished || res.headersSent) {
     throw new GaleError(ErrorCodes.HEADERS_SENT, 'cannot send a file: a response was already sent');
   }
+  if (res._onHead !== undefined) res._runOnHead();
   let lines = res.headerLines() ?? '';
   // A Content-Type set on res wins over the one guessed from the file name.
   if (res._ctype !== CT_NONE) lines = `Content-Type: ${contentTypeName(res._ctype)}\r\n${lines}`;

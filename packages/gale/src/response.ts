@@ -85,6 +85,11 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
   /** @internal */ _locals: Record<string, unknown> | undefined;
   /** @internal performance.now() at the start when requests are logged, else 0 */
   readonly _t0: number;
+  /**
+   * @internal called once just before the head goes out (session cookies); on the prototype (undefined) so
+   * responses that never set it carry no field for it.
+   */
+  declare _onHead: (() => void) | undefined;
 
   constructor(n: NativeServer, id: number, req: Request, host: ResponseHost) {
     this._n = n;
@@ -220,6 +225,7 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
   }
 
   /**
+      if (this._onHead !== undefined) this._runOnHead();
    * Abandons the response: what was already streamed is flushed, then the connection closes without
    * completing the body, so the client sees a truncated response instead of a complete one.
    */
@@ -372,8 +378,18 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
     return out;
   }
 
-  /** @internal hands the whole response to the engine (send/json/html/end/redirect) */
-  finish(ctype: string | number, body: string | Uint8Array | undefined): void {
+  /** @internal runs the before-head hook once */
+  _runOnHead(): void {
+    const hook = this._onHead as () => void;
+    this._onHead = undefined;
+    hook();
+  }
+
+  /**
+   * @internal hands the whole response to the engine (send/json/html/end/redirect). `lines` (fetch handlers)
+   * stands for headerLines(): pass it only when no header was set on this response and no hook is waiting.
+   */
+  finish(ctype: string | number, body: string | Uint8Array | undefined, lines?: string): void {
     if (this.finished || this.headersSent) {
       throw new GaleError(
         ErrorCodes.HEADERS_SENT,
@@ -388,7 +404,7 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
       this._host.forget(this._id);
     }
     if (this._t0 !== 0) primeRequestLog(req);
-    this._n.end(this._id, this.statusCode, ctype, this.headerLines(), body);
+    this._n.end(this._id, this.statusCode, ctype, lines === undefined ? this.headerLines() : lines, body);
     if (this._events !== undefined) {
       this._events.emit('finish');
       this._events.emit('close');
@@ -401,6 +417,7 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
     const mode = this._host.etag;
     if ((mode !== false || this._headers !== undefined) && !this.finished && !this.headersSent) {
       if (notModified(this, mode, body)) {
+    if (this._onHead !== undefined) this._runOnHead();
         this.statusCode = 304;
         this.finish(CT_NONE, undefined);
         return;
@@ -411,3 +428,5 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
     else this.finish(ctype, body);
   }
 }
+
+Response.prototype._onHead = undefined;

@@ -1,0 +1,263 @@
+// Sends a Web `Response` through Gale's response: string/bytes bodies in one native call with Content-Length
+// (no stream machinery), streams through stream.ts's pump (backpressure, cancel on disconnect). Used for fetch
+// handlers and for Gale handlers that return a Response. Imports Gale's Response as a type only.
+import { CT_NONE } from '../native.js';
+import type { Response as GaleResponse } from '../response.js';
+import { BAD_VALUE, ENGINE_HEADERS, TOKEN } from '../response-headers.js';
+import { pump, type StreamSource } from '../stream.js';
+import {
+  defaultContentType,
+  GlobalHeaders,
+  GlobalResponse,
+  type ResponseParts,
+  responseParts,
+} from './web-response.js';
+
+/** Blobs up to this size are read whole and sent with Content-Length; larger ones are streamed. */
+const BLOB_WHOLE = 1024 * 1024;
+
+interface Head {
+  ctype: string | number;
+  /** Header lines as the engine takes them ('' for none). */
+  lines: string;
+}
+
+function badHeader(name: string): never {
+  throw new TypeError(
+    `Response headers: invalid header ${JSON.stringify(name)} (name must be a token; no CR/LF in values)`,
+  );
+}
+
+function line(head: Head, name: string, value: string): void {
+  const lower = name.toLowerCase();
+  if (lower === 'content-type') {
+    head.ctype = value;
+    return;
+  }
+  if (ENGINE_HEADERS.has(lower)) return;
+  head.lines += `${name}: ${value}\r\n`;
+}
+
+/** Header lines from a Headers object (valid by construction; Set-Cookie values come one by one). */
+function fromHeaders(head: Head, h: Headers): void {
+  for (const [k, v] of h) line(head, k, v);
+}
+
+/** Header lines from the init of a cheap Response: a plain object or a list of pairs, checked here. */
+function fromInit(head: Head, init: HeadersInit): void {
+  if (init instanceof GlobalHeaders) {
+    fromHeaders(head, init);
+    return;
+  }
+  if (Array.isArray(init) || typeof (init as unknown as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    for (const pair of init as Iterable<[string, string]>) {
+      const [k, v] = pair;
+      const value = String(v).trim();
+      if (!TOKEN.test(k) || BAD_VALUE.test(value)) badHeader(k);
+      line(head, k, value);
+    }
+    return;
+  }
+  const o = init as Record<string, string>;
+  for (const k in o) {
+    const v = o[k];
+    const value = typeof v === 'string' ? v : String(v);
+    if (BAD_VALUE.test(value)) badHeader(k);
+    // The common case (Hono's c.json/c.text/c.html) is a lone Content-Type: no token check needed for it.
+    if (k === 'content-type' || k === 'Content-Type') head.ctype = value.trim();
+    else {
+      if (!TOKEN.test(k)) badHeader(k);
+      line(head, k, value.trim());
+    }
+  }
+}
+
+/** Applies status and head to `res` and ends it with `body`. */
+function end(res: GaleResponse, status: number, head: Head, body: string | Uint8Array | undefined): void {
+  res.statusCode = status;
+  if (res._headers === undefined && res._onHead === undefined) {
+    res.finish(head.ctype === CT_NONE ? res._ctype : head.ctype, body, head.lines === '' ? undefined : head.lines);
+    return;
+  }
+  // Middleware set headers on res (security headers, cookies): merge, the Response's own winning.
+  merge(res, head);
+  res.finish(head.ctype === CT_NONE ? res._ctype : head.ctype, body);
+}
+
+function merge(res: GaleResponse, head: Head): void {
+  if (head.ctype !== CT_NONE) res._ctype = head.ctype;
+  if (head.lines === '') return;
+  const cookies: string[] = [];
+  for (const l of head.lines.split('\r\n')) {
+    if (l === '') continue;
+    const colon = l.indexOf(':');
+    const name = l.slice(0, colon);
+    const value = l.slice(colon + 2);
+    if (name.toLowerCase() === 'set-cookie') cookies.push(value);
+    else res.header(name, value);
+  }
+  if (cookies.length > 0) res.append('set-cookie', cookies);
+}
+
+/**
+ * Sends `web` as the answer on `res`. Returns undefined when it was sent at once, else a promise that resolves
+ * (to undefined) when the body has been sent or the client went away, and rejects with a body error.
+ */
+export function sendResponse(res: GaleResponse, web: Response, head = false): Promise<void> | undefined {
+  const parts = responseParts(web);
+  if (parts !== undefined) return sendParts(res, parts, head);
+  const h: Head = { ctype: CT_NONE, lines: '' };
+  fromHeaders(h, web.headers);
+  const body = web.body;
+  if (body === null) {
+    end(res, web.status, h, undefined);
+    return undefined;
+  }
+  return sendStream(res, web.status, h, body, head);
+}
+
+function sendParts(res: GaleResponse, p: ResponseParts, head: boolean): Promise<void> | undefined {
+  const h: Head = { ctype: CT_NONE, lines: '' };
+  if (p.headers !== undefined) fromInit(h, p.headers);
+  const b = p.body;
+  if (h.ctype === CT_NONE) h.ctype = defaultContentType(b) ?? CT_NONE;
+  if (b === null || typeof b === 'string' || b instanceof Uint8Array) {
+    end(res, p.status, h, b === null ? undefined : b);
+    return undefined;
+  }
+  if (b instanceof ArrayBuffer) {
+    end(res, p.status, h, new Uint8Array(b));
+    return undefined;
+  }
+  if (ArrayBuffer.isView(b)) {
+    end(res, p.status, h, new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+    return undefined;
+  }
+  if (b instanceof URLSearchParams) {
+    end(res, p.status, h, b.toString());
+    return undefined;
+  }
+  if (b instanceof Blob) {
+    if (b.size <= BLOB_WHOLE) {
+      return b.arrayBuffer().then((ab) => {
+        if (!res.finished) end(res, p.status, h, new Uint8Array(ab));
+      });
+    }
+    return sendStream(res, p.status, h, b.stream(), head);
+  }
+  if (typeof (b as ReadableStream).getReader === 'function') {
+    return sendStream(res, p.status, h, b as ReadableStream<Uint8Array>, head);
+  }
+  // FormData (undici writes the multipart body and its boundary), async iterables, anything else undici takes.
+  const real = new GlobalResponse(b as BodyInit, { status: p.status, headers: p.headers });
+  return sendResponse(res, real, head);
+}
+
+type Read = ReadableStreamReadResult<Uint8Array>;
+
+/** Resolves undefined unless `p` settles within a few microtask turns (a body that is already complete). */
+function soon(p: Promise<Read>): Promise<Read | undefined> {
+  let later: Promise<undefined> = Promise.resolve(undefined);
+  for (let i = 0; i < 4; i++) later = later.then(() => undefined);
+  return Promise.race([p, later]);
+}
+
+/**
+ * Streams `stream`. A body that turns out to be one chunk (a string or bytes given to undici's Response) goes out
+ * whole with Content-Length; otherwise the head goes out with the first chunk and pump() takes over.
+ */
+async function sendStream(
+  res: GaleResponse,
+  status: number,
+  h: Head,
+  stream: ReadableStream<Uint8Array>,
+  head: boolean,
+): Promise<void> {
+  const reader = stream.getReader();
+  if (head) {
+    // HEAD: the engine would drop the body anyway; never pull (the stream may not end).
+    reader.cancel().catch(noop);
+    end(res, status, h, undefined);
+    return;
+  }
+  let gone = false;
+  let wake: (() => void) | undefined;
+  const onClose = (): void => {
+    gone = true;
+    wake?.();
+  };
+  res.once('close', onClose);
+  const untilGone = new Promise<undefined>((resolve) => {
+    wake = () => resolve(undefined);
+  });
+  let first: Read | undefined;
+  let pending: Promise<Read> | undefined;
+  let second: Read | undefined;
+  try {
+    first = await Promise.race([reader.read(), untilGone]);
+    if (first !== undefined && !first.done && !gone) {
+      pending = reader.read();
+      second = await Promise.race([soon(pending), untilGone]);
+      if (second !== undefined) pending = undefined;
+    }
+  } catch (err) {
+    res.off('close', onClose);
+    if (gone || res.finished) return;
+    throw err;
+  }
+  res.off('close', onClose);
+  wake = undefined;
+  if (gone || res.finished || first === undefined) {
+    reader.cancel(new Error('client disconnected')).catch(noop);
+    return;
+  }
+  if (first.done) {
+    end(res, status, h, undefined);
+    return;
+  }
+  if (second?.done) {
+    reader.releaseLock();
+    end(res, status, h, first.value);
+    return;
+  }
+  res.statusCode = status;
+  if (res._headers === undefined && res._onHead === undefined) {
+    res._ctype = h.ctype;
+    if (h.lines !== '') res._headers = linesToMap(h.lines);
+  } else merge(res, h);
+  const queued: Uint8Array[] = second === undefined ? [first.value] : [first.value, second.value as Uint8Array];
+  const source = {
+    getReader: () => ({
+      read: (): Promise<Read> => {
+        const q = queued.shift();
+        if (q !== undefined) return Promise.resolve({ done: false, value: q });
+        if (pending !== undefined) {
+          const p = pending;
+          pending = undefined;
+          return p;
+        }
+        return reader.read();
+      },
+      cancel: (reason: unknown) => reader.cancel(reason),
+      releaseLock: () => reader.releaseLock(),
+    }),
+  };
+  await pump(res, source as unknown as StreamSource);
+}
+
+function linesToMap(lines: string): Map<string, [string, string | string[]]> {
+  const m = new Map<string, [string, string | string[]]>();
+  for (const l of lines.split('\r\n')) {
+    if (l === '') continue;
+    const colon = l.indexOf(':');
+    const name = l.slice(0, colon);
+    const value = l.slice(colon + 2);
+    const lower = name.toLowerCase();
+    const prev = m.get(lower);
+    if (prev === undefined) m.set(lower, [name, value]);
+    else m.set(lower, [name, Array.isArray(prev[1]) ? [...prev[1], value] : [prev[1], value]]);
+  }
+  return m;
+}
+
+function noop(): void {}
