@@ -1,0 +1,210 @@
+// Broadcast operators (socket.io's BroadcastOperator and RemoteSocket): immutable selections of rooms,
+// excluded rooms and flags, ending in an emit (with or without acks) or a bulk operation on the selected
+// sockets. The adapter does the work.
+import { PacketType } from 'socket.io-parser';
+import type { Adapter } from './adapter.js';
+import { RESERVED_EVENTS, type Socket } from './socket.js';
+import type { AnyArgs, BroadcastFlags, Handshake, Packet } from './types.js';
+
+/**
+ * A selection of sockets: `io.to('room')`, `socket.broadcast`, `io.except('x')`, chained freely.
+ *
+ * @example
+ * io.to('room1').to('room2').except('muted').emit('news', text); // each socket once
+ * const answers = await io.timeout(1000).emitWithAck('poll');    // one answer per socket
+ */
+export class BroadcastOperator {
+  private readonly adapter: Adapter;
+  private readonly rooms: Set<string>;
+  private readonly exceptRooms: Set<string>;
+  private readonly flags: BroadcastFlags;
+
+  constructor(
+    adapter: Adapter,
+    rooms: Set<string> = new Set(),
+    exceptRooms: Set<string> = new Set(),
+    flags: BroadcastFlags = {},
+  ) {
+    this.adapter = adapter;
+    this.rooms = rooms;
+    this.exceptRooms = exceptRooms;
+    this.flags = flags;
+  }
+
+  /** Adds rooms to target (a socket in several of them gets the event once). */
+  to(room: string | string[]): BroadcastOperator {
+    const rooms = new Set(this.rooms);
+    for (const r of Array.isArray(room) ? room : [room]) rooms.add(r);
+    return new BroadcastOperator(this.adapter, rooms, this.exceptRooms, this.flags);
+  }
+  /** The same as `to`. */
+  in(room: string | string[]): BroadcastOperator {
+    return this.to(room);
+  }
+  /** Leaves out the members of these rooms. */
+  except(room: string | string[]): BroadcastOperator {
+    const except = new Set(this.exceptRooms);
+    for (const r of Array.isArray(room) ? room : [room]) except.add(r);
+    return new BroadcastOperator(this.adapter, this.rooms, except, this.flags);
+  }
+  compress(compress: boolean): BroadcastOperator {
+    return new BroadcastOperator(this.adapter, this.rooms, this.exceptRooms, { ...this.flags, compress });
+  }
+  /** The event may be dropped for clients that are not ready to receive it. */
+  get volatile(): BroadcastOperator {
+    return new BroadcastOperator(this.adapter, this.rooms, this.exceptRooms, { ...this.flags, volatile: true });
+  }
+  /** Only this server's sockets (with a multi-server adapter). */
+  get local(): BroadcastOperator {
+    return new BroadcastOperator(this.adapter, this.rooms, this.exceptRooms, { ...this.flags, local: true });
+  }
+  /** Acks of the next emit are collected for at most `ms`. */
+  timeout(ms: number): BroadcastOperator {
+    return new BroadcastOperator(this.adapter, this.rooms, this.exceptRooms, { ...this.flags, timeout: ms });
+  }
+
+  /**
+   * Emits to the selected sockets. With a function last, it is called once with `(err, answers)`: err is set
+   * when some client did not answer within `timeout(ms)`.
+   */
+  emit(ev: string, ...args: AnyArgs): boolean {
+    if (RESERVED_EVENTS.has(ev)) throw new Error(`"${ev}" is a reserved event name`);
+    const data: AnyArgs = [ev, ...args];
+    const packet: Packet = { type: PacketType.EVENT, nsp: '', data };
+    if (typeof data[data.length - 1] !== 'function') {
+      this.adapter.broadcast(packet, { rooms: this.rooms, except: this.exceptRooms, flags: this.flags });
+      return true;
+    }
+    const ack = data.pop() as (err: Error | null, responses: unknown) => void;
+    let timedOut = false;
+    const responses: unknown[] = [];
+    const single = this.flags.expectSingleResponse === true;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      const id = packet.id;
+      if (id !== undefined) for (const socket of this.adapter.nsp.sockets.values()) socket.acks.delete(id);
+      ack.call(this, new Error('operation has timed out'), single ? null : responses);
+    }, this.flags.timeout);
+    let expectedServers = -1;
+    let servers = 0;
+    let expectedClients = 0;
+    const check = (): void => {
+      if (!timedOut && expectedServers === servers && responses.length === expectedClients) {
+        clearTimeout(timer);
+        ack.call(this, null, single ? responses[0] : responses);
+      }
+    };
+    this.adapter.broadcastWithAck(
+      packet,
+      { rooms: this.rooms, except: this.exceptRooms, flags: this.flags },
+      (clientCount) => {
+        expectedClients += clientCount;
+        servers++;
+        check();
+      },
+      (response) => {
+        responses.push(response);
+        check();
+      },
+    );
+    this.adapter.serverCount().then((n) => {
+      expectedServers = n;
+      check();
+    });
+    return true;
+  }
+
+  /** Emits and resolves with the answers (rejects on timeout, with `err.responses`). */
+  emitWithAck(ev: string, ...args: AnyArgs): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      args.push((err: (Error & { responses?: unknown }) | null, responses: unknown) => {
+        if (err) {
+          err.responses = responses;
+          reject(err);
+        } else resolve(responses);
+      });
+      this.emit(ev, ...args);
+    });
+  }
+
+  /** Ids of the selected sockets. */
+  allSockets(): Promise<Set<string>> {
+    return this.adapter.sockets(this.rooms);
+  }
+
+  /** The selected sockets (this server's as Socket objects, others' as RemoteSocket). */
+  async fetchSockets(): Promise<(Socket | RemoteSocket)[]> {
+    const sockets = await this.adapter.fetchSockets({
+      rooms: this.rooms,
+      except: this.exceptRooms,
+      flags: this.flags,
+    });
+    return sockets.map((s) =>
+      typeof s === 'object' && s !== null && 'server' in s
+        ? (s as Socket)
+        : new RemoteSocket(this.adapter, s as RemoteDetails),
+    );
+  }
+
+  /** Makes the selected sockets join `room`. */
+  socketsJoin(room: string | string[]): void {
+    this.adapter.addSockets(
+      { rooms: this.rooms, except: this.exceptRooms, flags: this.flags },
+      Array.isArray(room) ? room : [room],
+    );
+  }
+
+  /** Makes the selected sockets leave `room`. */
+  socketsLeave(room: string | string[]): void {
+    this.adapter.delSockets(
+      { rooms: this.rooms, except: this.exceptRooms, flags: this.flags },
+      Array.isArray(room) ? room : [room],
+    );
+  }
+
+  /** Disconnects the selected sockets (`close`: their whole connections). */
+  disconnectSockets(close = false): void {
+    this.adapter.disconnectSockets({ rooms: this.rooms, except: this.exceptRooms, flags: this.flags }, close);
+  }
+}
+
+/** What another server tells about one of its sockets. */
+export interface RemoteDetails {
+  id: string;
+  handshake: Handshake;
+  rooms: string[];
+  data: unknown;
+}
+
+/** A socket on another server (from fetchSockets with a multi-server adapter). */
+export class RemoteSocket {
+  readonly id: string;
+  readonly handshake: Handshake;
+  readonly rooms: Set<string>;
+  readonly data: unknown;
+  private readonly operator: BroadcastOperator;
+
+  constructor(adapter: Adapter, details: RemoteDetails) {
+    this.id = details.id;
+    this.handshake = details.handshake;
+    this.rooms = new Set(details.rooms);
+    this.data = details.data;
+    this.operator = new BroadcastOperator(adapter, new Set([this.id]), new Set(), { expectSingleResponse: true });
+  }
+  timeout(ms: number): BroadcastOperator {
+    return this.operator.timeout(ms);
+  }
+  emit(ev: string, ...args: AnyArgs): boolean {
+    return this.operator.emit(ev, ...args);
+  }
+  join(room: string | string[]): void {
+    this.operator.socketsJoin(room);
+  }
+  leave(room: string | string[]): void {
+    this.operator.socketsLeave(room);
+  }
+  disconnect(close = false): this {
+    this.operator.disconnectSockets(close);
+    return this;
+  }
+}

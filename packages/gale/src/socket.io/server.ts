@@ -1,0 +1,325 @@
+// The Socket.IO server (socket.io's Server) on a Gale app: options, the Engine.IO server it attaches to the app,
+// namespaces (static and dynamic), and the default namespace's API (io.on('connection'), io.emit, io.to, …).
+import { Encoder } from 'socket.io-parser';
+import { App } from '../app.js';
+import { Adapter, SessionAwareAdapter } from './adapter.js';
+import type { BroadcastOperator, RemoteSocket } from './broadcast.js';
+import { Client } from './client.js';
+import { EngineServer, engineOptions, sharedPathSupported } from './eio/server.js';
+import type { EioSocket } from './eio/socket.js';
+import { Namespace, type NamespaceMiddleware, ParentNamespace } from './namespace.js';
+import type { Socket } from './socket.js';
+import type { AdapterConstructor, AnyArgs, Listener, ServerOptions } from './types.js';
+
+/** `io.of(fn)`: decides whether a namespace name is allowed (`next(null, true)`) as a dynamic namespace. */
+export type NamespaceMatcher = (
+  name: string,
+  auth: Record<string, unknown>,
+  next: (err: Error | null, allow: boolean) => void,
+) => void;
+
+let serverCount = 0;
+
+/**
+ * A Socket.IO 4 server that `socket.io-client` (Engine.IO v4, Socket.IO v5) talks to, on a Gale app: long-polling
+ * and WebSocket on the engine, rooms on the engine's pub/sub.
+ *
+ * @example
+ * import { gale } from 'gale';
+ * import { Server } from 'gale/socket.io';
+ *
+ * const app = gale();
+ * const io = new Server(app, { cors: { origin: 'https://example.com' } });
+ * io.use((socket, next) => (socket.handshake.auth.token ? next() : next(new Error('unauthorized'))));
+ * io.on('connection', (socket) => {
+ *   socket.on('join', (room) => socket.join(room));
+ *   socket.on('say', (room, text, ack) => {
+ *     socket.to(room).emit('said', socket.id, text);
+ *     ack('delivered');
+ *   });
+ * });
+ * await app.listen(3000);
+ */
+export class Server {
+  /** The default namespace ('/'). */
+  readonly sockets: Namespace;
+  /** The Engine.IO server: `io.engine.on('connection_error', …)`, `io.engine.use(…)`, `clientsCount`. */
+  readonly engine: EngineServer;
+  /** @internal */
+  readonly encoder = new Encoder();
+  /** @internal */
+  readonly _nsps = new Map<string, Namespace>();
+  /** @internal the app the engine routes are on */
+  _app: App | undefined;
+  /** @internal prefix of this server's engine topics (several servers may share an app) */
+  readonly _topicPrefix: string;
+  /** @internal */
+  _connectTimeout: number;
+  private readonly opts: ServerOptions;
+  private readonly parentNsps = new Map<NamespaceMatcher, ParentNamespace>();
+  private readonly parentNamespacesFromRegExp = new Map<RegExp, ParentNamespace>();
+  private _path: string;
+  private _adapter: AdapterConstructor;
+
+  /** `new Server(app, options)`, `new Server(options)` then `attach(app)`, or `new Server(port, options)`. */
+  constructor(app?: App | number | ServerOptions, opts: ServerOptions = {}) {
+    if (app !== undefined && typeof app === 'object' && !(app instanceof App)) {
+      opts = app;
+      app = undefined;
+    }
+    if (opts.allowEIO3) throw new Error('gale/socket.io: allowEIO3 is not supported (Engine.IO v3 clients)');
+    this.opts = opts;
+    this._topicPrefix = `sio${serverCount++}\x1f`;
+    this._path = (opts.path ?? '/socket.io').replace(/\/$/, '');
+    this._connectTimeout = opts.connectTimeout ?? 45_000;
+    if (opts.connectionStateRecovery) {
+      opts.connectionStateRecovery = {
+        maxDisconnectionDuration: 2 * 60 * 1000,
+        skipMiddlewares: true,
+        ...opts.connectionStateRecovery,
+      };
+    }
+    this._adapter = opts.adapter ?? (opts.connectionStateRecovery ? SessionAwareAdapter : Adapter);
+    this.engine = new EngineServer(engineOptions(opts), opts.cors);
+    this.engine.on('connection', (conn: EioSocket) => new Client(this, conn));
+    this.sockets = this.of('/');
+    if (app !== undefined) this.attach(app);
+  }
+
+  /** @internal the options (socket.io code reads them as `server._opts`) */
+  get _opts(): ServerOptions {
+    return this.opts;
+  }
+
+  /** Engine.IO path (without the trailing slash). */
+  path(): string {
+    return this._path;
+  }
+
+  /** Sets or gets the time a connection may stay without joining a namespace. */
+  connectTimeout(v?: number): number | this {
+    if (v === undefined) return this._connectTimeout;
+    this._connectTimeout = v;
+    return this;
+  }
+
+  /** Sets or gets the adapter class; setting it re-creates every namespace's adapter. */
+  adapter(): AdapterConstructor;
+  adapter(v: AdapterConstructor): this;
+  adapter(v?: AdapterConstructor): AdapterConstructor | this {
+    if (v === undefined) return this._adapter;
+    this._adapter = v;
+    for (const nsp of this._nsps.values()) nsp._initAdapter();
+    return this;
+  }
+
+  /**
+   * Puts the Engine.IO routes on `app` (or on a new app listening on `port`). Middleware the app declares
+   * before this call applies to them, as to any route.
+   */
+  attach(app: App | number, opts: ServerOptions = {}): this {
+    if (this._app !== undefined) throw new Error('gale/socket.io: this server is already attached to an app');
+    Object.assign(this.opts, opts);
+    let target: App;
+    if (typeof app === 'number') {
+      target = new App();
+      target.listen(app).catch((err: unknown) => console.error(`gale/socket.io: cannot listen on ${app}`, err));
+    } else target = app;
+    this._app = target;
+    const eo = this.engine.opts;
+    const trailing = this.opts.addTrailingSlash !== false ? '/' : '';
+    const path = this._path + trailing;
+    const wantsWs = eo.transports.includes('websocket');
+    const wantsPolling = eo.transports.includes('polling');
+    let websocket = wantsWs;
+    if (wantsWs && wantsPolling && !sharedPathSupported(() => new App())) {
+      websocket = false;
+      console.warn(
+        'gale/socket.io: this Gale engine cannot route WebSocket upgrades and long-polling requests of one path to ' +
+          'different handlers yet, so the WebSocket transport is off and clients stay on long-polling. ' +
+          "Pass transports: ['websocket'] for WebSocket only.",
+      );
+    }
+    this.engine.attach(target, path, websocket);
+    return this;
+  }
+
+  /** The same as `attach`. */
+  listen(app: App | number, opts: ServerOptions = {}): this {
+    return this.attach(app, opts);
+  }
+
+  /**
+   * A namespace by name (created on first use), or a parent of dynamic namespaces for a RegExp or a function.
+   *
+   * @example
+   * io.of('/admin').use(requireAdmin).on('connection', onAdmin);
+   * io.of(/^\/team-\w+$/).on('connection', (socket) => socket.emit('team', socket.nsp.name));
+   */
+  of(name: string | RegExp | NamespaceMatcher, fn?: (socket: Socket) => void): Namespace {
+    if (typeof name === 'function' || name instanceof RegExp) {
+      if (name instanceof RegExp && (name.global || name.sticky)) {
+        throw new Error('stateful regular expressions are not supported');
+      }
+      const parent = new ParentNamespace(this);
+      if (typeof name === 'function') this.parentNsps.set(name, parent);
+      else {
+        const re = name;
+        this.parentNsps.set((nsp, _auth, next) => next(null, re.test(nsp)), parent);
+        this.parentNamespacesFromRegExp.set(re, parent);
+      }
+      if (fn) parent.on('connect', fn);
+      return parent;
+    }
+    if (name[0] !== '/') name = `/${name}`;
+    let nsp = this._nsps.get(name);
+    if (nsp === undefined) {
+      for (const [re, parent] of this.parentNamespacesFromRegExp) {
+        if (re.test(name)) return parent.createChild(name);
+      }
+      nsp = new Namespace(this, name);
+      this._nsps.set(name, nsp);
+      if (name !== '/') this.sockets._emitLocal('new_namespace', nsp);
+    }
+    if (fn) nsp.on('connect', fn);
+    return nsp;
+  }
+
+  /** @internal a client asks for an unknown namespace: try the dynamic matchers in order */
+  _checkNamespace(name: string, auth: Record<string, unknown>, fn: (nsp: Namespace | false) => void): void {
+    if (this.parentNsps.size === 0) {
+      fn(false);
+      return;
+    }
+    const keys = this.parentNsps.keys();
+    const next = (): void => {
+      const it = keys.next();
+      if (it.done) {
+        fn(false);
+        return;
+      }
+      const matcher = it.value;
+      matcher(name, auth, (err, allow) => {
+        if (err || !allow) {
+          next();
+          return;
+        }
+        const existing = this._nsps.get(name);
+        if (existing !== undefined) fn(existing);
+        else fn((this.parentNsps.get(matcher) as ParentNamespace).createChild(name));
+      });
+    };
+    next();
+  }
+
+  /**
+   * Disconnects every socket ('server shutting down'), closes the sessions, and closes the app (as socket.io
+   * closes its HTTP server).
+   */
+  async close(fn?: (err?: Error) => void): Promise<void> {
+    await Promise.allSettled(
+      [...this._nsps.values()].map(async (nsp) => {
+        for (const socket of [...nsp.sockets.values()]) socket._onclose('server shutting down');
+        await nsp.adapter.close();
+      }),
+    );
+    this.engine.close();
+    const app = this._app;
+    if (app !== undefined) await app.close({ timeout: 1000 });
+    fn?.();
+  }
+
+  /** Adds a middleware to the default namespace. */
+  use(fn: NamespaceMiddleware): this {
+    this.sockets.use(fn);
+    return this;
+  }
+  to(room: string | string[]): BroadcastOperator {
+    return this.sockets.to(room);
+  }
+  in(room: string | string[]): BroadcastOperator {
+    return this.sockets.in(room);
+  }
+  except(room: string | string[]): BroadcastOperator {
+    return this.sockets.except(room);
+  }
+  /** Emits to every socket of the default namespace. */
+  emit(ev: string, ...args: AnyArgs): boolean {
+    return this.sockets.emit(ev, ...args);
+  }
+  send(...args: AnyArgs): this {
+    this.sockets.emit('message', ...args);
+    return this;
+  }
+  write(...args: AnyArgs): this {
+    this.sockets.emit('message', ...args);
+    return this;
+  }
+  serverSideEmit(ev: string, ...args: AnyArgs): boolean {
+    return this.sockets.serverSideEmit(ev, ...args);
+  }
+  serverSideEmitWithAck(ev: string, ...args: AnyArgs): Promise<unknown[]> {
+    return this.sockets.serverSideEmitWithAck(ev, ...args);
+  }
+  allSockets(): Promise<Set<string>> {
+    return this.sockets.allSockets();
+  }
+  compress(compress: boolean): BroadcastOperator {
+    return this.sockets.compress(compress);
+  }
+  get volatile(): BroadcastOperator {
+    return this.sockets.volatile;
+  }
+  get local(): BroadcastOperator {
+    return this.sockets.local;
+  }
+  timeout(ms: number): BroadcastOperator {
+    return this.sockets.timeout(ms);
+  }
+  fetchSockets(): Promise<(Socket | RemoteSocket)[]> {
+    return this.sockets.fetchSockets();
+  }
+  socketsJoin(room: string | string[]): void {
+    this.sockets.socketsJoin(room);
+  }
+  socketsLeave(room: string | string[]): void {
+    this.sockets.socketsLeave(room);
+  }
+  disconnectSockets(close = false): void {
+    this.sockets.disconnectSockets(close);
+  }
+
+  // The EventEmitter methods act on the default namespace, as in socket.io ('connection', 'new_namespace', …).
+  on(ev: string, listener: Listener): this {
+    this.sockets.on(ev, listener);
+    return this;
+  }
+  addListener(ev: string, listener: Listener): this {
+    return this.on(ev, listener);
+  }
+  once(ev: string, listener: Listener): this {
+    this.sockets.once(ev, listener);
+    return this;
+  }
+  off(ev: string, listener: Listener): this {
+    this.sockets.off(ev, listener);
+    return this;
+  }
+  removeListener(ev: string, listener: Listener): this {
+    return this.off(ev, listener);
+  }
+  removeAllListeners(ev?: string): this {
+    this.sockets.removeAllListeners(ev);
+    return this;
+  }
+  prependListener(ev: string, listener: Listener): this {
+    this.sockets.prependListener(ev, listener);
+    return this;
+  }
+  listeners(ev: string): Listener[] {
+    return this.sockets.listeners(ev) as Listener[];
+  }
+  listenerCount(ev: string): number {
+    return this.sockets.listenerCount(ev);
+  }
+}

@@ -1,0 +1,500 @@
+// A Socket.IO socket (socket.io's Socket): one client's connection to one namespace. Events both ways, acks
+// with timeouts, rooms, broadcast operators, middlewares for incoming packets, disconnect reasons, and the
+// session that connection state recovery persists. Packets go out through client.ts; rooms live in the adapter.
+import { EventEmitter } from 'node:events';
+import { PacketType } from 'socket.io-parser';
+import type { Request } from '../request.js';
+import type { Adapter } from './adapter.js';
+import { BroadcastOperator } from './broadcast.js';
+import type { Client } from './client.js';
+import type { EioSocket } from './eio/socket.js';
+import type { Namespace } from './namespace.js';
+import type { Server } from './server.js';
+import type { AnyArgs, BroadcastFlags, Handshake, Listener, Packet, Session } from './types.js';
+import { randomId } from './types.js';
+
+/** Names a socket may not emit (they are the socket's own events). */
+export const RESERVED_EVENTS = new Set([
+  'connect',
+  'connect_error',
+  'disconnect',
+  'disconnecting',
+  'newListener',
+  'removeListener',
+]);
+
+/** Reasons after which the session is kept for connection state recovery (socket.io's list). */
+const RECOVERABLE = new Set([
+  'transport error',
+  'transport close',
+  'forced close',
+  'ping timeout',
+  'server shutting down',
+  'forced server close',
+]);
+
+/** Why a socket disconnected, as socket.io names it. */
+export type DisconnectReason =
+  | 'transport error'
+  | 'transport close'
+  | 'forced close'
+  | 'ping timeout'
+  | 'parse error'
+  | 'server shutting down'
+  | 'forced server close'
+  | 'client namespace disconnect'
+  | 'server namespace disconnect';
+
+/** A packet middleware: `([event, ...args], next)`; `next(err)` emits 'error' on the socket instead. */
+export type PacketMiddleware = (event: AnyArgs, next: (err?: Error) => void) => void;
+
+const emitLocal = EventEmitter.prototype.emit;
+
+/**
+ * One client connected to one namespace.
+ *
+ * @example
+ * io.on('connection', (socket) => {
+ *   socket.join('lobby');
+ *   socket.on('chat', (text, ack) => {
+ *     socket.to('lobby').emit('chat', socket.data.user, text);
+ *     ack?.('ok');
+ *   });
+ *   socket.on('disconnect', (reason) => console.log(socket.id, 'left:', reason));
+ * });
+ */
+export class Socket extends EventEmitter {
+  readonly nsp: Namespace;
+  readonly client: Client;
+  readonly server: Server;
+  readonly adapter: Adapter;
+  /** This socket's id (also a room it is in). Not the Engine.IO session id. */
+  readonly id: string;
+  /** The private session id used by connection state recovery (only with that option). */
+  readonly pid: string | undefined;
+  /** True when this socket is a recovered session (connection state recovery). */
+  readonly recovered: boolean = false;
+  readonly handshake: Handshake;
+  /** Free-form data of this socket (returned by fetchSockets, kept across recovery). */
+  // biome-ignore lint/suspicious/noExplicitAny: the application's own data
+  data: any = {};
+  connected = false;
+  /** @internal pending acks by packet id */
+  readonly acks = new Map<number, (...args: AnyArgs) => void>();
+  private readonly fns: PacketMiddleware[] = [];
+  private flags: BroadcastFlags = {};
+  private anyListeners: Listener[] | undefined;
+  private anyOutgoing: Listener[] | undefined;
+
+  /** @internal */
+  constructor(nsp: Namespace, client: Client, auth: Record<string, unknown>, previous?: Session) {
+    super();
+    this.nsp = nsp;
+    this.client = client;
+    this.server = nsp.server;
+    this.adapter = nsp.adapter;
+    if (previous !== undefined) {
+      this.id = previous.sid;
+      this.pid = previous.pid;
+      for (const room of previous.rooms) this.join(room);
+      this.data = previous.data;
+      for (const data of previous.missedPackets) this.packet({ type: PacketType.EVENT, nsp: '', data });
+      this.recovered = true;
+    } else {
+      this.id = randomId(); // never the Engine.IO id: that one is a secret of the connection
+      if (this.server._opts.connectionStateRecovery) this.pid = randomId();
+    }
+    this.handshake = this.buildHandshake(auth);
+    // An 'error' without listeners must not throw (socket.io does the same).
+    this.on('error', () => {});
+  }
+
+  private buildHandshake(auth: Record<string, unknown>): Handshake {
+    const req = this.request;
+    const headers = req.headers;
+    const url = req.originalUrl;
+    const at = url.indexOf('?');
+    return {
+      headers,
+      time: `${new Date()}`,
+      address: this.conn.remoteAddress,
+      xdomain: headers.origin !== undefined,
+      secure: req.secure,
+      issued: Date.now(),
+      url,
+      query: at === -1 ? {} : Object.fromEntries(new URLSearchParams(url.slice(at + 1))),
+      auth,
+    };
+  }
+
+  /** The request that opened the connection. */
+  get request(): Request {
+    return this.client.request;
+  }
+
+  /** The Engine.IO connection (transport, upgrade events, readyState). */
+  get conn(): EioSocket {
+    return this.client.conn;
+  }
+
+  get disconnected(): boolean {
+    return !this.connected;
+  }
+
+  /** The rooms this socket is in (its own id included). */
+  get rooms(): Set<string> {
+    return this.adapter.socketRooms(this.id) ?? new Set();
+  }
+
+  /**
+   * Sends an event to this client. A function as last argument is an ack the client calls; with
+   * `timeout(ms)` it is called with an error first when the client does not answer in time.
+   *
+   * @example
+   * socket.emit('hello', 'world', { n: 1 }, Buffer.from([1, 2]));
+   * socket.timeout(1000).emit('ping', (err, answer) => {});
+   */
+  override emit(ev: string, ...args: AnyArgs): boolean {
+    if (RESERVED_EVENTS.has(ev)) throw new Error(`"${ev}" is a reserved event name`);
+    const data: AnyArgs = [ev, ...args];
+    const packet: Packet = { type: PacketType.EVENT, nsp: '', data };
+    if (typeof data[data.length - 1] === 'function') {
+      const id = this.nsp._ids++;
+      this.registerAckCallback(id, data.pop());
+      packet.id = id;
+    }
+    const flags = this.flags;
+    this.flags = {};
+    if (this.server._opts.connectionStateRecovery) {
+      // Through the adapter, so that the packet is stored (and gets its offset) for recovery.
+      this.adapter.broadcast(packet, { rooms: new Set([this.id]), except: new Set(), flags });
+    } else {
+      this.notifyOutgoingListeners(packet);
+      this.packet(packet, flags);
+    }
+    return true;
+  }
+
+  /**
+   * Emits and resolves with the client's ack (rejects on timeout when `timeout(ms)` was used).
+   *
+   * @example
+   * const answer = await socket.timeout(2000).emitWithAck('question', 42);
+   */
+  emitWithAck(ev: string, ...args: AnyArgs): Promise<unknown> {
+    const withErr = this.flags.timeout !== undefined;
+    return new Promise((resolve, reject) => {
+      args.push((arg1: unknown, arg2: unknown) => {
+        if (!withErr) resolve(arg1);
+        else if (arg1) reject(arg1);
+        else resolve(arg2);
+      });
+      this.emit(ev, ...args);
+    });
+  }
+
+  private registerAckCallback(id: number, ack: (...args: AnyArgs) => void): void {
+    const timeout = this.flags.timeout;
+    if (timeout === undefined) {
+      this.acks.set(id, ack);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.acks.delete(id);
+      ack.call(this, new Error('operation has timed out'));
+    }, timeout);
+    this.acks.set(id, (...args: AnyArgs) => {
+      clearTimeout(timer);
+      ack.apply(this, [null, ...args]);
+    });
+  }
+
+  /** Targets a room: sends to its members except this socket. */
+  to(room: string | string[]): BroadcastOperator {
+    return this.newBroadcastOperator().to(room);
+  }
+  /** The same as `to`. */
+  in(room: string | string[]): BroadcastOperator {
+    return this.newBroadcastOperator().in(room);
+  }
+  /** Excludes a room's members (and this socket) from the broadcast. */
+  except(room: string | string[]): BroadcastOperator {
+    return this.newBroadcastOperator().except(room);
+  }
+
+  /** Emits a 'message' event. */
+  send(...args: AnyArgs): this {
+    this.emit('message', ...args);
+    return this;
+  }
+  /** The same as `send`. */
+  write(...args: AnyArgs): this {
+    this.emit('message', ...args);
+    return this;
+  }
+
+  /** @internal writes a packet of this namespace to the client */
+  packet(packet: Packet, opts: { volatile?: boolean; compress?: boolean; preEncoded?: boolean } = {}): void {
+    packet.nsp = this.nsp.name;
+    this.client._packet(packet, { volatile: opts.volatile, compress: opts.compress !== false });
+  }
+
+  /** Joins one or more rooms. */
+  join(rooms: string | string[]): void | Promise<void> {
+    return this.adapter.addAll(this.id, new Set(Array.isArray(rooms) ? rooms : [rooms]));
+  }
+
+  /** Leaves a room. */
+  leave(room: string): void | Promise<void> {
+    return this.adapter.del(this.id, room);
+  }
+
+  private leaveAll(): void {
+    this.adapter.delAll(this.id);
+  }
+
+  /** @internal the namespace accepted the socket: join its own room, send CONNECT */
+  _onconnect(): void {
+    this.connected = true;
+    this.join(this.id);
+    this.packet({ type: PacketType.CONNECT, nsp: '', data: { sid: this.id, pid: this.pid } });
+  }
+
+  /** @internal a packet for this socket from the client */
+  _onpacket(packet: Packet): void {
+    switch (packet.type) {
+      case PacketType.EVENT:
+      case PacketType.BINARY_EVENT:
+        this.onevent(packet);
+        return;
+      case PacketType.ACK:
+      case PacketType.BINARY_ACK:
+        this.onack(packet);
+        return;
+      case PacketType.DISCONNECT:
+        this._onclose('client namespace disconnect');
+        return;
+    }
+  }
+
+  private onevent(packet: Packet): void {
+    const args: AnyArgs = packet.data ?? [];
+    if (packet.id != null) args.push(this.ack(packet.id));
+    const any = this.anyListeners;
+    if (any !== undefined && any.length > 0) {
+      for (const fn of any.slice()) this.call(fn, args);
+    }
+    this.dispatch(args);
+  }
+
+  /** The ack function given to a listener: sends the ACK once. */
+  private ack(id: number): (...args: AnyArgs) => void {
+    let sent = false;
+    return (...args: AnyArgs) => {
+      if (sent) return;
+      sent = true;
+      this.packet({ id, type: PacketType.ACK, nsp: '', data: args });
+    };
+  }
+
+  private onack(packet: Packet): void {
+    const id = packet.id as number;
+    const ack = this.acks.get(id);
+    if (typeof ack !== 'function') return;
+    this.acks.delete(id);
+    ack.apply(this, packet.data ?? []);
+  }
+
+  /** @internal an error in the connection (a bad packet) or a rejected packet */
+  _onerror(err: unknown): void {
+    emitLocal.call(this, 'error', err);
+  }
+
+  /** @internal the socket left its namespace for `reason` */
+  _onclose(reason: DisconnectReason | string, description?: unknown): this {
+    if (!this.connected) return this;
+    emitLocal.call(this, 'disconnecting', reason, description);
+    if (this.server._opts.connectionStateRecovery && RECOVERABLE.has(reason)) {
+      this.adapter.persistSession({ sid: this.id, pid: this.pid as string, rooms: [...this.rooms], data: this.data });
+    }
+    this._cleanup();
+    this.client._remove(this);
+    this.connected = false;
+    emitLocal.call(this, 'disconnect', reason, description);
+    return this;
+  }
+
+  /** @internal */
+  _cleanup(): void {
+    this.leaveAll();
+    this.nsp._remove(this);
+    this.join = () => {};
+  }
+
+  /** @internal refuses the connection with a CONNECT_ERROR */
+  _error(err: unknown): void {
+    this.packet({ type: PacketType.CONNECT_ERROR, nsp: '', data: err });
+  }
+
+  /**
+   * Disconnects this socket from its namespace (the client sees 'io server disconnect'); with `close`, closes
+   * the whole connection (every namespace).
+   */
+  disconnect(close = false): this {
+    if (!this.connected) return this;
+    if (close) {
+      this.client._disconnect();
+    } else {
+      this.packet({ type: PacketType.DISCONNECT, nsp: '' });
+      this._onclose('server namespace disconnect');
+    }
+    return this;
+  }
+
+  /** Sets compression for the next emit. */
+  compress(compress: boolean): this {
+    this.flags.compress = compress;
+    return this;
+  }
+
+  /** The next emit may be dropped if the client is not ready to receive it. */
+  get volatile(): this {
+    this.flags.volatile = true;
+    return this;
+  }
+
+  /** A broadcast to every other socket of the namespace. */
+  get broadcast(): BroadcastOperator {
+    return this.newBroadcastOperator();
+  }
+
+  /** A broadcast to this server's sockets only (with a multi-server adapter). */
+  get local(): BroadcastOperator {
+    return this.newBroadcastOperator().local;
+  }
+
+  /** The ack of the next emit gets an error after `ms` without an answer. */
+  timeout(ms: number): this {
+    this.flags.timeout = ms;
+    return this;
+  }
+
+  private dispatch(event: AnyArgs): void {
+    if (this.fns.length === 0) {
+      // socket.io defers to process.nextTick here; calling now keeps order and saves a tick per event.
+      this.emitEvent(event);
+      return;
+    }
+    this.run(event, (err) => {
+      process.nextTick(() => {
+        if (err) this._onerror(err);
+        else this.emitEvent(event);
+      });
+    });
+  }
+
+  private emitEvent(event: AnyArgs): void {
+    if (!this.connected) return;
+    try {
+      emitLocal.apply(this, event as [string, ...AnyArgs]);
+    } catch (err) {
+      // socket.io lets this crash the process (it throws from a nextTick); Gale logs it and keeps serving.
+      console.error(`gale/socket.io: a listener for "${String(event[0])}" threw`, err);
+    }
+  }
+
+  private call(fn: Listener, args: AnyArgs): void {
+    try {
+      fn.apply(this, args);
+    } catch (err) {
+      console.error('gale/socket.io: an onAny listener threw', err);
+    }
+  }
+
+  /**
+   * Adds a middleware for incoming packets.
+   *
+   * @example
+   * socket.use(([event, ...args], next) => (event === 'admin' && !socket.data.admin ? next(new Error('no')) : next()));
+   */
+  use(fn: PacketMiddleware): this {
+    this.fns.push(fn);
+    return this;
+  }
+
+  private run(event: AnyArgs, done: (err?: Error) => void): void {
+    const fns = this.fns.slice();
+    const step = (i: number): void => {
+      (fns[i] as PacketMiddleware)(event, (err) => {
+        if (err) done(err);
+        else if (i + 1 >= fns.length) done();
+        else step(i + 1);
+      });
+    };
+    step(0);
+  }
+
+  /** Listens to every incoming event: `(event, ...args)`. */
+  onAny(listener: Listener): this {
+    if (this.anyListeners === undefined) this.anyListeners = [];
+    this.anyListeners.push(listener);
+    return this;
+  }
+  prependAny(listener: Listener): this {
+    if (this.anyListeners === undefined) this.anyListeners = [];
+    this.anyListeners.unshift(listener);
+    return this;
+  }
+  /** Removes one catch-all listener, or all of them. */
+  offAny(listener?: Listener): this {
+    if (this.anyListeners === undefined) return this;
+    if (listener === undefined) this.anyListeners = [];
+    else {
+      const i = this.anyListeners.indexOf(listener);
+      if (i >= 0) this.anyListeners.splice(i, 1);
+    }
+    return this;
+  }
+  listenersAny(): Listener[] {
+    return this.anyListeners ?? [];
+  }
+  /** Listens to every outgoing event: `(event, ...args)`. */
+  onAnyOutgoing(listener: Listener): this {
+    if (this.anyOutgoing === undefined) this.anyOutgoing = [];
+    this.anyOutgoing.push(listener);
+    this.nsp._outgoing.add(this);
+    return this;
+  }
+  prependAnyOutgoing(listener: Listener): this {
+    if (this.anyOutgoing === undefined) this.anyOutgoing = [];
+    this.anyOutgoing.unshift(listener);
+    this.nsp._outgoing.add(this);
+    return this;
+  }
+  offAnyOutgoing(listener?: Listener): this {
+    if (this.anyOutgoing === undefined) return this;
+    if (listener === undefined) this.anyOutgoing = [];
+    else {
+      const i = this.anyOutgoing.indexOf(listener);
+      if (i >= 0) this.anyOutgoing.splice(i, 1);
+    }
+    if (this.anyOutgoing.length === 0) this.nsp._outgoing.delete(this);
+    return this;
+  }
+  listenersAnyOutgoing(): Listener[] {
+    return this.anyOutgoing ?? [];
+  }
+
+  /** @internal */
+  notifyOutgoingListeners(packet: Packet): void {
+    const list = this.anyOutgoing;
+    if (list === undefined || list.length === 0) return;
+    for (const fn of list.slice()) this.call(fn, packet.data);
+  }
+
+  private newBroadcastOperator(): BroadcastOperator {
+    const flags = this.flags;
+    this.flags = {};
+    return new BroadcastOperator(this.adapter, new Set(), new Set([this.id]), flags);
+  }
+}
