@@ -287,6 +287,19 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
     if (lower === 'content-type') return this._ctype === CT_NONE ? undefined : contentTypeName(this._ctype);
     return this._headers?.get(lower)?.[1];
   }
+  /**
+   * The lower-case names of the headers set on this response (Content-Type included), as node:http's
+   * `getHeaderNames()`.
+   *
+   * @example
+   * res.header('X-Id', '7').type('json');
+   * res.getHeaderNames(); // ['x-id', 'content-type']
+   */
+  getHeaderNames(): string[] {
+    const names = this._headers === undefined ? [] : [...this._headers.keys()];
+    if (this._ctype !== CT_NONE) names.push('content-type');
+    return names;
+  }
   removeHeader(name: string): this {
     const lower = name.toLowerCase();
     if (lower === 'content-type') this._ctype = CT_NONE;

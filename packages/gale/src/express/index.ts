@@ -1,0 +1,28 @@
+// `gale/express`: a drop-in for Express 5 (`express({ compat: 4 })` or `gale/express4` for Express 4)
+// running on Gale's engine. Uses only gale's public exports (../index.js) and npm packages.
+import { createExpress, type Express } from './create.js';
+
+export type { Application, ExpressOptions } from './application.js';
+export type { Express } from './create.js';
+export { ExpressRequest, ExpressRequest4 } from './request.js';
+export { ExpressResponse, ExpressResponse4 } from './response.js';
+export type { RouterFn as ExpressRouter, RouterOptions } from './router.js';
+export { Route } from './router.js';
+export type { ExpressServer } from './server.js';
+
+/**
+ * Creates an Express application served by Gale's engine (Express 5 rules; `express({ compat: 4 })`
+ * for Express 4's, or import `gale/express4` to get Express 4's body parsers and static too).
+ *
+ * @example
+ * import express from 'gale/express';
+ * const app = express();
+ * app.use(express.json());
+ * app.get('/users/:id', (req, res) => res.json({ id: req.params.id }));
+ * app.listen(3000, () => console.log('ready'));
+ */
+const express: Express = createExpress(5);
+
+export const { Router, json, raw, text, urlencoded, request, response, application } = express;
+export const serveStatic: Express['static'] = express.static;
+export default express;

@@ -1,0 +1,391 @@
+// The node:http ServerResponse half of the Express layer's `res`: headers, writeHead, write, end,
+// events, socket — over a Gale Response. A whole reply (end with a body) is one Gale call; writes
+// stream (chunked), except small bodies with a Content-Length set first, which are sent whole so
+// the length is kept. Middleware may patch write/end/writeHead on the instance (compression,
+// morgan, express-session do): every internal path goes through `this.`.
+import { STATUS_CODES } from 'node:http';
+import { Stream } from 'node:stream';
+import type { Response as GaleResponse } from '../index.js';
+import type { ExpressRequest } from './request.js';
+import type { SocketView } from './socket.js';
+
+type HeaderValue = string | number | readonly string[];
+type Cb = (err?: Error | null) => void;
+
+const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
+const INVALID_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+/** Bodies up to this size with a Content-Length set before writing are sent whole (length kept). */
+const BUFFER_MAX = 1024 * 1024;
+/** HEAD answers carry the Content-Length a GET would have: the engine drops these bytes. */
+let zeros = Buffer.alloc(0);
+const ZEROS_MAX = 8 * 1024 * 1024;
+
+function codeError(code: string, message: string, Kind: ErrorConstructor = Error): Error {
+  return Object.assign(new Kind(message), { code });
+}
+
+function validateHeader(name: string, value: unknown): void {
+  if (typeof name !== 'string' || !name || !TOKEN.test(name)) {
+    throw codeError('ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`, TypeError);
+  }
+  if (value === undefined) {
+    throw codeError('ERR_HTTP_INVALID_HEADER_VALUE', `Invalid value "undefined" for header "${name}"`, TypeError);
+  }
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      if (INVALID_CHAR.test(String(v))) {
+        throw codeError('ERR_INVALID_CHAR', `Invalid character in header content ["${name}"]`, TypeError);
+      }
+    }
+  } else if (INVALID_CHAR.test(String(value))) {
+    throw codeError('ERR_INVALID_CHAR', `Invalid character in header content ["${name}"]`, TypeError);
+  }
+}
+
+function headersSentError(): Error {
+  return codeError('ERR_HTTP_HEADERS_SENT', 'Cannot set headers after they are sent to the client');
+}
+
+function toData(chunk: unknown, encoding: unknown): string | Uint8Array {
+  if (typeof chunk === 'string') {
+    if (encoding === undefined || encoding === 'utf8' || encoding === 'utf-8') return chunk;
+    return Buffer.from(chunk, encoding as BufferEncoding);
+  }
+  if (chunk instanceof Uint8Array) return chunk;
+  throw codeError(
+    'ERR_INVALID_ARG_TYPE',
+    `The "chunk" argument must be of type string or an instance of Buffer or Uint8Array. Received ${typeof chunk}`,
+    TypeError,
+  );
+}
+
+function byteLength(d: string | Uint8Array): number {
+  return typeof d === 'string' ? Buffer.byteLength(d) : d.byteLength;
+}
+
+function emitFinish(res: NodeResponse): void {
+  res._done = true;
+  res.emit('prefinish');
+  res.emit('finish');
+  res.emit('close');
+}
+
+/**
+ * The node:http side of the Express response. Express's helpers (response.ts) extend it.
+ *
+ * @example
+ * app.get('/raw', (req, res) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); });
+ */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: EventEmitter's methods come from the prototype chain set below the class
+export class NodeResponse {
+  /** @internal the Gale response underneath */
+  _g: GaleResponse;
+  req: ExpressRequest;
+  statusCode = 200;
+  statusMessage: string | undefined = undefined;
+  /** Truthy once the head is committed (Node keeps the header text here; middleware tests it). */
+  _header: boolean | string = false;
+  /** True once end() was called (Node's `finished`). */
+  finished = false;
+  /** @internal 'finish' was emitted */
+  _done = false;
+  /** @internal */ _clen: HeaderValue | undefined = undefined;
+  /** @internal */ _te: HeaderValue | undefined = undefined;
+  /** @internal writes held back until end (a Content-Length was set) */
+  _buf: (string | Uint8Array)[] | undefined = undefined;
+  /** @internal */ _blen = 0;
+  /** @internal the head went to Gale as a streamed (chunked) response */
+  _streaming = false;
+  /** @internal Gale's close/drain are forwarded */
+  _watching = false;
+  /** @internal */ _destroyed = false;
+  sendDate = true;
+  chunkedEncoding = false;
+  shouldKeepAlive = true;
+  useChunkedEncodingByDefault = true;
+  declare _events: object | undefined;
+
+  constructor(g: GaleResponse, req: ExpressRequest) {
+    this._g = g;
+    this.req = req;
+  }
+
+  get headersSent(): boolean {
+    return Boolean(this._header);
+  }
+  get writableEnded(): boolean {
+    return this.finished;
+  }
+  get writableFinished(): boolean {
+    return this._done;
+  }
+  get writable(): boolean {
+    return !this.finished && !this._destroyed;
+  }
+  get destroyed(): boolean {
+    return this._destroyed;
+  }
+  get writableLength(): number {
+    return 0;
+  }
+  get writableHighWaterMark(): number {
+    return 16384;
+  }
+  get writableCorked(): number {
+    return 0;
+  }
+  get writableNeedDrain(): boolean {
+    return false;
+  }
+  get writableObjectMode(): boolean {
+    return false;
+  }
+  get socket(): SocketView | null {
+    return this.req.socket;
+  }
+  get connection(): SocketView | null {
+    return this.req.socket;
+  }
+
+  /** @internal forward Gale's drain and client-gone events (installed when someone listens) */
+  _watch(): void {
+    if (this._watching) return;
+    this._watching = true;
+    this._g.on('close', () => {
+      if (this.finished || this._destroyed) return;
+      this._destroyed = true;
+      this.req._aborted();
+      this.emit('close');
+    });
+    this._g.on('drain', () => this.emit('drain'));
+  }
+
+  // ---- headers -------------------------------------------------------------------------------
+
+  setHeader(name: string, value: HeaderValue): this {
+    if (this._header) throw headersSentError();
+    validateHeader(name, value);
+    const lower = name.toLowerCase();
+    if (lower === 'content-length') this._clen = value;
+    else if (lower === 'transfer-encoding') this._te = value;
+    else this._g.header(name, value);
+    return this;
+  }
+  appendHeader(name: string, value: HeaderValue): this {
+    const prev = this.getHeader(name);
+    if (prev === undefined) return this.setHeader(name, value);
+    const list = Array.isArray(prev) ? [...prev] : [String(prev)];
+    if (Array.isArray(value)) list.push(...value);
+    else list.push(String(value));
+    return this.setHeader(name, list);
+  }
+  setHeaders(headers: Headers | Map<string, HeaderValue>): this {
+    for (const [k, v] of headers) this.setHeader(k, v);
+    return this;
+  }
+  getHeader(name: string): HeaderValue | undefined {
+    const lower = name.toLowerCase();
+    if (lower === 'content-length') return this._clen;
+    if (lower === 'transfer-encoding') return this._te;
+    return this._g.getHeader(name);
+  }
+  getHeaderNames(): string[] {
+    const names = this._g.getHeaderNames();
+    if (this._clen !== undefined) names.push('content-length');
+    if (this._te !== undefined) names.push('transfer-encoding');
+    return names;
+  }
+  getRawHeaderNames(): string[] {
+    return this.getHeaderNames();
+  }
+  getHeaders(): Record<string, HeaderValue> {
+    const out = Object.create(null) as Record<string, HeaderValue>;
+    for (const n of this.getHeaderNames()) out[n] = this.getHeader(n) as HeaderValue;
+    return out;
+  }
+  hasHeader(name: string): boolean {
+    return this.getHeader(name) !== undefined;
+  }
+  removeHeader(name: string): void {
+    if (this._header) throw headersSentError();
+    const lower = name.toLowerCase();
+    if (lower === 'content-length') this._clen = undefined;
+    else if (lower === 'transfer-encoding') this._te = undefined;
+    else this._g.removeHeader(name);
+  }
+
+  /** Commits status and headers (sent with the first write or the end). */
+  writeHead(statusCode: number, reason?: unknown, obj?: unknown): this {
+    if (this._header)
+      throw codeError('ERR_HTTP_HEADERS_SENT', 'Cannot write headers after they are sent to the client');
+    const code = statusCode | 0;
+    if (code < 100 || code > 999) {
+      throw codeError('ERR_HTTP_INVALID_STATUS_CODE', `Invalid status code: ${statusCode}`, RangeError);
+    }
+    if (typeof reason === 'string') this.statusMessage = reason;
+    else {
+      this.statusMessage ||= STATUS_CODES[code] || 'unknown';
+      obj ??= reason;
+    }
+    this.statusCode = code;
+    if (Array.isArray(obj)) {
+      if (obj.length > 0 && Array.isArray(obj[0])) {
+        for (const [k, v] of obj as [string, HeaderValue][]) if (k) this.appendHeader(k, v);
+      } else {
+        if (obj.length % 2 !== 0)
+          throw codeError('ERR_INVALID_ARG_VALUE', 'The argument headers is invalid', TypeError);
+        for (let n = 0; n < obj.length; n += 2) if (obj[n]) this.appendHeader(obj[n], obj[n + 1]);
+      }
+    } else if (obj && typeof obj === 'object') {
+      for (const k of Object.keys(obj))
+        if (k) this.setHeader(k, (obj as Record<string, HeaderValue>)[k] as HeaderValue);
+    }
+    this._header = true;
+    return this;
+  }
+  _implicitHeader(): void {
+    this.writeHead(this.statusCode);
+  }
+  flushHeaders(): void {
+    if (!this._header) this._implicitHeader();
+    this._startStream();
+    if (!this._g.finished) this._g.write('');
+  }
+  writeContinue(): void {}
+  writeProcessing(): void {}
+  writeEarlyHints(): void {}
+  addTrailers(): void {}
+  setTimeout(_ms: number, cb?: () => void): this {
+    if (cb) this.once('timeout', cb);
+    return this;
+  }
+  cork(): void {}
+  uncork(): void {}
+  assignSocket(): void {}
+  detachSocket(): void {}
+
+  // ---- body ----------------------------------------------------------------------------------
+
+  /** @internal sends the head as a streamed (chunked) response */
+  _startStream(): void {
+    if (this._streaming) return;
+    this._streaming = true;
+    this._watch();
+    const g = this._g;
+    if (!g.finished) g.status(this.statusCode);
+    const held = this._buf;
+    this._buf = undefined;
+    if (held !== undefined && !g.finished) for (const d of held) g.write(d);
+  }
+
+  write(chunk: unknown, encoding?: unknown, cb?: Cb): boolean {
+    if (typeof encoding === 'function') {
+      cb = encoding as Cb;
+      encoding = undefined;
+    }
+    if (this.finished) {
+      const err = codeError('ERR_STREAM_WRITE_AFTER_END', 'write after end');
+      process.nextTick(() => {
+        cb?.(err);
+        this.emit('error', err);
+      });
+      return false;
+    }
+    if (chunk === null) throw codeError('ERR_STREAM_NULL_VALUES', 'May not write null values to stream', TypeError);
+    if (!this._header) this._implicitHeader();
+    const data = toData(chunk, encoding);
+    let ok = true;
+    const len = byteLength(data);
+    if (len !== 0 && !this._destroyed) {
+      if (
+        !this._streaming &&
+        this._clen !== undefined &&
+        Number(this._clen) <= BUFFER_MAX &&
+        this._blen + len <= BUFFER_MAX
+      ) {
+        if (this._buf === undefined) this._buf = [];
+        this._buf.push(data);
+        this._blen += len;
+      } else {
+        this._startStream();
+        if (!this._g.finished) ok = this._g.write(data);
+      }
+    }
+    if (cb) process.nextTick(cb);
+    return ok;
+  }
+
+  end(chunk?: unknown, encoding?: unknown, cb?: Cb): this {
+    if (typeof chunk === 'function') {
+      cb = chunk as Cb;
+      chunk = undefined;
+    } else if (typeof encoding === 'function') {
+      cb = encoding as Cb;
+      encoding = undefined;
+    }
+    if (this.finished) {
+      if (cb) process.nextTick(cb);
+      return this;
+    }
+    const data = chunk === undefined || chunk === null ? undefined : toData(chunk, encoding);
+    if (!this._header) this._implicitHeader();
+    this.finished = true;
+    const g = this._g;
+    if (!this._destroyed && !g.finished) {
+      if (this._streaming) g.end(data);
+      else {
+        let body: string | Uint8Array | undefined = data;
+        const held = this._buf;
+        if (held !== undefined) {
+          if (data !== undefined) held.push(data);
+          body = Buffer.concat(held.map((d) => (typeof d === 'string' ? Buffer.from(d) : d)));
+          this._buf = undefined;
+        }
+        g.status(this.statusCode);
+        if (body === undefined && this.req.method === 'HEAD') body = headBody(this._clen);
+        g.end(body);
+      }
+    }
+    if (cb) this.once('finish', cb);
+    if (this._events !== undefined || this.req._readableState !== undefined) process.nextTick(emitFinish, this);
+    else this._done = true;
+    return this;
+  }
+
+  /** Abandons the response: the connection is closed without completing it. */
+  destroy(err?: Error): this {
+    if (this._destroyed) return this;
+    this._destroyed = true;
+    if (!this._g.finished) this._g.destroy();
+    process.nextTick(() => {
+      if (err) this.emit('error', err);
+      this.emit('close');
+    });
+    return this;
+  }
+}
+
+function headBody(clen: HeaderValue | undefined): Uint8Array | undefined {
+  const n = Number(clen);
+  if (!(n > 0) || n > ZEROS_MAX) return undefined;
+  if (zeros.length < n) zeros = Buffer.alloc(Math.min(ZEROS_MAX, Math.max(n, 64 * 1024)));
+  return zeros.subarray(0, n);
+}
+
+// Legacy Stream (an EventEmitter with pipe), as OutgoingMessage: `res instanceof Stream` holds, and
+// EventEmitter's methods create their state on first use (no per-response cost until then).
+Object.setPrototypeOf(NodeResponse.prototype, Stream.prototype);
+export interface NodeResponse extends NodeJS.EventEmitter {}
+for (const name of ['on', 'addListener', 'once', 'prependListener', 'prependOnceListener'] as const) {
+  const orig = (Stream.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[name] as (
+    ...a: unknown[]
+  ) => unknown;
+  Object.defineProperty(NodeResponse.prototype, name, {
+    configurable: true,
+    writable: true,
+    value: function (this: NodeResponse, ...args: unknown[]) {
+      this._watch();
+      return orig.apply(this, args);
+    },
+  });
+}

@@ -1,0 +1,700 @@
+// Express's router, ported (router 2 for Express 5, lib/router for Express 4): layers in declaration
+// order, `next('route')`, `next('router')`, error layers, `param` callbacks, mergeParams, automatic
+// OPTIONS answers. The top router of an app walks a per-native-route "plan" (its stack without the
+// layers that provably cannot match) instead of its whole stack. No Gale imports (runs on any req/res).
+import { METHODS } from 'node:http';
+import { type Compat, compileMatcher, type Match, type PathArg, type Seg, simplePaths } from './path.js';
+
+/** Calls the next layer; `'route'` skips the rest of a route, `'router'` leaves the router. */
+export type Next = (err?: unknown) => void;
+/** A middleware or route handler, as Express calls it. */
+export type Handler = (req: never, res: never, next: Next) => unknown;
+type Fn = (...args: unknown[]) => unknown;
+
+/** The request fields the router reads and writes. */
+export interface RouterReq {
+  url: string;
+  method: string;
+  baseUrl: string;
+  originalUrl: string;
+  params: Record<string, string>;
+  next: Next | undefined;
+  route: Route | undefined;
+}
+/** The response methods the automatic OPTIONS answer uses. */
+export interface RouterRes {
+  setHeader(name: string, value: string | number): unknown;
+  end(body?: string): unknown;
+  set(name: string, value: string): unknown;
+  send(body: string): unknown;
+}
+
+/** Every change to any router bumps this, so cached plans and native routes get refreshed. */
+export const generation = { n: 0 };
+const bump = (): void => {
+  generation.n++;
+};
+
+export const METHOD_NAMES: readonly string[] = METHODS.map((m) => m.toLowerCase());
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return v !== null && typeof v === 'object' && typeof (v as PromiseLike<unknown>).then === 'function';
+}
+
+/** Layer.handleRequest: a four-argument function is skipped; throws and rejections go to next. */
+export function callHandler(fn: Fn, req: unknown, res: unknown, next: Next): void {
+  if (fn.length > 3) {
+    next();
+    return;
+  }
+  try {
+    const ret = fn(req, res, next);
+    if (isThenable(ret)) ret.then(undefined, (e: unknown) => next(e || new Error('Rejected promise')));
+  } catch (err) {
+    next(err);
+  }
+}
+
+/** Layer.handleError: only four-argument functions handle errors. */
+export function callErrorHandler(fn: Fn, err: unknown, req: unknown, res: unknown, next: Next): void {
+  if (fn.length !== 4) {
+    next(err);
+    return;
+  }
+  try {
+    const ret = fn(err, req, res, next);
+    if (isThenable(ret)) ret.then(undefined, (e: unknown) => next(e || new Error('Rejected promise')));
+  } catch (e) {
+    next(e);
+  }
+}
+
+/** An entry of a router's stack: middleware (`use`) or a route. */
+export class Layer {
+  readonly handle: Fn;
+  readonly name: string;
+  route: Route | undefined = undefined;
+  readonly match: (path: string) => Match | false;
+  /** The path as simple segment lists (for native routes and plans), or undefined. */
+  readonly segs: Seg[][] | undefined;
+  readonly end: boolean;
+  /** A mounted router or app's router, so its routes can be registered natively. */
+  sub: (() => RouterFn | undefined) | undefined = undefined;
+  readonly rawPath: PathArg;
+
+  constructor(path: PathArg, opts: { sensitive: boolean; strict: boolean; end: boolean }, fn: Fn, compat: Compat) {
+    this.handle = fn;
+    this.name = fn.name || '<anonymous>';
+    this.rawPath = path;
+    this.match = compileMatcher(path, opts, compat);
+    this.segs = simplePaths(path);
+    this.end = opts.end;
+  }
+}
+
+/** A handler in a route's stack. */
+interface MethodLayer {
+  handle: Fn;
+  method: string | undefined;
+  name: string;
+}
+
+/** A route: handlers per method for one path (`router.route(path).get(…).post(…)`). */
+export class Route {
+  readonly path: PathArg;
+  readonly stack: MethodLayer[] = [];
+  readonly methods: Record<string, boolean>;
+  readonly compat: Compat;
+
+  constructor(path: PathArg, compat: Compat) {
+    this.path = path;
+    this.compat = compat;
+    this.methods = compat === 5 ? Object.create(null) : {};
+  }
+
+  _handlesMethod(method: string): boolean {
+    if (this.methods._all) return true;
+    let name = typeof method === 'string' ? method.toLowerCase() : method;
+    if (name === 'head' && !this.methods.head) name = 'get';
+    return Boolean(this.methods[name]);
+  }
+
+  /** Express 4's name. */
+  _handles_method(method: string): boolean {
+    return this._handlesMethod(method);
+  }
+
+  /** The methods for an automatic OPTIONS answer (Express 5: `_methods`, Express 4: `_options`). */
+  _methods(includeAll = false): string[] {
+    const out: string[] = [];
+    for (const m of Object.keys(this.methods)) {
+      if (m === '_all') {
+        if (includeAll || this.compat === 4) out.push(this.compat === 4 ? '_ALL' : '*');
+      } else out.push(m.toUpperCase());
+    }
+    if (this.methods.get && !this.methods.head) out.push('HEAD');
+    return out;
+  }
+
+  _options(): string[] {
+    return this._methods();
+  }
+
+  dispatch(req: RouterReq, res: unknown, done: Next): void {
+    const stack = this.stack;
+    if (stack.length === 0) {
+      done();
+      return;
+    }
+    let method = typeof req.method === 'string' ? req.method.toLowerCase() : req.method;
+    if (method === 'head' && !this.methods.head) method = 'get';
+    req.route = this;
+    // One handler for this method (the usual case): its `next` can be the router's own, since
+    // next('route'), next('router'), next(err) and next() then mean the same thing at both levels.
+    if (stack.length === 1) {
+      const only = stack[0] as MethodLayer;
+      if (only.method === undefined || only.method === method) callHandler(only.handle, req, res, done);
+      else done();
+      return;
+    }
+    new RouteFrame(stack, method, req, res, done).step(undefined);
+  }
+
+  all(...handlers: unknown[]): this {
+    return this.add(undefined, handlers);
+  }
+
+  /** @internal */
+  add(method: string | undefined, handlers: unknown[]): this {
+    const callbacks = handlers.flat(Number.POSITIVE_INFINITY);
+    if (callbacks.length === 0) throw new TypeError('argument handler is required');
+    for (const fn of callbacks) {
+      if (typeof fn !== 'function') {
+        throw new TypeError(
+          this.compat === 4
+            ? `Route.${method ?? 'all'}() requires a callback function but got a ${Object.prototype.toString.call(fn)}`
+            : 'argument handler must be a function',
+        );
+      }
+      this.stack.push({ handle: fn as Fn, method, name: (fn as Fn).name || '<anonymous>' });
+      this.methods[method ?? '_all'] = true;
+    }
+    bump();
+    return this;
+  }
+}
+for (const m of METHOD_NAMES) {
+  (Route.prototype as unknown as Record<string, unknown>)[m] = function (this: Route, ...handlers: unknown[]) {
+    return this.add(m, handlers);
+  };
+}
+
+class RouteFrame {
+  private idx = 0;
+  private sync = 0;
+  readonly next: Next;
+  constructor(
+    private readonly stack: readonly MethodLayer[],
+    private readonly method: string,
+    private readonly req: RouterReq,
+    private readonly res: unknown,
+    private readonly done: Next,
+  ) {
+    this.next = (err) => this.step(err);
+  }
+
+  step(err: unknown): void {
+    if (err && err === 'route') {
+      this.done();
+      return;
+    }
+    if (err && err === 'router') {
+      this.done(err);
+      return;
+    }
+    if (this.idx >= this.stack.length) {
+      this.done(err);
+      return;
+    }
+    if (++this.sync > 100) {
+      setImmediate(this.next, err);
+      return;
+    }
+    let layer: MethodLayer | undefined;
+    let match = false;
+    while (!match && this.idx < this.stack.length) {
+      layer = this.stack[this.idx++] as MethodLayer;
+      match = layer.method === undefined || layer.method === this.method;
+    }
+    if (!match || layer === undefined) {
+      this.done(err);
+      return;
+    }
+    if (err) callErrorHandler(layer.handle, err, this.req, this.res, this.next);
+    else callHandler(layer.handle, this.req, this.res, this.next);
+    this.sync = 0;
+  }
+}
+
+/** A router: callable as middleware, with Express's methods. */
+export interface RouterFn {
+  (req: unknown, res: unknown, next: Next): void;
+  stack: Layer[];
+  params: Record<string, Fn[]>;
+  caseSensitive: boolean | undefined;
+  strict: boolean | undefined;
+  mergeParams: boolean | undefined;
+  compat: Compat;
+  /** Express 4's param transformers (`router.param(fn)`). */
+  _params: Fn[];
+  handle(req: unknown, res: unknown, out: Next | undefined, layers?: readonly Layer[]): void;
+  use(...args: unknown[]): RouterFn;
+  route(path: PathArg): Route;
+  param(name: string | Fn, fn?: Fn): RouterFn;
+}
+
+export interface RouterOptions {
+  caseSensitive?: boolean;
+  strict?: boolean;
+  mergeParams?: boolean;
+}
+
+/** What the top router calls when it runs out of layers and no callback was given (finalhandler). */
+export type FinalFn = (req: unknown, res: unknown, err: unknown) => void;
+
+/** The shared methods of every router (routers are functions whose prototype is this). */
+export const routerProto = Object.create(Function.prototype) as RouterFn & { final?: FinalFn };
+
+export function createRouter(compat: Compat, options: RouterOptions = {}): RouterFn {
+  const router = function router(req: unknown, res: unknown, next: Next): void {
+    (router as RouterFn).handle(req, res, next);
+  } as RouterFn;
+  Object.setPrototypeOf(router, routerProto);
+  router.caseSensitive = options.caseSensitive;
+  router.mergeParams = options.mergeParams;
+  router.params = {};
+  router._params = [];
+  router.strict = options.strict;
+  router.stack = [];
+  router.compat = compat;
+  return router;
+}
+
+routerProto.param = function param(this: RouterFn, name: string | Fn, fn?: Fn): RouterFn {
+  if (this.compat === 4) {
+    if (typeof name === 'function') {
+      this._params.push(name);
+      return this;
+    }
+    let n = name;
+    if (n[0] === ':') n = n.slice(1);
+    let f: unknown = fn;
+    for (const p of this._params) {
+      const ret = p(n, f);
+      if (ret) f = ret;
+    }
+    if (typeof f !== 'function') throw new Error(`invalid param() call for ${n}, got ${f}`);
+    if (this.params[n] === undefined) this.params[n] = [];
+    this.params[n].push(f as Fn);
+    bump();
+    return this;
+  }
+  if (!name) throw new TypeError('argument name is required');
+  if (typeof name !== 'string') throw new TypeError('argument name must be a string');
+  if (!fn) throw new TypeError('argument fn is required');
+  if (typeof fn !== 'function') throw new TypeError('argument fn must be a function');
+  if (this.params[name] === undefined) this.params[name] = [];
+  this.params[name].push(fn);
+  bump();
+  return this;
+};
+
+/** Splits `use`'s arguments like Express: an optional path (or path array) first, then functions. */
+export function useArgs(args: unknown[]): { path: PathArg; fns: unknown[] } {
+  let offset = 0;
+  let path: PathArg = '/';
+  const first = args[0];
+  if (typeof first !== 'function') {
+    let arg: unknown = first;
+    while (Array.isArray(arg) && arg.length !== 0) arg = arg[0];
+    if (typeof arg !== 'function') {
+      offset = 1;
+      path = first as PathArg;
+    }
+  }
+  return { path, fns: args.slice(offset).flat(Number.POSITIVE_INFINITY) };
+}
+
+function gettype(obj: unknown): string {
+  const type = typeof obj;
+  if (type !== 'object') return type;
+  return Object.prototype.toString.call(obj).replace(/^\[object (\S+)\]$/, '$1');
+}
+
+routerProto.use = function use(this: RouterFn, ...args: unknown[]): RouterFn {
+  const { path, fns } = useArgs(args);
+  if (fns.length === 0) {
+    throw new TypeError(
+      this.compat === 4 ? 'Router.use() requires a middleware function' : 'argument handler is required',
+    );
+  }
+  for (const fn of fns) {
+    if (typeof fn !== 'function') {
+      throw new TypeError(
+        this.compat === 4
+          ? `Router.use() requires a middleware function but got a ${gettype(fn)}`
+          : 'argument handler must be a function',
+      );
+    }
+    const layer = new Layer(
+      path,
+      { sensitive: Boolean(this.caseSensitive), strict: false, end: false },
+      fn as Fn,
+      this.compat,
+    );
+    const sub = fn as Partial<RouterFn>;
+    if (Array.isArray(sub.stack) && typeof sub.handle === 'function') layer.sub = () => sub as RouterFn;
+    this.stack.push(layer);
+  }
+  bump();
+  return this;
+};
+
+routerProto.route = function route(this: RouterFn, path: PathArg): Route {
+  const r = new Route(path, this.compat);
+  const layer = new Layer(
+    path,
+    { sensitive: Boolean(this.caseSensitive), strict: Boolean(this.strict), end: true },
+    function handle(req: unknown, res: unknown, next: unknown) {
+      r.dispatch(req as RouterReq, res, next as Next);
+    },
+    this.compat,
+  );
+  layer.route = r;
+  this.stack.push(layer);
+  bump();
+  return r;
+};
+
+for (const m of [...METHOD_NAMES, 'all']) {
+  (routerProto as unknown as Record<string, unknown>)[m] = function (this: RouterFn, path: PathArg, ...fns: unknown[]) {
+    const r = this.route(path) as unknown as Record<string, (...a: unknown[]) => unknown>;
+    (r[m] as (...a: unknown[]) => unknown).apply(r, fns);
+    return this;
+  };
+}
+
+routerProto.handle = function handle(
+  this: RouterFn,
+  req: unknown,
+  res: unknown,
+  out: Next | undefined,
+  layers?: readonly Layer[],
+): void {
+  if (out === undefined && routerProto.final === undefined) throw new TypeError('argument callback is required');
+  new RouterFrame(this, layers ?? this.stack, req as RouterReq, res as RouterRes, out).step(undefined);
+};
+
+/** The part of the URL before the path, for absolute-form targets (`http://host/path`). */
+function getProtohost(url: string): string | undefined {
+  if (typeof url !== 'string' || url.length === 0 || url[0] === '/') return undefined;
+  const searchIndex = url.indexOf('?');
+  const pathLength = searchIndex !== -1 ? searchIndex : url.length;
+  const fqdnIndex = url.slice(0, pathLength).indexOf('://');
+  return fqdnIndex !== -1 ? url.slice(0, url.indexOf('/', 3 + fqdnIndex)) : undefined;
+}
+
+/** parseurl(req).pathname, without allocating for the common origin-form URL. */
+export function pathnameOf(url: string): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  if (url[0] === '/') {
+    const q = url.indexOf('?');
+    return q === -1 ? url : url.slice(0, q);
+  }
+  try {
+    return new URL(url, 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+function mergeParams(params: Record<string, string>, parent: unknown): Record<string, string> {
+  if (typeof parent !== 'object' || !parent) return params;
+  const p = parent as Record<string, string>;
+  const obj = Object.assign({}, p);
+  if (!(0 in params) || !(0 in p)) return Object.assign(obj, params);
+  let i = 0;
+  let o = 0;
+  while (i in params) i++;
+  while (o in p) o++;
+  for (i--; i >= 0; i--) {
+    params[i + o] = params[i] as string;
+    if (i < o) delete params[i];
+  }
+  return Object.assign(obj, params);
+}
+
+interface ParamCalled {
+  error: unknown;
+  match: unknown;
+  value: unknown;
+}
+
+/** One router's walk over its layers for one request (Express's `next` closure state). */
+class RouterFrame {
+  private idx = 0;
+  private removed = '';
+  private slashAdded = false;
+  private sync = 0;
+  private paramcalled: Record<string, ParamCalled> | undefined;
+  private methods: string[] | undefined;
+  private readonly protohost: string;
+  private readonly parentParams: Record<string, string>;
+  private readonly parentUrl: string;
+  private readonly parentNext: Next | undefined;
+  readonly next: Next;
+
+  constructor(
+    private readonly router: RouterFn,
+    private readonly stack: readonly Layer[],
+    private readonly req: RouterReq,
+    private readonly res: RouterRes,
+    private readonly out: Next | undefined,
+  ) {
+    this.protohost = getProtohost(req.url) || '';
+    this.parentParams = req.params;
+    this.parentUrl = req.baseUrl || '';
+    this.parentNext = req.next;
+    this.next = (err) => this.step(err);
+    req.next = this.next;
+    if (req.method === 'OPTIONS') this.methods = [];
+    req.baseUrl = this.parentUrl;
+    req.originalUrl = req.originalUrl || req.url;
+  }
+
+  /** Restores what this router changed on req, then leaves it (automatic OPTIONS answer first). */
+  done(err: unknown): void {
+    const req = this.req;
+    req.baseUrl = this.parentUrl;
+    req.next = this.parentNext;
+    req.params = this.parentParams;
+    const methods = this.methods;
+    if (methods !== undefined && !err && methods.length !== 0) {
+      try {
+        sendOptions(this.res, methods, this.router.compat);
+      } catch (e) {
+        this.leave(e);
+      }
+      return;
+    }
+    this.leave(err);
+  }
+
+  private leave(err: unknown): void {
+    if (this.out !== undefined) this.out(err);
+    else (routerProto.final as FinalFn)(this.req, this.res, err);
+  }
+
+  step(err: unknown): void {
+    const req = this.req;
+    let layerError = err === 'route' ? null : err;
+    if (this.slashAdded) {
+      if (this.router.compat === 4) req.url = req.url.slice(1);
+      else {
+        const pathIsRoot = req.url === '/' || req.url.startsWith('/?');
+        if (pathIsRoot || (this.removed.endsWith('/') && req.url[0] === '/')) req.url = req.url.slice(1);
+      }
+      this.slashAdded = false;
+    }
+    if (this.removed.length !== 0) {
+      req.baseUrl = this.parentUrl;
+      req.url = this.protohost + this.removed + req.url.slice(this.protohost.length);
+      this.removed = '';
+    }
+    if (layerError === 'router') {
+      setImmediate(doneLater, this, null);
+      return;
+    }
+    const stack = this.stack;
+    if (this.idx >= stack.length) {
+      setImmediate(doneLater, this, layerError);
+      return;
+    }
+    if (++this.sync > 100) {
+      setImmediate(this.next, err);
+      return;
+    }
+    const path = pathnameOf(req.url);
+    if (path == null) {
+      this.done(layerError);
+      return;
+    }
+    let layer: Layer | undefined;
+    let match: Match | false = false;
+    let route: Route | undefined;
+    while (match === false && this.idx < stack.length) {
+      layer = stack[this.idx++] as Layer;
+      route = layer.route;
+      try {
+        match = layer.match(path);
+      } catch (e) {
+        layerError = layerError || e;
+        match = false;
+      }
+      if (match === false || route === undefined) continue;
+      if (layerError) {
+        match = false;
+        continue;
+      }
+      const method = req.method;
+      const hasMethod = route._handlesMethod(method);
+      if (!hasMethod && method === 'OPTIONS' && this.methods !== undefined) {
+        for (const m of route._methods()) {
+          if (this.router.compat === 5 || this.methods.indexOf(m) === -1) this.methods.push(m);
+        }
+      }
+      if (!hasMethod && method !== 'HEAD') match = false;
+    }
+    if (match === false || layer === undefined) {
+      this.done(layerError);
+      return;
+    }
+    if (route !== undefined) req.route = route;
+    req.params = this.router.mergeParams ? mergeParams(match.params, this.parentParams) : match.params;
+    const keys = this.router.compat === 5 ? Object.keys(match.params) : Object.keys(match.params);
+    if (keys.length === 0 || !hasParamCallbacks(this.router.params, keys)) {
+      this.proceed(layer, layerError, match.path, path, route);
+    } else {
+      const l = layer;
+      const lp = match.path;
+      const r = route;
+      this.processParams(keys, (e) => {
+        if (e) this.step(layerError || e);
+        else this.proceed(l, layerError, lp, path, r);
+        this.sync = 0;
+      });
+      return;
+    }
+    this.sync = 0;
+  }
+
+  private proceed(layer: Layer, layerError: unknown, layerPath: string, path: string, route: Route | undefined): void {
+    if (route !== undefined) {
+      callHandler(layer.handle, this.req, this.res, this.next);
+      return;
+    }
+    this.trimPrefix(layer, layerError, layerPath, path);
+  }
+
+  private trimPrefix(layer: Layer, layerError: unknown, layerPath: string, path: string): void {
+    const req = this.req;
+    if (layerPath.length !== 0) {
+      if (layerPath !== path.slice(0, layerPath.length)) {
+        this.step(layerError);
+        return;
+      }
+      const c = path[layerPath.length];
+      if (c && c !== '/' && (this.router.compat === 5 || c !== '.')) {
+        this.step(layerError);
+        return;
+      }
+      this.removed = layerPath;
+      const ph = this.protohost;
+      req.url = ph + req.url.slice(ph.length + layerPath.length);
+      if (!ph && req.url[0] !== '/') {
+        req.url = `/${req.url}`;
+        this.slashAdded = true;
+      }
+      req.baseUrl = this.parentUrl + (layerPath[layerPath.length - 1] === '/' ? layerPath.slice(0, -1) : layerPath);
+    }
+    if (layerError) callErrorHandler(layer.handle, layerError, req, this.res, this.next);
+    else callHandler(layer.handle, req, this.res, this.next);
+  }
+
+  private processParams(keys: string[], done: (err?: unknown) => void): void {
+    const params = this.router.params;
+    if (this.paramcalled === undefined) this.paramcalled = {};
+    const called = this.paramcalled;
+    const req = this.req;
+    let i = 0;
+    let paramIndex = 0;
+    let key: string;
+    let paramVal: unknown;
+    let paramCallbacks: Fn[] | undefined;
+    let paramCalled: ParamCalled | undefined;
+    const param = (err?: unknown): void => {
+      if (err) {
+        done(err);
+        return;
+      }
+      if (i >= keys.length) {
+        done();
+        return;
+      }
+      paramIndex = 0;
+      key = keys[i++] as string;
+      paramVal = req.params[key];
+      paramCallbacks = params[key];
+      paramCalled = called[key];
+      if (paramVal === undefined || !paramCallbacks) {
+        param();
+        return;
+      }
+      if (paramCalled && (paramCalled.match === paramVal || (paramCalled.error && paramCalled.error !== 'route'))) {
+        req.params[key] = paramCalled.value as string;
+        param(paramCalled.error);
+        return;
+      }
+      paramCalled = { error: null, match: paramVal, value: paramVal };
+      called[key] = paramCalled;
+      paramCallback();
+    };
+    const paramCallback = (err?: unknown): void => {
+      const fn = (paramCallbacks as Fn[])[paramIndex++];
+      (paramCalled as ParamCalled).value = req.params[key];
+      if (err) {
+        (paramCalled as ParamCalled).error = err;
+        param(err);
+        return;
+      }
+      if (!fn) {
+        param();
+        return;
+      }
+      try {
+        const ret = fn(req, this.res, paramCallback, paramVal, key);
+        if (isThenable(ret)) ret.then(undefined, (e: unknown) => paramCallback(e || new Error('Rejected promise')));
+      } catch (e) {
+        paramCallback(e);
+      }
+    };
+    param();
+  }
+}
+
+function doneLater(frame: RouterFrame, err: unknown): void {
+  frame.done(err);
+}
+
+function hasParamCallbacks(params: Record<string, Fn[]>, keys: string[]): boolean {
+  for (const k of keys) if (params[k] !== undefined) return true;
+  return false;
+}
+
+/** The automatic answer to OPTIONS when no route handles it: the Allow list (as each Express major). */
+function sendOptions(res: RouterRes, methods: string[], compat: Compat): void {
+  if (compat === 4) {
+    const body = methods.join(',');
+    res.set('Allow', body);
+    res.send(body);
+    return;
+  }
+  const unique = Object.create(null) as Record<string, boolean>;
+  for (const m of methods) unique[m] = true;
+  const allow = Object.keys(unique).sort().join(', ');
+  res.setHeader('Allow', allow);
+  res.setHeader('Content-Length', Buffer.byteLength(allow));
+  res.setHeader('Content-Type', 'text/plain');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.end(allow);
+}
