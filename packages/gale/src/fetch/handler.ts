@@ -155,10 +155,7 @@ function answer(
   res: GaleResponse,
   onError: FetchErrorHandler | undefined,
 ): Promise<void> | undefined {
-  if (v instanceof GlobalResponse) {
-    if (res.headersSent) return undefined;
-    return sendResponse(res, v, web.method === 'HEAD');
-  }
+  if (v instanceof GlobalResponse) return sendResponse(res, v, web.method === 'HEAD');
   // A handler that answered through info.res itself.
   if (v === undefined && res.headersSent) return undefined;
   return recover(notAResponse(v), web, res, onError);
@@ -170,7 +167,7 @@ function recover(
   res: GaleResponse,
   onError: FetchErrorHandler | undefined,
 ): Promise<void> | undefined {
-  if (onError === undefined || web === undefined || res.headersSent) throw err;
+  if (onError === undefined || web === undefined || res.headersSent || res.finished) throw err;
   const out = onError(err, web);
   // onError's own failure (or a non-Response) goes to Gale's error handling, never back to onError.
   return settle(out, web, res, undefined);

@@ -104,6 +104,12 @@ function merge(res: GaleResponse, head: Head): void {
  * (to undefined) when the body has been sent or the client went away, and rejects with a body error.
  */
 export function sendResponse(res: GaleResponse, web: Response, head = false): Promise<void> | undefined {
+  if (res.finished) {
+    // The client left before the handler answered: release the body, send nothing.
+    const body = responseParts(web)?.body ?? web.body;
+    if (typeof (body as ReadableStream | null)?.cancel === 'function') (body as ReadableStream).cancel().catch(noop);
+    return undefined;
+  }
   const parts = responseParts(web);
   if (parts !== undefined) return sendParts(res, parts, head);
   const h: Head = { ctype: CT_NONE, lines: '' };
