@@ -1,0 +1,11 @@
+// Differential test: the app of diff-app.ts on real Express 4 and on gale/express4 (compat 4).
+import { test } from 'node:test';
+import express4 from 'express4';
+import galeExpress4 from 'gale/express4';
+import { compare } from './diff-run.js';
+
+test('gale/express4 answers like Express 4 (status, headers that matter, body) on every request', {
+  timeout: 60_000,
+}, async () => {
+  await compare(express4, galeExpress4, 4);
+});
