@@ -64,6 +64,11 @@ export async function startServer(
   } else {
     const server = http.createServer();
     const io = new SioServer(server, { ...(opts as object) });
+    // engine.io keeps a closed polling transport's close timer (30 s, ref'd) alive until a poll arrives, which
+    // would keep this test process running after the last test; gale/socket.io unrefs its own.
+    io.engine.on('connection', (conn: { transport: { closeTimeout?: number } }) => {
+      conn.transport.closeTimeout = 200;
+    });
     setup(io);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
