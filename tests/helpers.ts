@@ -17,8 +17,14 @@ export const T = { timeout: 10_000 } as const;
 after(() => {
   setTimeout(() => {
     const live = process.getActiveResourcesInfo().filter((r) => r !== 'Timeout');
+    // What actually keeps the loop alive: referenced and active libuv handles (a pending setTimeout
+    // shows as 'timer'; a native server that was never closed as 'poll').
+    const report = process.report.getReport() as unknown as {
+      libuv: { type: string; is_active: boolean; is_referenced: boolean }[];
+    };
+    const holding = report.libuv.filter((h) => h.is_active && h.is_referenced).map((h) => h.type);
     process.stderr.write(
-      `gale tests: the process is still alive 3 s after the last test (leaked handle after app.close()?); active resources: ${live.join(', ')}\n`,
+      `gale tests: the process is still alive 3 s after the last test (a leaked handle, an app not closed or a timer not cleared?); active resources: ${live.join(', ')}; referenced libuv handles: ${holding.join(', ')}\n`,
     );
     process.exit(1);
   }, 3000).unref();

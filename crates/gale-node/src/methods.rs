@@ -111,6 +111,15 @@ fn config(env: napi_env, opts: napi_value) -> Config {
     if let Some(n) = num_opt(env, opts, c"highWaterMark") {
         c.high_water_mark = us(n);
     }
+    if let Some(n) = num_opt(env, opts, c"maxConnections") {
+        c.max_connections = us(n).max(1);
+    }
+    if let Some(n) = num_opt(env, opts, c"sendTimeout") {
+        c.send_timeout_ms = n.max(0.0) as u64;
+    }
+    if let Some(n) = num_opt(env, opts, c"maxWriteBuffer") {
+        c.max_write_buffer = us(n);
+    }
     if let Some(n) = num_opt(env, opts, c"backlog") {
         c.backlog = n as i32;
     }

@@ -57,7 +57,9 @@ impl MsgPool {
         if !data.is_empty() {
             // SAFETY: base points at POOL_BYTES bytes kept alive by the reference and off + len <=
             // POOL_BYTES (checked above); data is a live slice that cannot overlap JS-owned memory.
-            unsafe { ptr::copy_nonoverlapping(data.as_ptr(), self.base.get().add(off), data.len()) };
+            unsafe {
+                ptr::copy_nonoverlapping(data.as_ptr(), self.base.get().add(off), data.len())
+            };
         }
         // 8-byte aligned, so views can be reinterpreted as wider typed arrays.
         self.used.set(off + ((data.len() + 7) & !7));

@@ -43,6 +43,8 @@ pub(crate) struct Conn {
     pub read_paused: bool,
     /// A write hit EAGAIN; the next writable event flushes.
     pub want_write: bool,
+    /// Since when (server ms) the client has taken none of the pending output, while `want_write`.
+    pub stalled_since: u64,
     /// Listed in the server's dirty list for the end-of-batch flush.
     pub dirty: bool,
     /// Close once all output is flushed.
@@ -67,6 +69,7 @@ impl Conn {
             partial: false,
             read_paused: false,
             want_write: false,
+            stalled_since: now,
             dirty: false,
             close_after_flush: false,
             eof: false,

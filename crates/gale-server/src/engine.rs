@@ -67,6 +67,11 @@ pub(crate) struct Inner {
     pub ws_packed: Vec<u8>,
     pub ws_subs: Vec<u32>,
     pub ws_shared_frames: Vec<Option<Vec<u8>>>,
+    /// accept() failed for want of descriptors (EMFILE/ENFILE/…): retried on the tick and after a
+    /// connection closes, never in a loop.
+    pub accept_paused: bool,
+    /// A connection closed while accepting was paused: retry at the end of the batch.
+    pub accept_retry: bool,
 }
 
 /// What the parse loop wants next.
@@ -116,6 +121,8 @@ impl Inner {
             ws_packed: Vec::new(),
             ws_subs: Vec::new(),
             ws_shared_frames: Vec::new(),
+            accept_paused: false,
+            accept_retry: false,
         })
     }
 
@@ -141,12 +148,18 @@ impl Inner {
     }
 
     pub fn accept(&mut self) {
+        self.accept_paused = false;
+        self.accept_retry = false;
         loop {
             let Some(listener) = self.listener.as_ref() else {
                 return;
             };
             match listener.accept() {
                 Ok((mut sock, peer)) => {
+                    if self.conns.len() >= self.cfg.max_connections {
+                        self.refuse(sock);
+                        continue;
+                    }
                     let _ = sock.set_nodelay(true);
                     let entry = self.conns.vacant_entry();
                     let key = entry.key();
@@ -164,8 +177,42 @@ impl Inner {
                     }
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                // WouldBlock ends the drain; EMFILE and friends leave the backlog for the next edge.
-                Err(_) => return,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                // EMFILE, ENFILE, ENOBUFS, ENOMEM: out of descriptors or memory. The listener is
+                // edge-triggered, so the backlog would otherwise wait for the next connection
+                // attempt; retry from the tick and whenever a connection closes instead.
+                Err(_) => {
+                    self.accept_paused = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Over `max_connections`: a short 503 (the socket's buffer is empty, so it fits), then close.
+    /// Answering keeps clients from retrying blindly; it costs the descriptor for one write.
+    fn refuse(&mut self, sock: mio::net::TcpStream) {
+        use std::io::Write;
+        let body = b"Too many connections: this server is at its maxConnections limit. Try again shortly.\n";
+        let mut head = Vec::with_capacity(256);
+        head.extend_from_slice(b"HTTP/1.1 503 Service Unavailable\r\n");
+        head.extend_from_slice(self.date.header_line());
+        head.extend_from_slice(
+            b"Content-Type: text/plain; charset=utf-8\r\nRetry-After: 1\r\nConnection: close\r\n",
+        );
+        gale_http::write_content_length(&mut head, body.len() as u64);
+        head.extend_from_slice(b"\r\n");
+        head.extend_from_slice(body);
+        let mut sock = sock;
+        let _ = sock.write(&head);
+        let _ = sock.shutdown(std::net::Shutdown::Write);
+        // Read what the client already sent, so closing does not reset the connection (a reset can
+        // make the client drop our answer unread).
+        let mut sink = [0u8; 4096];
+        for _ in 0..16 {
+            match std::io::Read::read(&mut sock, &mut sink) {
+                Ok(n) if n > 0 => {}
+                _ => break,
             }
         }
     }
@@ -184,6 +231,9 @@ impl Inner {
         self.give_buf(rbuf);
         if let Some(ws) = conn.ws.take() {
             self.ws_closed(*ws);
+        }
+        if self.accept_paused {
+            self.accept_retry = true;
         }
         self.maybe_finished();
     }
@@ -241,6 +291,14 @@ impl Inner {
         let mut expired: Vec<(usize, Option<usize>, bool)> = Vec::new();
         for (cid, c) in self.conns.iter() {
             let age = now.saturating_sub(c.since);
+            if c.want_write
+                && cfg.send_timeout_ms > 0
+                && now.saturating_sub(c.stalled_since) > cfg.send_timeout_ms
+            {
+                // The client took none of our output for sendTimeout: it stopped reading.
+                expired.push((cid, None, false));
+                continue;
+            }
             match c.phase {
                 Phase::Lingering if age > 2_000 => expired.push((cid, None, false)),
                 Phase::Head if c.partial && age > cfg.headers_timeout_ms => {
@@ -270,6 +328,9 @@ impl Inner {
                 (None, false) => self.close_conn(cid),
             }
             self.flush(cid);
+        }
+        if self.accept_paused {
+            self.accept();
         }
     }
 }

@@ -50,6 +50,32 @@ pub struct Config {
     pub high_water_mark: usize,
     /// Listen backlog.
     pub backlog: i32,
+    /// Open connections above which new ones are answered 503 and closed. Default: the
+    /// open-file limit less a reserve for files and the process's own descriptors.
+    pub max_connections: usize,
+    /// A connection whose pending output the client has not taken any of for this long is
+    /// closed (a client that stopped reading). Default 60 s; 0 = never.
+    pub send_timeout_ms: u64,
+    /// A streamed response whose unsent output is already above this when more is written is
+    /// aborted and its connection closed: the handler ignores backpressure and the client is
+    /// not reading. Default 16 MiB.
+    pub max_write_buffer: usize,
+}
+
+/// The default `max_connections`: the soft open-file limit less a reserve of 128 descriptors.
+pub fn default_max_connections() -> usize {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct we pass; it has no other effect.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0;
+    let soft = if ok && lim.rlim_cur != libc::RLIM_INFINITY {
+        lim.rlim_cur as usize
+    } else {
+        1 << 20
+    };
+    soft.saturating_sub(128).max(64)
 }
 
 impl Default for Config {
@@ -67,6 +93,9 @@ impl Default for Config {
             max_pipeline: 64,
             high_water_mark: 64 * 1024,
             backlog: 4096,
+            max_connections: default_max_connections(),
+            send_timeout_ms: 60_000,
+            max_write_buffer: 16 * 1024 * 1024,
         }
     }
 }

@@ -303,6 +303,10 @@ impl Server {
         let more = {
             let mut inner = self.inner.borrow_mut();
             inner.flush_dirty();
+            if inner.accept_retry {
+                // Descriptors were freed while accepting was paused (EMFILE): take the backlog.
+                inner.accept();
+            }
             inner.in_batch = false;
             !inner.events.is_empty() || !inner.deferred.is_empty()
         };

@@ -66,6 +66,15 @@ impl Inner {
 
     /// Writes pending output, then the front response's file body; on EAGAIN waits for the writable edge.
     pub fn flush(&mut self, cid: usize) {
+        let now = self.now;
+        let mut progressed = false;
+        // The socket is full: remember since when the client has taken nothing (send timeout).
+        let stall = |conn: &mut crate::conn::Conn, progressed: bool| {
+            if !conn.want_write || progressed {
+                conn.stalled_since = now;
+            }
+            conn.want_write = true;
+        };
         loop {
             let Some(conn) = self.conns.get_mut(cid) else {
                 return;
@@ -76,9 +85,12 @@ impl Inner {
                         self.close_conn(cid);
                         return;
                     }
-                    Ok(n) => conn.wpos += n,
+                    Ok(n) => {
+                        conn.wpos += n;
+                        progressed = true;
+                    }
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                        conn.want_write = true;
+                        stall(conn, progressed);
                         return;
                     }
                     Err(e) if e.kind() == ErrorKind::Interrupted => {}
@@ -101,6 +113,7 @@ impl Inner {
             let Some(body) = req.file.as_mut() else {
                 break;
             };
+            let before = body.remaining;
             match send_file(&conn.sock, body) {
                 Ok(true) => {
                     req.file = None;
@@ -108,7 +121,8 @@ impl Inner {
                     self.advance(cid);
                 }
                 Ok(false) => {
-                    conn.want_write = true;
+                    let moved = body.remaining != before;
+                    stall(conn, progressed || moved);
                     return;
                 }
                 Err(_) => {

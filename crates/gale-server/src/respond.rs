@@ -55,6 +55,13 @@ impl Server {
         let r = {
             let mut inner = self.inner.borrow_mut();
             match inner.writable_req(id) {
+                Some(idx) if inner.pending_for(idx) > inner.cfg.max_write_buffer => {
+                    // The handler keeps writing although write() said to wait for drain, and the
+                    // client is not taking the output: abort rather than buffer without bound.
+                    let cid = inner.reqs.get(idx).conn;
+                    inner.close_conn(cid);
+                    None
+                }
                 Some(idx) if inner.reqs.get(idx).started => {
                     inner.write_body(idx, len, fill, false);
                     let cid = inner.reqs.get(idx).conn;

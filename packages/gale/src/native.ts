@@ -62,6 +62,9 @@ export type NativeOptions = Pick<
   | 'headersTimeout'
   | 'requestTimeout'
   | 'keepAliveTimeout'
+  | 'maxConnections'
+  | 'sendTimeout'
+  | 'maxWriteBuffer'
   | 'caseSensitive'
   | 'strict'
 > & { maxPipeline?: number; highWaterMark?: number; backlog?: number };

@@ -17,6 +17,23 @@ export interface GaleOptions {
   requestTimeout?: number;
   /** Milliseconds an idle keep-alive connection stays open. Default 65000. */
   keepAliveTimeout?: number;
+  /**
+   * Open connections above which new ones get a 503 and are closed. Default: the process's
+   * open-file limit less 128 (so the server never runs out of descriptors for files it serves).
+   */
+  maxConnections?: number;
+  /**
+   * Milliseconds a connection may go without the client taking any of the output waiting for it
+   * (a client that stopped reading); it is then closed and its unfinished responses aborted.
+   * Default 60000; 0 turns it off.
+   */
+  sendTimeout?: number;
+  /**
+   * Bytes of unsent output above which another `res.write()` aborts the response and closes the
+   * connection instead of buffering more: the handler ignores `write()` returning false and the
+   * client is not reading. Default 16 MiB.
+   */
+  maxWriteBuffer?: number;
   /** Match static path segments case-sensitively. Default false (as Express). */
   caseSensitive?: boolean;
   /** Treat `/a/` and `/a` as different paths. Default false (as Express). */

@@ -97,7 +97,16 @@ export class Request implements RequestHelpers, RequestBodyReaders {
   /** Copies everything JS may still read before the engine lets go of the request. */
   _snapshot(): void {
     if (this._ended) return;
-    void this.method;
+    if (this._method === undefined) {
+      // The engine already let go of the record (the client left while the handler was still
+      // writing): there is nothing left to copy, and ending the response must not throw.
+      const m = this._n.method(this._id);
+      if (m === undefined) {
+        this._ended = true;
+        return;
+      }
+      this._method = m;
+    }
     void this.url;
     void this.headers;
     void this.httpVersion;

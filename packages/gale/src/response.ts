@@ -200,7 +200,15 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
       this.finished = true;
       this._req._snapshot();
       this._host.forget(this._id);
-      this._n.endStream(this._id, body);
+      if (!this._n.endStream(this._id, body)) {
+        // The engine had already let go (the client left, or was cut off for not reading): the
+        // body did not all arrive, so this is an abort, not a finish.
+        this._req._aborted = true;
+        this._req._abort?.abort(new Error('client disconnected'));
+        this._events?.emit('close');
+        if (this._t0 !== 0) logRequestDone(this._req, this.statusCode, this._t0, true);
+        return;
+      }
       this._events?.emit('finish');
       if (this._t0 !== 0) logRequestDone(this._req, this.statusCode, this._t0, false);
       return;
@@ -217,6 +225,7 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
       throw new GaleError(ErrorCodes.HEADERS_SENT, 'write() after the response ended');
     }
     if (!this.headersSent) {
+      if (this._onHead !== undefined) this._runOnHead();
       this.headersSent = true;
       this._host.track(this);
       this._n.writeHead(this._id, this.statusCode, this._ctype, this.headerLines());
@@ -225,7 +234,6 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
   }
 
   /**
-      if (this._onHead !== undefined) this._runOnHead();
    * Abandons the response: what was already streamed is flushed, then the connection closes without
    * completing the body, so the client sees a truncated response instead of a complete one.
    */
@@ -409,6 +417,7 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
         'cannot send a response: one was already sent (or streaming started) for this request',
       );
     }
+    if (this._onHead !== undefined) this._runOnHead();
     this.finished = true;
     this.headersSent = true;
     const req = this._req;
@@ -430,7 +439,6 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
     const mode = this._host.etag;
     if ((mode !== false || this._headers !== undefined) && !this.finished && !this.headersSent) {
       if (notModified(this, mode, body)) {
-    if (this._onHead !== undefined) this._runOnHead();
         this.statusCode = 304;
         this.finish(CT_NONE, undefined);
         return;
