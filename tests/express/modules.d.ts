@@ -1,0 +1,5 @@
+// Types for packages the Express tests load that ship none (express4 is an npm alias of express@4).
+declare module 'express4' {
+  const express: (() => unknown) & Record<string, unknown>;
+  export default express;
+}
