@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import type { Encoder } from 'socket.io-parser';
 import type { WebSocket } from '../ws.js';
 import type { WsTransport } from './eio/websocket.js';
+import { encodePacket } from './encode.js';
 import type { Namespace } from './namespace.js';
 import type { Socket } from './socket.js';
 import type { AnyArgs, BroadcastFlags, BroadcastOptions, Packet, Session, SessionToPersist } from './types.js';
@@ -150,7 +151,7 @@ export class Adapter extends EventEmitter {
     const flags = opts.flags ?? {};
     const packetOpts = { preEncoded: true, volatile: flags.volatile, compress: flags.compress };
     packet.nsp = this.nsp.name;
-    const encoded = this.encoder.encode(packet) as Frame[];
+    const encoded = encodePacket(this.encoder, packet) as Frame[];
     const except = this.computeExceptSids(opts.except);
     const rooms = opts.rooms;
     if (this.nsp._outgoing.size > 0) {
@@ -267,7 +268,7 @@ export class Adapter extends EventEmitter {
     const packetOpts = { preEncoded: true, volatile: flags.volatile, compress: flags.compress };
     packet.nsp = this.nsp.name;
     packet.id = this.nsp._ids++;
-    const encoded = this.encoder.encode(packet) as Frame[];
+    const encoded = encodePacket(this.encoder, packet) as Frame[];
     let count = 0;
     this.apply(opts, (socket) => {
       count++;

@@ -4,6 +4,7 @@
 import { Decoder, PacketType } from 'socket.io-parser';
 import type { Request } from '../request.js';
 import type { EioSocket } from './eio/socket.js';
+import { encodePacket } from './encode.js';
 import type { Server } from './server.js';
 import type { Socket } from './socket.js';
 import type { Packet } from './types.js';
@@ -92,7 +93,7 @@ export class Client {
   /** @internal encodes and writes a packet */
   _packet(packet: Packet, opts: WriteOptions = {}): void {
     if (this.conn.readyState !== 'open') return;
-    this.writeToEngine(this.server.encoder.encode(packet), opts);
+    this.writeToEngine(encodePacket(this.server.encoder, packet), opts);
   }
 
   /** Writes already-encoded packets (a string, then binary attachments) to the session. */

@@ -250,10 +250,23 @@ export class EioSocket extends EventEmitter {
   /** @internal */
   sendPacket(type: EioPacket['type'], data?: unknown, options?: SendOptions, callback?: SendCallback): void {
     if (this.readyState === 'closing' || this.readyState === 'closed') return;
+    const t = this.transport;
+    if (
+      type === 'message' &&
+      typeof data === 'string' &&
+      t.name === 'websocket' &&
+      callback === undefined &&
+      this.writeBuffer.length === 0 &&
+      this.listenerCount('packetCreate') === 0 &&
+      this.listenerCount('flush') === 0
+    ) {
+      // The common case: a text message, nothing queued, a WebSocket ready. Out at once, no packet object.
+      (t as WsTransport).sendText(`4${data}`, options?.compress !== false);
+      return;
+    }
     const packet: EioPacket = { type, options: { compress: options?.compress !== false } };
     if (data !== undefined && data !== '') packet.data = data;
     if (this.listenerCount('packetCreate') > 0) this.emit('packetCreate', packet);
-    const t = this.transport;
     if (
       t.name === 'websocket' &&
       t.writable &&

@@ -10,6 +10,9 @@ import { type EioPacket, Transport } from './transport.js';
  */
 const ERROR_CODES = new Set([1002, 1007, 1009, 1011]);
 
+const COMPRESS = { compress: true } as const;
+const PLAIN = { compress: false } as const;
+
 /**
  * The current "tick" for volatile packets: bumped once in process.nextTick after any send, so a transport knows
  * whether it already sent something in this tick (see canSendVolatile) at the cost of one compare per send.
@@ -70,17 +73,28 @@ export class WsTransport extends Transport {
 
   /** One packet. Message packets with text are written as '4' + data without the parser's callback. */
   sendOne(packet: EioPacket): void {
+    const compress = packet.options?.compress ?? true;
+    if (packet.type === 'message' && typeof packet.data === 'string') {
+      this.sendText(`4${packet.data}`, compress);
+      return;
+    }
     const ws = this.ws;
     if (ws.readyState !== 1) return;
     if (this.sentEpoch !== epoch) this.sent();
-    if (packet.type === 'message' && typeof packet.data === 'string') {
-      // engine.io-parser's encodePacket does exactly this for a text message; inlined (no closure per packet).
-      ws.send(`4${packet.data}`, { compress: packet.options?.compress ?? true });
-      return;
-    }
     encodePacket(packet, true, (data) => {
-      ws.send(data as string | Uint8Array, { compress: packet.options?.compress ?? true });
+      ws.send(data as string | Uint8Array, compress ? COMPRESS : PLAIN);
     });
+  }
+
+  /**
+   * An encoded text packet ('4' + a Socket.IO packet for messages): engine.io-parser's encodePacket does exactly
+   * this concatenation for text, so the session's fast path calls this directly.
+   */
+  sendText(frame: string, compress: boolean): void {
+    const ws = this.ws;
+    if (ws.readyState !== 1) return;
+    if (this.sentEpoch !== epoch) this.sent();
+    ws.send(frame, compress ? COMPRESS : PLAIN);
   }
 
   protected doClose(fn: () => void): void {
