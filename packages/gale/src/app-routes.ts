@@ -2,6 +2,7 @@
 // precomputed, keeps the not-found fallback route and mounts static directories. Must not import app.ts;
 // nothing here runs per request (the App's dispatch only reads the `routes` array filled here).
 import { resolve } from 'node:path';
+import { isCors, Preflights } from './app-preflight.js';
 import { type ChainHost, compose, type Handler } from './chain.js';
 import { ErrorCodes, GaleError } from './errors.js';
 import {
@@ -44,6 +45,10 @@ export class Registrar {
   private fallbackId: number | undefined;
   private readonly owners = new Map<readonly unknown[], Router>();
   private readonly hub: WsHub;
+  /** OPTIONS routes leading preflights of routed paths to cors() (app-preflight.ts). */
+  private readonly preflights: Preflights;
+  /** Headers every static mount sends too (`gale({ security })`). */
+  staticHeaders: Record<string, string> | undefined;
 
   /** `routes` is the app's own array, indexed by the route ids the engine passes to dispatch. */
   constructor(
@@ -62,12 +67,32 @@ export class Registrar {
     this.caseSensitive = caseSensitive;
     this.chainHost = chainHost;
     this.notFoundHandler = notFoundHandler;
+    this.preflights = new Preflights({
+      register: (path, run, scopes) => {
+        const id = this.routes.length;
+        let names: string[];
+        try {
+          names = this.n.route('OPTIONS', path, id);
+        } catch (err) {
+          throw new GaleError(ErrorCodes.ROUTE_CONFLICT, (err as Error).message);
+        }
+        this.routes.push({ run, direct: false, names, scopes, base: '' });
+        return id;
+      },
+      replace: (id, run, scopes) => {
+        const r = this.routes[id] as Route;
+        this.routes[id] = { run, direct: false, names: r.names, scopes, base: '' };
+      },
+      chainHost,
+      caseSensitive,
+    });
   }
 
   /** Registers an entry found at `base` with the outer scopes' error handlers and uses. */
   register(e: Entry, base: string, scopes: ErrorScopes, outer: readonly ScopedUse[]): void {
     switch (e.kind) {
       case 'use':
+        if (isCors(e.fn)) this.preflights.used(joinPath(base, e.prefix), e.seq, e.fn);
         this.refreshFallback();
         return;
       case 'static':
@@ -115,11 +140,14 @@ export class Registrar {
       ...middlewareFor(uses, path, this.caseSensitive),
       ...e.fns.map((fn) => ({ fn, base: mount })),
     ];
-    const id = this.routes.length;
+    // An OPTIONS route for a path cors() covers takes the slot of the one made for preflights.
+    const slot = e.method === 'OPTIONS' && !e.ws ? this.preflights.takeOver(path) : undefined;
+    const id = slot ?? this.routes.length;
     const handler = e.ws ? (upgradeStep(this.hub, e.ws.behavior, e.ws.onOpen) as Handler) : e.handler;
     let names: string[];
     try {
-      names = e.ws ? this.n.wsRoute(path, id, nativeWsOptions(e.ws.behavior)) : this.n.route(e.method, path, id);
+      if (slot !== undefined) names = (this.routes[slot] as Route).names;
+      else names = e.ws ? this.n.wsRoute(path, id, nativeWsOptions(e.ws.behavior)) : this.n.route(e.method, path, id);
     } catch (err) {
       throw new GaleError(ErrorCodes.ROUTE_CONFLICT, (err as Error).message);
     }
@@ -129,7 +157,17 @@ export class Registrar {
     const run = direct
       ? (handler as (req: Request, res: Response) => unknown)
       : compose(steps, handler, mount, scopes, this.chainHost);
-    this.routes.push({ run, direct, names, scopes, base: mount });
+    const route: Route = { run, direct, names, scopes, base: mount };
+    if (slot !== undefined) this.routes[slot] = route;
+    else this.routes.push(route);
+    if (!e.ws)
+      this.preflights.routed(
+        path,
+        e.method,
+        run,
+        e.fns.map((fn) => ({ fn })),
+        scopes,
+      );
   }
 
   /** Tracks which router owns an error-handler list, for scope lookups. */
@@ -170,7 +208,7 @@ export class Registrar {
   mountStatic(prefix: string, mount: StaticMount): void {
     const options = mount.options as StaticOptions;
     const cache = options.cache;
-    const headers = Object.entries(options.headers ?? {})
+    const headers = Object.entries({ ...this.staticHeaders, ...options.headers })
       .map(([k, v]) => `${checkHeader(k, v)}: ${v}\r\n`)
       .join('');
     const index = options.index === false ? [] : options.index === undefined ? undefined : [options.index].flat();

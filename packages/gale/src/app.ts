@@ -9,6 +9,7 @@ import { sendResponse } from './fetch/send.js';
 import { type FetchMountOptions, mountFetch, serve } from './fetch/serve.js';
 import { GlobalResponse } from './fetch/web-response.js';
 import { configureLogging, consoleLogger, type Logger, requestLogger } from './logging.js';
+import { fixedSecurityHeaders, security } from './middleware/security.js';
 import {
   EV_ABORT,
   EV_BODY,
@@ -119,6 +120,11 @@ export class App extends Router {
       this.hub,
     );
     configureLogging(this.n, { logger: this.logger, custom: logger !== undefined, requests: this.host.logRequests });
+    if (options.security !== undefined && options.security !== false) {
+      const o = options.security === true ? {} : options.security;
+      this.use(security(o));
+      this.registrar.staticHeaders = fixedSecurityHeaders(o);
+    }
   }
 
   /**
@@ -231,7 +237,7 @@ export class App extends Router {
   fixed(method: string, path: string, response: FixedResponse): this {
     const headers: string[] = [];
     let hasType = false;
-    for (const [k, v] of Object.entries(response.headers ?? {})) {
+    for (const [k, v] of Object.entries({ ...this.registrar.staticHeaders, ...response.headers })) {
       if (k.toLowerCase() === 'content-type') hasType = true;
       headers.push(k, v);
     }

@@ -29,6 +29,8 @@ export const ErrorCodes = {
   INVALID_SSE: 'GALE_ERR_INVALID_SSE',
   VIEW_ENGINE: 'GALE_ERR_VIEW_ENGINE',
   VIEW_NOT_FOUND: 'GALE_ERR_VIEW_NOT_FOUND',
+  CSRF: 'GALE_ERR_CSRF',
+  SESSION: 'GALE_ERR_SESSION',
 } as const;
 
 export interface HttpErrorOptions {

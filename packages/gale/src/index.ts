@@ -12,6 +12,7 @@ export type { FetchMountOptions, FetchServer, ServeOptions } from './fetch/serve
 export { installFetchGlobals, serve } from './fetch/serve.js';
 export { escapeHtml, html, raw, SafeHtml } from './html.js';
 export type { Logger } from './logging.js';
+export * from './middleware/index.js';
 export type {
   MultipartField,
   MultipartFile,

@@ -46,7 +46,7 @@ export function configureLogging(n: NativeServer, config: LogConfig): void {
 }
 
 /** A request id from a client or proxy is used only if it looks like one (no spaces, quotes or controls). */
-const VALID_ID = /^[\w.:@/+=-]{1,128}$/;
+export const VALID_ID = /^[\w.:@/+=-]{1,128}$/;
 
 interface LoggedRequest extends Request {
   _log?: Logger;
@@ -65,6 +65,13 @@ function requestId(req: LoggedRequest): string {
     req._reqId = given !== undefined && VALID_ID.test(given) ? given : randomUUID();
   }
   return req._reqId;
+}
+
+/** @internal gives `req` its id (the requestId middleware) before `req.id` / `req.log` are first read */
+export function assignRequestId(req: Request, id: string): void {
+  const r = req as LoggedRequest;
+  r._reqId = id;
+  r._log = undefined;
 }
 
 /** @internal the logger for `req` (a child with `reqId` when the app has a logger) */

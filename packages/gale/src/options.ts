@@ -1,5 +1,6 @@
 // Option and result types of the public API (no runtime code).
 import type { Logger } from './logging.js';
+import type { SecurityOptions } from './middleware/security.js';
 
 /** Options for `gale()`. Defaults mirror Node's http server. */
 export interface GaleOptions {
@@ -80,6 +81,11 @@ export interface GaleOptions {
   views?: string | string[];
   /** Extension of views named without one, e.g. `'eta'` (as Express's `view engine`). */
   viewEngine?: string;
+  /**
+   * Security headers on every response: `true` sends the set helmet 8 sends by default, an object configures them
+   * with helmet's options (see `security()`). They go on static files and fixed responses too. Default: off.
+   */
+  security?: boolean | SecurityOptions;
 }
 
 /** Options for `app.fixed()`. */
