@@ -108,8 +108,7 @@ test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', a
       }
       const gale = wsServers.find((s) => s.name === 'gale');
       assert.ok(gale);
-      // Gale has no sio-echo row. Until its row is flipped in lib/ws.ts it reads "not implemented yet"; after, Gale
-      // must pass like any server.
+      // Gale serves every scenario (sio-echo with gale/socket.io) and must pass like any server.
       const g = wsServes(gale, scenario) ? await wsMeasure(opts, gale, scenario, bin.path) : null;
       const table = wsTable(scenario, g ? [m, g] : [m]);
       if (g?.notImplemented) assert.match(table, /\| \*\*Gale\*\* \| — not implemented yet \|/);

@@ -1,12 +1,22 @@
 // Benchmark app: Gale's own WebSockets (the engine's frames, native pub/sub). Serves the WebSocket scenarios with the
 // demo's routes (examples/demo/ws-scenarios.mjs): ws-echo and ws-idle at /echo, fastws-echo at /fws, ws-broadcast at
-// /broadcast (fan-out through app.publish, one frame built for all subscribers), on 127.0.0.1:$PORT. No idle timeout:
-// ws-idle holds silent connections. Prints nothing but errors.
+// /broadcast (fan-out through app.publish, one frame built for all subscribers), and sio-echo with gale/socket.io at
+// /socket.io/ (`socket.on('echo', (msg, ack) => ack(msg))`, as apps/sio-node-http.mjs), on 127.0.0.1:$PORT. No idle
+// timeout: ws-idle holds silent connections. Prints nothing but errors.
 
 import { registerWsScenarios } from '../../examples/demo/ws-scenarios.mjs';
 import { gale } from '../../packages/gale/dist/index.js';
+import { Server } from '../../packages/gale/dist/socket.io/index.js';
 
 const app = gale();
 registerWsScenarios(app, { idleTimeout: 0, maxBackpressure: 64 * 1024 * 1024 });
+// The sio-echo client uses the websocket transport only. WebSocket only here: until the engine serves long-polling
+// and WebSocket upgrades at one path, a default gale/socket.io server keeps clients on long-polling (README).
+const io = new Server(app, { transports: ['websocket'] });
+io.on('connection', (socket) => {
+  socket.on('echo', (msg, ack) => {
+    if (typeof ack === 'function') ack(msg);
+  });
+});
 app.get('/', (_req, res) => res.status(426).type('text/plain').send('WebSocket only\n'));
 await app.listen(Number(process.env.PORT), '127.0.0.1');

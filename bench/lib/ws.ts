@@ -1,8 +1,8 @@
 // The WebSocket scenarios (ws-echo, fastws-echo, sio-echo, ws-broadcast, ws-idle; ../shared/bench/scenarios.md): each
 // server app in bench/apps/ws-*.mjs (sio-node-http.mjs) is started pinned to the server core and driven by
 // gale-loadgen-ws (bench/loadgen/src/ws, Rust, one thread; sio-echo: lib/sio.ts) pinned to the load core. The generator checks every echo and every broadcast delivery against the exact text; a run
-// with an invalid message or any error is FAILED with the reason, never given a figure. Gale has no WebSocket support
-// yet: its rows say so ("— not implemented yet").
+// with an invalid message or any error is FAILED with the reason, never given a figure. Gale serves every scenario
+// (sio-echo with gale/socket.io) from apps/ws-gale.mjs.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadgen, loadgenBinary } from './loadgen.ts';
@@ -91,7 +91,7 @@ export const wsServers: readonly WsServer[] = [
     unavailable: express4Unavailable,
   },
   { name: 'fastify', label: 'Fastify 5 + @fastify/websocket', entry: app('ws-fastify.mjs') },
-  { name: 'gale', label: 'Gale', entry: app('ws-gale.mjs') },
+  { name: 'gale', label: 'Gale', entry: app('ws-gale.mjs'), serves: wsScenarioIds },
   { name: 'socketio', label: 'Socket.IO 4 on node:http', entry: app('sio-node-http.mjs'), serves: ['sio-echo'] },
   // Only with GALE_BENCH_UWS naming a local uWebSockets.js build (see lib/servers.ts).
   ...(uwsPath ? [{ name: 'uws', label: 'uWebSockets.js', entry: app('uws.mjs'), unavailable: uwsUnavailable }] : []),

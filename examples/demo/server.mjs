@@ -2,6 +2,7 @@
 // with the exact bodies and headers given there. Port 3000, or PORT.
 import { gale } from 'gale';
 import { ensureLargeFile, prerenderedDir, publicDir } from './assets.mjs';
+import { registerChat } from './chat.mjs';
 import { registerWsScenarios } from './ws-scenarios.mjs';
 
 const app = gale();
@@ -56,14 +57,20 @@ app.post('/stream', async (req, res) => {
 // ws-echo (/echo), fastws-echo (/fws) and ws-broadcast (/broadcast): WebSockets in the native engine.
 registerWsScenarios(app);
 
+// Socket.IO (gale/socket.io) at /socket.io/: the /chat namespace (join a room, message the room) and `echo` with an ack.
+const io = registerChat(app);
+
 // A fixed response answered entirely by the native engine, never entering JavaScript.
 app.fixed('GET', '/health', { body: 'ok' });
 
-// Graceful shutdown: in-flight requests finish, idle connections close, the rest are cut after 5 s.
-// Registered before listening, so a signal can never arrive between the two.
+// Graceful shutdown: Socket.IO clients are disconnected ('server shutting down'), in-flight requests finish, idle
+// connections close, the rest are cut after 5 s. Registered before listening, so a signal can never arrive between
+// the two.
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, async () => {
-    await app.close({ timeout: 5000 });
+    const closed = app.close({ timeout: 5000 });
+    await io.close(); // its app.close() is the one above
+    await closed;
     process.exit(0);
   });
 }

@@ -214,7 +214,7 @@ export class Server {
 
   /**
    * Disconnects every socket ('server shutting down'), closes the sessions, and closes the app (as socket.io
-   * closes its HTTP server).
+   * closes its HTTP server): `app.close()`, which lets in-flight requests finish.
    */
   async close(fn?: (err?: Error) => void): Promise<void> {
     await Promise.allSettled(
@@ -225,7 +225,7 @@ export class Server {
     );
     this.engine.close();
     const app = this._app;
-    if (app !== undefined) await app.close({ timeout: 1000 });
+    if (app !== undefined) await app.close();
     fn?.();
   }
 
