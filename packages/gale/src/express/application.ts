@@ -7,16 +7,18 @@ import finalhandler2 from 'finalhandler';
 import finalhandler1 from 'finalhandler-1';
 import type { GaleOptions } from '../index.js';
 import { compileETag, compileQueryParser, compileTrust } from './etag.js';
-import type { Compat } from './path.js';
+import type { Compat, PathArg } from './path.js';
 import { ExpressRequest, ExpressRequest4 } from './request.js';
 import { ExpressResponse, ExpressResponse4 } from './response.js';
 import {
   createRouter,
+  type HandlerArg,
   type Layer,
   METHOD_NAMES,
   type Next,
   type Route,
   type RouterFn,
+  type RoutingMethods,
   routerProto,
   useArgs,
 } from './router.js';
@@ -38,7 +40,7 @@ export interface ExpressOptions {
 }
 
 /** An Express application. */
-export interface Application extends EventEmitter {
+export interface Application extends EventEmitter, RoutingMethods<Application> {
   (req: unknown, res: unknown, next?: Next): void;
   settings: Record<string, unknown>;
   locals: Record<string, unknown>;
@@ -58,22 +60,21 @@ export interface Application extends EventEmitter {
   _qp4: Fn | undefined;
   /** @internal */ _getRouter(): RouterFn;
   handle(req: unknown, res: unknown, callback?: Next, layers?: readonly Layer[]): void;
-  use(...args: unknown[]): this;
-  route(path: string): Route;
+  use(...handlers: (HandlerArg | RouterFn | Application)[]): this;
+  use(path: PathArg, ...handlers: (HandlerArg | RouterFn | Application | object)[]): this;
+  route(path: PathArg): Route;
   engine(ext: string, fn: Engine): this;
   param(name: string | string[], fn: Fn): this;
   set(setting: string, val?: unknown): unknown;
   get(setting: string): unknown;
-  get(path: unknown, ...handlers: unknown[]): this;
+  get(path: PathArg, ...handlers: HandlerArg[]): this;
   path(): string;
   enabled(setting: string): boolean;
   disabled(setting: string): boolean;
   enable(setting: string): this;
   disable(setting: string): this;
-  all(path: unknown, ...handlers: unknown[]): this;
   render(name: string, options?: unknown, callback?: (err: unknown, html?: string) => void): void;
   listen(...args: unknown[]): ExpressServer;
-  [method: string]: unknown;
 }
 
 const TRUST_DEFAULT = '@@symbol:trust_proxy_default';
@@ -161,7 +162,7 @@ proto.use = function use(this: Application, ...args: unknown[]) {
   for (const fn of fns) {
     const sub = fn as Partial<Application>;
     if (!fn || typeof sub.handle !== 'function' || typeof sub.set !== 'function') {
-      router.use(path, fn);
+      router.use(path as PathArg, fn as HandlerArg);
       continue;
     }
     const subApp = sub as Application;
@@ -356,7 +357,7 @@ export function createApplication(options: ExpressOptions = {}): Application {
         );
       },
     });
-    (app as Record<string, unknown>).del = app.delete;
+    (app as unknown as Record<string, unknown>).del = app.delete;
   }
   (app as unknown as { init(): void }).init();
   return app;

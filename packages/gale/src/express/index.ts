@@ -6,7 +6,15 @@ export type { Application, ExpressOptions } from './application.js';
 export type { Express } from './create.js';
 export { ExpressRequest, ExpressRequest4 } from './request.js';
 export { ExpressResponse, ExpressResponse4 } from './response.js';
-export type { RouterFn as ExpressRouter, RouterOptions } from './router.js';
+export type {
+  ErrorRequestHandler,
+  Next as NextFunction,
+  Req as Request,
+  RequestHandler,
+  Res as Response,
+  RouterFn as ExpressRouter,
+  RouterOptions,
+} from './router.js';
 export { Route } from './router.js';
 export type { ExpressServer } from './server.js';
 

@@ -2,6 +2,7 @@
 // IncomingMessage. Everything is read from Gale on first use; the Readable state (for
 // req.on('data'), req.pipe, for-await) is created only when the body is touched as a stream.
 // Uses only gale's public exports (../index.js) and npm packages.
+import { EventEmitter } from 'node:events';
 import querystring from 'node:querystring';
 import { Readable } from 'node:stream';
 import accepts from 'accepts';
@@ -409,6 +410,20 @@ for (const key of Reflect.ownKeys(Readable.prototype)) {
 }
 for (const key of ['once', 'prependListener', 'prependOnceListener'] as const) {
   wrapMethod(key, readableProto[key] as (...a: unknown[]) => unknown);
+}
+// Removing listeners needs no stream: before the state exists, EventEmitter's own methods do.
+for (const key of ['removeListener', 'off', 'removeAllListeners'] as const) {
+  const viaStream = readableProto[key] as (...a: unknown[]) => unknown;
+  const plain = (EventEmitter.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[key] as (
+    ...a: unknown[]
+  ) => unknown;
+  Object.defineProperty(ownProto, key, {
+    configurable: true,
+    writable: true,
+    value: function (this: ExpressRequest, ...args: unknown[]) {
+      return (this._readableState === undefined ? plain : viaStream).apply(this, args);
+    },
+  });
 }
 Object.setPrototypeOf(ExpressRequest.prototype, Readable.prototype);
 

@@ -236,8 +236,34 @@ class RouteFrame {
   }
 }
 
+/** A request handler's `req` (Express's properties, plus whatever middleware adds). */
+// biome-ignore lint/suspicious/noExplicitAny: middleware adds arbitrary properties (req.user, req.session, …)
+export type Req = import('./request.js').ExpressRequest & { [key: string]: any };
+/** A request handler's `res`. */
+// biome-ignore lint/suspicious/noExplicitAny: as Req
+export type Res = import('./response.js').ExpressResponse & { [key: string]: any };
+/** `(req, res, next) => …`, as Express calls it. */
+export type RequestHandler = (req: Req, res: Res, next: Next) => unknown;
+/** `(err, req, res, next) => …`: an error handler (four parameters). */
+// biome-ignore lint/suspicious/noExplicitAny: errors are whatever was thrown
+export type ErrorRequestHandler = (err: any, req: Req, res: Res, next: Next) => unknown;
+/** Handlers as the routing methods take them (arrays are flattened). */
+export type HandlerArg = RequestHandler | ErrorRequestHandler | readonly HandlerArg[];
+
+/** The routing methods shared by routers and apps. */
+export interface RoutingMethods<T> {
+  get(path: PathArg, ...handlers: HandlerArg[]): T;
+  post(path: PathArg, ...handlers: HandlerArg[]): T;
+  put(path: PathArg, ...handlers: HandlerArg[]): T;
+  patch(path: PathArg, ...handlers: HandlerArg[]): T;
+  delete(path: PathArg, ...handlers: HandlerArg[]): T;
+  head(path: PathArg, ...handlers: HandlerArg[]): T;
+  options(path: PathArg, ...handlers: HandlerArg[]): T;
+  all(path: PathArg, ...handlers: HandlerArg[]): T;
+}
+
 /** A router: callable as middleware, with Express's methods. */
-export interface RouterFn {
+export interface RouterFn extends RoutingMethods<RouterFn> {
   (req: unknown, res: unknown, next: Next): void;
   stack: Layer[];
   params: Record<string, Fn[]>;
@@ -248,7 +274,8 @@ export interface RouterFn {
   /** Express 4's param transformers (`router.param(fn)`). */
   _params: Fn[];
   handle(req: unknown, res: unknown, out: Next | undefined, layers?: readonly Layer[]): void;
-  use(...args: unknown[]): RouterFn;
+  use(...handlers: (HandlerArg | RouterFn)[]): RouterFn;
+  use(path: PathArg, ...handlers: (HandlerArg | RouterFn | object)[]): RouterFn;
   route(path: PathArg): Route;
   param(name: string | Fn, fn?: Fn): RouterFn;
 }
