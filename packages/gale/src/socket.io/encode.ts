@@ -8,6 +8,7 @@ import { type Encoder, PacketType } from 'socket.io-parser';
 import type { Packet } from './types.js';
 
 /** Characters JSON.stringify would escape (and lone-surrogate candidates, which it may escape). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes exactly these control characters
 const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
 /** Below this length JSON.stringify is as fast as the check. */
 const SHORT = 48;

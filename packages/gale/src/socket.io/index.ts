@@ -1,5 +1,5 @@
 // Public entry of `gale/socket.io`: a Socket.IO 4 server (Engine.IO v4 / Socket.IO v5) on a Gale app.
-export { Adapter, SessionAwareAdapter } from './adapter.js';
+export { Adapter } from './adapter.js';
 export type { RemoteDetails } from './broadcast.js';
 export { BroadcastOperator, RemoteSocket } from './broadcast.js';
 export type { Client } from './client.js';
@@ -9,6 +9,7 @@ export type { NamespaceMiddleware } from './namespace.js';
 export { Namespace, ParentNamespace } from './namespace.js';
 export type { NamespaceMatcher } from './server.js';
 export { Server } from './server.js';
+export { SessionAwareAdapter } from './session-adapter.js';
 export type { DisconnectReason, PacketMiddleware } from './socket.js';
 export { Socket } from './socket.js';
 export type {

@@ -2,12 +2,14 @@
 // namespaces (static and dynamic), and the default namespace's API (io.on('connection'), io.emit, io.to, …).
 import { Encoder } from 'socket.io-parser';
 import { App } from '../app.js';
-import { Adapter, SessionAwareAdapter } from './adapter.js';
+import { Adapter } from './adapter.js';
 import type { BroadcastOperator, RemoteSocket } from './broadcast.js';
 import { Client } from './client.js';
-import { EngineServer, engineOptions, sharedPathSupported } from './eio/server.js';
+import { engineOptions, sharedPathSupported } from './eio/options.js';
+import { EngineServer } from './eio/server.js';
 import type { EioSocket } from './eio/socket.js';
 import { Namespace, type NamespaceMiddleware, ParentNamespace } from './namespace.js';
+import { SessionAwareAdapter } from './session-adapter.js';
 import type { Socket } from './socket.js';
 import type { AdapterConstructor, AnyArgs, Listener, ServerOptions } from './types.js';
 

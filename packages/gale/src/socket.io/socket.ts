@@ -6,11 +6,12 @@ import { PacketType } from 'socket.io-parser';
 import type { Request } from '../request.js';
 import type { Adapter } from './adapter.js';
 import { BroadcastOperator } from './broadcast.js';
+import { CatchAllListeners } from './catch-all.js';
 import type { Client } from './client.js';
 import type { EioSocket } from './eio/socket.js';
 import type { Namespace } from './namespace.js';
 import type { Server } from './server.js';
-import type { AnyArgs, BroadcastFlags, Handshake, Listener, Packet, Session } from './types.js';
+import type { AnyArgs, BroadcastFlags, Handshake, Packet, Session } from './types.js';
 import { randomId } from './types.js';
 
 /** Names a socket may not emit (they are the socket's own events). */
@@ -63,7 +64,7 @@ const emitLocal = EventEmitter.prototype.emit;
  *   socket.on('disconnect', (reason) => console.log(socket.id, 'left:', reason));
  * });
  */
-export class Socket extends EventEmitter {
+export class Socket extends CatchAllListeners {
   readonly nsp: Namespace;
   readonly client: Client;
   readonly server: Server;
@@ -83,8 +84,6 @@ export class Socket extends EventEmitter {
   readonly acks = new Map<number, (...args: AnyArgs) => void>();
   private readonly fns: PacketMiddleware[] = [];
   private flags: BroadcastFlags = {};
-  private anyListeners: Listener[] | undefined;
-  private anyOutgoing: Listener[] | undefined;
 
   /** @internal */
   constructor(nsp: Namespace, client: Client, auth: Record<string, unknown>, previous?: Session) {
@@ -280,10 +279,7 @@ export class Socket extends EventEmitter {
   private onevent(packet: Packet): void {
     const args: AnyArgs = packet.data ?? [];
     if (packet.id != null) args.push(this.ack(packet.id));
-    const any = this.anyListeners;
-    if (any !== undefined && any.length > 0) {
-      for (const fn of any.slice()) this.call(fn, args);
-    }
+    this.notifyAny(args);
     this.dispatch(args);
   }
 
@@ -403,14 +399,6 @@ export class Socket extends EventEmitter {
     }
   }
 
-  private call(fn: Listener, args: AnyArgs): void {
-    try {
-      fn.apply(this, args);
-    } catch (err) {
-      console.error('gale/socket.io: an onAny listener threw', err);
-    }
-  }
-
   /**
    * Adds a middleware for incoming packets.
    *
@@ -434,62 +422,10 @@ export class Socket extends EventEmitter {
     step(0);
   }
 
-  /** Listens to every incoming event: `(event, ...args)`. */
-  onAny(listener: Listener): this {
-    if (this.anyListeners === undefined) this.anyListeners = [];
-    this.anyListeners.push(listener);
-    return this;
-  }
-  prependAny(listener: Listener): this {
-    if (this.anyListeners === undefined) this.anyListeners = [];
-    this.anyListeners.unshift(listener);
-    return this;
-  }
-  /** Removes one catch-all listener, or all of them. */
-  offAny(listener?: Listener): this {
-    if (this.anyListeners === undefined) return this;
-    if (listener === undefined) this.anyListeners = [];
-    else {
-      const i = this.anyListeners.indexOf(listener);
-      if (i >= 0) this.anyListeners.splice(i, 1);
-    }
-    return this;
-  }
-  listenersAny(): Listener[] {
-    return this.anyListeners ?? [];
-  }
-  /** Listens to every outgoing event: `(event, ...args)`. */
-  onAnyOutgoing(listener: Listener): this {
-    if (this.anyOutgoing === undefined) this.anyOutgoing = [];
-    this.anyOutgoing.push(listener);
-    this.nsp._outgoing.add(this);
-    return this;
-  }
-  prependAnyOutgoing(listener: Listener): this {
-    if (this.anyOutgoing === undefined) this.anyOutgoing = [];
-    this.anyOutgoing.unshift(listener);
-    this.nsp._outgoing.add(this);
-    return this;
-  }
-  offAnyOutgoing(listener?: Listener): this {
-    if (this.anyOutgoing === undefined) return this;
-    if (listener === undefined) this.anyOutgoing = [];
-    else {
-      const i = this.anyOutgoing.indexOf(listener);
-      if (i >= 0) this.anyOutgoing.splice(i, 1);
-    }
-    if (this.anyOutgoing.length === 0) this.nsp._outgoing.delete(this);
-    return this;
-  }
-  listenersAnyOutgoing(): Listener[] {
-    return this.anyOutgoing ?? [];
-  }
-
-  /** @internal */
-  notifyOutgoingListeners(packet: Packet): void {
-    const list = this.anyOutgoing;
-    if (list === undefined || list.length === 0) return;
-    for (const fn of list.slice()) this.call(fn, packet.data);
+  /** @internal the namespace tracks sockets with outgoing listeners (broadcasts notify them) */
+  protected override outgoingWatched(watched: boolean): void {
+    if (watched) this.nsp._outgoing.add(this);
+    else this.nsp._outgoing.delete(this);
   }
 
   private newBroadcastOperator(): BroadcastOperator {
