@@ -68,7 +68,7 @@ export class Session {
   [key: string]: unknown;
   declare [kState]: State;
 
-  /** The session id (store sessions; undefined for cookie sessions and before the first save). */
+  /** The session id (store sessions; undefined for cookie sessions). */
   get id(): string | undefined {
     return this[kState].id;
   }
@@ -80,7 +80,7 @@ export class Session {
     const st = this[kState];
     for (const k of Object.keys(this)) delete this[k];
     if (st.id !== undefined && st.ctl.store !== undefined) {
-      st.dropped = st.id;
+      if (!st.fresh) st.dropped = st.id;
       st.id = st.ctl.genid();
     }
     st.loaded = '{}';
@@ -238,6 +238,8 @@ export function session(options: SessionOptions): Middleware {
     s[kState] = st;
     const raw = req.cookies[name];
     const value = raw === undefined ? undefined : unsign(raw, secrets);
+    // A store session has its id from the start (saved only if it gets data, or saveUninitialized).
+    if (store !== undefined) st.id = ctl.genid();
     if (value === undefined) return s;
     let data: SessionData | undefined;
     if (store === undefined) {
