@@ -224,3 +224,49 @@ test('volatile: dropped when the transport is busy, delivered when it is idle', 
     assert.deepEqual(got, [['regular']], transport);
   }
 });
+
+test('application code that throws is logged; the server and the connection keep working', T, async (t) => {
+  const logged: unknown[][] = [];
+  const error = console.error;
+  console.error = (...a: unknown[]) => logged.push(a);
+  t.after(() => {
+    console.error = error;
+  });
+  const s = await startServer(t, 'gale', { transports: ['websocket'] }, (io) => {
+    io.on('connection', (socket: AnyServer) => {
+      socket.on('boom', () => {
+        throw new Error('listener bug');
+      });
+      socket.on('echo', (m: unknown, ack: (m: unknown) => void) => ack(m));
+      socket.use(([ev]: [string], next: () => void) => {
+        if (ev === 'mw-boom') throw new Error('middleware bug');
+        next();
+      });
+      socket.on('ask', () => {
+        socket.emit('question', () => {
+          throw new Error('ack callback bug');
+        });
+      });
+      socket.on('disconnect', () => {
+        throw new Error('disconnect listener bug');
+      });
+      throw new Error('connection listener bug');
+    });
+  });
+  const c = await connected(t, s.url, { transports: ['websocket'] });
+  c.on('question', (ack: () => void) => ack());
+  const errored = next<[Error]>(s.io.of('/').sockets.get(c.id), 'error');
+  c.emit('boom');
+  c.emit('mw-boom');
+  c.emit('ask');
+  assert.equal((await errored)[0].message, 'middleware bug', "a throwing packet middleware is the socket's 'error'");
+  assert.equal(await c.timeout(1000).emitWithAck('echo', 'still here'), 'still here');
+  c.disconnect();
+  await sleep(50);
+  const messages = logged.map((a) => String((a[1] as Error | undefined)?.message));
+  for (const m of ['connection listener bug', 'listener bug', 'ack callback bug', 'disconnect listener bug']) {
+    assert.ok(messages.includes(m), `logged: ${m} (got ${messages.join(' | ')})`);
+  }
+  const again = await connected(t, s.url, { transports: ['websocket'] });
+  assert.equal(await again.timeout(1000).emitWithAck('echo', 1), 1);
+});

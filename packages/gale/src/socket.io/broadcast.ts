@@ -4,7 +4,7 @@
 import { PacketType } from 'socket.io-parser';
 import type { Adapter } from './adapter.js';
 import { RESERVED_EVENTS, type Socket } from './socket.js';
-import type { AnyArgs, BroadcastFlags, Handshake, Packet } from './types.js';
+import { type AnyArgs, type BroadcastFlags, type Handshake, type Packet, safely } from './types.js';
 
 /**
  * A selection of sockets: `io.to('room')`, `socket.broadcast`, `io.except('x')`, chained freely.
@@ -83,7 +83,7 @@ export class BroadcastOperator {
       timedOut = true;
       const id = packet.id;
       if (id !== undefined) for (const socket of this.adapter.nsp.sockets.values()) socket.acks.delete(id);
-      ack.call(this, new Error('operation has timed out'), single ? null : responses);
+      safely('an ack callback', () => ack.call(this, new Error('operation has timed out'), single ? null : responses));
     }, this.flags.timeout);
     let expectedServers = -1;
     let servers = 0;
@@ -91,7 +91,7 @@ export class BroadcastOperator {
     const check = (): void => {
       if (!timedOut && expectedServers === servers && responses.length === expectedClients) {
         clearTimeout(timer);
-        ack.call(this, null, single ? responses[0] : responses);
+        safely('an ack callback', () => ack.call(this, null, single ? responses[0] : responses));
       }
     };
     this.adapter.broadcastWithAck(

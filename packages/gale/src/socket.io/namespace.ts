@@ -7,7 +7,7 @@ import { BroadcastOperator, type RemoteSocket } from './broadcast.js';
 import type { Client } from './client.js';
 import type { Server } from './server.js';
 import { Socket } from './socket.js';
-import type { AnyArgs, BroadcastOptions, Packet } from './types.js';
+import { type AnyArgs, type BroadcastOptions, type Packet, safely } from './types.js';
 
 /** A namespace middleware: `(socket, next)`; `next(err)` refuses the connection (connect_error). */
 export type NamespaceMiddleware = (socket: Socket, next: (err?: Error & { data?: unknown }) => void) => void;
@@ -150,8 +150,8 @@ export class Namespace extends EventEmitter {
     // The socket's own setup (its room, the CONNECT packet) runs before the application's listeners.
     socket._onconnect();
     fn(socket);
-    emitLocal.call(this, 'connect', socket);
-    emitLocal.call(this, 'connection', socket);
+    safely("a 'connect' listener", () => emitLocal.call(this, 'connect', socket));
+    safely("a 'connection' listener", () => emitLocal.call(this, 'connection', socket));
   }
 
   /** @internal */

@@ -12,7 +12,7 @@ import type { EioSocket } from './eio/socket.js';
 import type { Namespace } from './namespace.js';
 import type { Server } from './server.js';
 import type { AnyArgs, BroadcastFlags, Handshake, Packet, Session } from './types.js';
-import { randomId } from './types.js';
+import { randomId, safely } from './types.js';
 
 /** Names a socket may not emit (they are the socket's own events). */
 export const RESERVED_EVENTS = new Set([
@@ -200,11 +200,11 @@ export class Socket extends CatchAllListeners {
     }
     const timer = setTimeout(() => {
       this.acks.delete(id);
-      ack.call(this, new Error('operation has timed out'));
+      safely('an ack callback', () => ack.call(this, new Error('operation has timed out')));
     }, timeout);
     this.acks.set(id, (...args: AnyArgs) => {
       clearTimeout(timer);
-      ack.apply(this, [null, ...args]);
+      safely('an ack callback', () => ack.apply(this, [null, ...args]));
     });
   }
 
@@ -298,25 +298,25 @@ export class Socket extends CatchAllListeners {
     const ack = this.acks.get(id);
     if (typeof ack !== 'function') return;
     this.acks.delete(id);
-    ack.apply(this, packet.data ?? []);
+    safely('an ack callback', () => ack.apply(this, packet.data ?? []));
   }
 
   /** @internal an error in the connection (a bad packet) or a rejected packet */
   _onerror(err: unknown): void {
-    emitLocal.call(this, 'error', err);
+    safely("an 'error' listener", () => emitLocal.call(this, 'error', err));
   }
 
   /** @internal the socket left its namespace for `reason` */
   _onclose(reason: DisconnectReason | string, description?: unknown): this {
     if (!this.connected) return this;
-    emitLocal.call(this, 'disconnecting', reason, description);
+    safely("a 'disconnecting' listener", () => emitLocal.call(this, 'disconnecting', reason, description));
     if (this.server._opts.connectionStateRecovery && RECOVERABLE.has(reason)) {
       this.adapter.persistSession({ sid: this.id, pid: this.pid as string, rooms: [...this.rooms], data: this.data });
     }
     this._cleanup();
     this.client._remove(this);
     this.connected = false;
-    emitLocal.call(this, 'disconnect', reason, description);
+    safely("a 'disconnect' listener", () => emitLocal.call(this, 'disconnect', reason, description));
     return this;
   }
 
@@ -413,11 +413,21 @@ export class Socket extends CatchAllListeners {
   private run(event: AnyArgs, done: (err?: Error) => void): void {
     const fns = this.fns.slice();
     const step = (i: number): void => {
-      (fns[i] as PacketMiddleware)(event, (err) => {
-        if (err) done(err);
-        else if (i + 1 >= fns.length) done();
-        else step(i + 1);
-      });
+      let called = false;
+      try {
+        (fns[i] as PacketMiddleware)(event, (err) => {
+          if (called) return;
+          called = true;
+          if (err) done(err);
+          else if (i + 1 >= fns.length) done();
+          else step(i + 1);
+        });
+      } catch (err) {
+        if (!called) {
+          called = true;
+          done(err instanceof Error ? err : new Error(String(err)));
+        }
+      }
     };
     step(0);
   }

@@ -139,6 +139,18 @@ export interface Session extends SessionToPersist {
 // biome-ignore lint/suspicious/noExplicitAny: the namespace type lives in namespace.ts
 export type AdapterConstructor = new (nsp: any) => any;
 
+/**
+ * Calls an application callback (listener, ack, middleware result) so that a throw is logged instead of escaping
+ * into the engine or a timer: socket.io lets such errors crash the process; Gale keeps serving.
+ */
+export function safely(what: string, fn: () => unknown): void {
+  try {
+    fn();
+  } catch (err) {
+    console.error(`gale/socket.io: ${what} threw`, err);
+  }
+}
+
 /** A random id as socket.io's base64id makes them: 15 random bytes, base64url (20 characters). */
 export function randomId(): string {
   return randomBytes(15).toString('base64url');
