@@ -1,6 +1,7 @@
 // Real npm middleware on gale/express over real sockets: cors, helmet, morgan, compression,
 // cookie-parser, body-parser, serve-static, serve-favicon, express-rate-limit. Each test checks what
 // the middleware actually does on the wire.
+// biome-ignore-all lint/suspicious/noExplicitAny: handlers after a non-Express-typed middleware are untyped
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -180,10 +181,10 @@ test('cookie-parser: plain and signed cookies are parsed; a tampered signature r
 
 test('body-parser (and express.json/urlencoded/text/raw): bodies, limits and malformed JSON', T, async () => {
   const app = express();
-  app.post('/json', bodyParser.json({ limit: '1kb' }), (req, res) => res.json({ got: req.body }));
-  app.post('/form', express.urlencoded({ extended: true }), (req, res) => res.json(req.body));
-  app.post('/text', express.text(), (req, res) => res.send(`text:${req.body}`));
-  app.post('/raw', express.raw({ type: 'application/octet-stream' }), (req, res) =>
+  app.post('/json', bodyParser.json({ limit: '1kb' }), (req: any, res: any) => res.json({ got: req.body }));
+  app.post('/form', express.urlencoded({ extended: true }), (req: any, res: any) => res.json(req.body));
+  app.post('/text', express.text(), (req: any, res: any) => res.send(`text:${req.body}`));
+  app.post('/raw', express.raw({ type: 'application/octet-stream' }), (req: any, res: any) =>
     res.json({ isBuffer: Buffer.isBuffer(req.body), length: (req.body as Buffer).length }),
   );
   app.use((err: { status?: number; type?: string }, _req: unknown, res: ERes, _next: unknown) =>

@@ -16,6 +16,7 @@ import {
   type Layer,
   METHOD_NAMES,
   type Next,
+  type RequestHandler,
   type Route,
   type RouterFn,
   type RoutingMethods,
@@ -60,14 +61,16 @@ export interface Application extends EventEmitter, RoutingMethods<Application> {
   _qp4: Fn | undefined;
   /** @internal */ _getRouter(): RouterFn;
   handle(req: unknown, res: unknown, callback?: Next, layers?: readonly Layer[]): void;
-  use(...handlers: (HandlerArg | RouterFn | Application)[]): this;
-  use(path: PathArg, ...handlers: (HandlerArg | RouterFn | Application | object)[]): this;
+  use(...handlers: (RequestHandler | readonly RequestHandler[])[]): this;
+  use(path: PathArg, ...handlers: (RequestHandler | readonly RequestHandler[])[]): this;
+  use(...args: unknown[]): this;
   route(path: PathArg): Route;
   engine(ext: string, fn: Engine): this;
   param(name: string | string[], fn: Fn): this;
   set(setting: string, val?: unknown): unknown;
   get(setting: string): unknown;
-  get(path: PathArg, ...handlers: HandlerArg[]): this;
+  get(path: PathArg, ...handlers: (RequestHandler | readonly RequestHandler[])[]): this;
+  get(path: PathArg, ...handlers: unknown[]): this;
   path(): string;
   enabled(setting: string): boolean;
   disabled(setting: string): boolean;

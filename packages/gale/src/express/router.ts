@@ -250,16 +250,24 @@ export type ErrorRequestHandler = (err: any, req: Req, res: Res, next: Next) => 
 /** Handlers as the routing methods take them (arrays are flattened). */
 export type HandlerArg = RequestHandler | ErrorRequestHandler | readonly HandlerArg[];
 
-/** The routing methods shared by routers and apps. */
+/** The routing methods shared by routers and apps (typed handlers first, then anything callable). */
 export interface RoutingMethods<T> {
-  get(path: PathArg, ...handlers: HandlerArg[]): T;
-  post(path: PathArg, ...handlers: HandlerArg[]): T;
-  put(path: PathArg, ...handlers: HandlerArg[]): T;
-  patch(path: PathArg, ...handlers: HandlerArg[]): T;
-  delete(path: PathArg, ...handlers: HandlerArg[]): T;
-  head(path: PathArg, ...handlers: HandlerArg[]): T;
-  options(path: PathArg, ...handlers: HandlerArg[]): T;
-  all(path: PathArg, ...handlers: HandlerArg[]): T;
+  get(path: PathArg, ...handlers: (RequestHandler | readonly RequestHandler[])[]): T;
+  get(path: PathArg, ...handlers: unknown[]): T;
+  post(path: PathArg, ...handlers: (RequestHandler | readonly RequestHandler[])[]): T;
+  post(path: PathArg, ...handlers: unknown[]): T;
+  put(path: PathArg, ...handlers: (RequestHandler | readonly RequestHandler[])[]): T;
+  put(path: PathArg, ...handlers: unknown[]): T;
+  patch(path: PathArg, ...handlers: (RequestHandler | readonly RequestHandler[])[]): T;
+  patch(path: PathArg, ...handlers: unknown[]): T;
+  delete(path: PathArg, ...handlers: (RequestHandler | readonly RequestHandler[])[]): T;
+  delete(path: PathArg, ...handlers: unknown[]): T;
+  head(path: PathArg, ...handlers: (RequestHandler | readonly RequestHandler[])[]): T;
+  head(path: PathArg, ...handlers: unknown[]): T;
+  options(path: PathArg, ...handlers: (RequestHandler | readonly RequestHandler[])[]): T;
+  options(path: PathArg, ...handlers: unknown[]): T;
+  all(path: PathArg, ...handlers: (RequestHandler | readonly RequestHandler[])[]): T;
+  all(path: PathArg, ...handlers: unknown[]): T;
 }
 
 /** A router: callable as middleware, with Express's methods. */
@@ -274,8 +282,9 @@ export interface RouterFn extends RoutingMethods<RouterFn> {
   /** Express 4's param transformers (`router.param(fn)`). */
   _params: Fn[];
   handle(req: unknown, res: unknown, out: Next | undefined, layers?: readonly Layer[]): void;
-  use(...handlers: (HandlerArg | RouterFn)[]): RouterFn;
-  use(path: PathArg, ...handlers: (HandlerArg | RouterFn | object)[]): RouterFn;
+  use(...handlers: (RequestHandler | readonly RequestHandler[])[]): RouterFn;
+  use(path: PathArg, ...handlers: (RequestHandler | readonly RequestHandler[])[]): RouterFn;
+  use(...args: unknown[]): RouterFn;
   route(path: PathArg): Route;
   param(name: string | Fn, fn?: Fn): RouterFn;
 }
