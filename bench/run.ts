@@ -141,7 +141,7 @@ function scenarioText(
     `${runShape(runMeta)}; ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), ` +
     `Node ${process.version}, ${localDate(started)}\n\n` +
     (scenario.kind === 'static' ? `${STATIC_NOTE}\n\n` : '') +
-    markdownTable(results, o.tool.id, { vsNginx: scenario.kind === 'static' })
+    markdownTable(results, o.tool.id, { vsNginx: scenario.kind === 'static', vsHono: scenario.kind === 'fetch' })
   );
 }
 

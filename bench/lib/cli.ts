@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import type { RunSettings } from './measure.ts';
 import { findScenario, type Scenario, scenarios } from './scenarios.ts';
-import { findServer, type Mode, makeModes, type ServerDef, servers } from './servers.ts';
+import { findServer, type Mode, makeModes, type ServerDef, servers, serves } from './servers.ts';
 import { tools } from './tools.ts';
 import { type WsScenarioId, wsOnlyServers, wsScenarioIds } from './ws.ts';
 
@@ -141,9 +141,7 @@ export function parseOptions(argv: string[]): Options | 'help' {
     return s;
   });
   // The sweep's default servers are those that serve its scenarios (nginx serves only static files).
-  const defaultServers = servers
-    .filter((s) => command !== 'sweep' || sc.some((x) => !s.kinds || s.kinds.includes(x.kind)))
-    .map((s) => s.name);
+  const defaultServers = servers.filter((s) => command !== 'sweep' || sc.some((x) => serves(s, x))).map((s) => s.name);
   const named = list(v.servers) ?? [...defaultServers, ...wsOnlyServers];
   const sv = named
     .filter((name) => !wsOnlyServers.includes(name))

@@ -50,7 +50,7 @@ export interface RunMeta {
 interface SavedScenario {
   id: string;
   description: string;
-  kind?: 'dynamic' | 'static';
+  kind?: 'dynamic' | 'static' | 'fetch';
 }
 
 export interface ScenarioFile extends RunMeta {
@@ -112,7 +112,7 @@ const modeLabel = (m: { mode: string; depth: number }): string => (m.depth > 1 ?
  * mode with its ratio to Express 5 and to node:http (and to nginx for the static scenarios), then plain-mode p99 and
  * server CPU per request.
  */
-export function headlineTable(ms_: readonly Measurement[], opts: { vsNginx?: boolean } = {}): string {
+export function headlineTable(ms_: readonly Measurement[], opts: { vsNginx?: boolean; vsHono?: boolean } = {}): string {
   const serversSeen = [...new Map(ms_.map((m) => [m.server, m.label])).entries()];
   const modes = [...new Map(ms_.map((m) => [m.mode, m.depth])).entries()].map(([mode, depth]) => ({ mode, depth }));
   const get = (server: string, mode: string) => ms_.find((m) => m.server === server && m.mode === mode);
@@ -124,6 +124,7 @@ export function headlineTable(ms_: readonly Measurement[], opts: { vsNginx?: boo
     ['express', 'vs Express'],
     ['node-http', 'vs node:http'],
     ...(opts.vsNginx ? [['nginx', 'vs nginx']] : []),
+    ...(opts.vsHono ? [['hono-node', 'vs Hono on node-server']] : []),
   ] as const;
   const first = modes[0];
   const head = [
@@ -288,7 +289,7 @@ export async function writeReport(dir: string): Promise<{ report: string; charts
       const sc = f.scenario;
       out.push(`### ${sc.id}: ${sc.description}`, '');
       out.push(`${runShape(f)}; ${day(f.started)}.`, '');
-      out.push(headlineTable(f.results, { vsNginx: sc.kind === 'static' }));
+      out.push(headlineTable(f.results, { vsNginx: sc.kind === 'static', vsHono: sc.kind === 'fetch' }));
       const b = bars(f);
       if (b.data.length) {
         const name = chartName(sc.id, tool);
@@ -308,7 +309,7 @@ export async function writeReport(dir: string): Promise<{ report: string; charts
       out.push(
         '<details><summary>All figures: min–max, latency, CPU, memory, notes</summary>',
         '',
-        markdownTable(f.results, tool, { vsNginx: sc.kind === 'static' }),
+        markdownTable(f.results, tool, { vsNginx: sc.kind === 'static', vsHono: sc.kind === 'fetch' }),
         '</details>',
         '',
       );

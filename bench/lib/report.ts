@@ -63,9 +63,13 @@ const modeLabel = (m: Measurement): string => (m.depth > 1 ? `pipelined ×${m.de
 
 /**
  * `tool` is the load tool's id (`wrk`, `loadgen`): the notes under the table depend on it. `vsNginx` adds a ratio to
- * nginx (the static scenarios).
+ * nginx (the static scenarios), `vsHono` one to Hono on @hono/node-server (the fetch-handler scenarios).
  */
-export function markdownTable(ms: readonly Measurement[], tool = 'wrk', opts: { vsNginx?: boolean } = {}): string {
+export function markdownTable(
+  ms: readonly Measurement[],
+  tool = 'wrk',
+  opts: { vsNginx?: boolean; vsHono?: boolean } = {},
+): string {
   const baseline = (server: string, mode: string): Summary | null => {
     const b = ms.find((x) => x.server === server && x.mode === mode);
     return b ? summarize(b) : null;
@@ -75,6 +79,7 @@ export function markdownTable(ms: readonly Measurement[], tool = 'wrk', opts: { 
     ['node-http', 'vs node:http'],
     ['express', 'vs Express'],
     ...(opts.vsNginx ? [['nginx', 'vs nginx']] : []),
+    ...(opts.vsHono ? [['hono-node', 'vs Hono on node-server']] : []),
   ] as const;
   const dashes = (n: number): string => Array(n).fill('—').join(' | ');
   const lines = [

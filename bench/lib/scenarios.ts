@@ -5,9 +5,10 @@ import { LARGE_SIZE, prerenderedFile, publicFile } from './assets.ts';
 
 /**
  * `dynamic` scenarios need application code (routes, JSON); `static` ones only serve files, so static-file servers
- * such as nginx can run them too.
+ * such as nginx can run them too; `fetch` ones are answered by a Web-standard fetch handler (Request → Response), so
+ * only the fetch-handler servers run them.
  */
-export type ScenarioKind = 'dynamic' | 'static';
+export type ScenarioKind = 'dynamic' | 'static' | 'fetch';
 
 export interface Scenario {
   id: string;
@@ -94,6 +95,17 @@ export const scenarios: readonly Scenario[] = [
     id: 'middleware',
     description: 'GET /mw behind 5 no-op async middlewares and an error handler → {"hello":"world"}',
     path: '/mw',
+    status: 200,
+    contentType: 'application/json',
+    body: '{"hello":"world"}',
+  }),
+  scenario({
+    id: 'fetch-hello',
+    kind: 'fetch',
+    description:
+      'GET / → {"hello":"world"} from a fetch handler: Gale serve() with a plain handler and with a Hono app, the ' +
+      'same Hono app on @hono/node-server',
+    path: '/',
     status: 200,
     contentType: 'application/json',
     body: '{"hello":"world"}',

@@ -37,7 +37,10 @@ export interface ServerDef {
   env?: Record<string, string>;
   /** Starts something other than a Node app (nginx). */
   launch?: (ctx: LaunchContext) => Launch;
-  /** Scenario kinds it serves (default: all); the others are shown as "—" (not served), never as a figure. */
+  /**
+   * Scenario kinds it serves (default: dynamic and static); the others are shown as "—" (not served), never as a
+   * figure. Only the servers that list `fetch` run the fetch-handler scenarios.
+   */
   kinds?: readonly ScenarioKind[];
   /** Returns a reason when the server cannot be started, or null: the server is reported FAILED. */
   unavailable?: () => string | null;
@@ -46,6 +49,9 @@ export interface ServerDef {
 }
 
 const app = (file: string): string => join(benchDir, 'apps', file);
+
+/** What a server without `kinds` serves. */
+const DEFAULT_KINDS: readonly ScenarioKind[] = ['dynamic', 'static'];
 
 /** Why the `gale` servers cannot start (the package is not built), or null. */
 export function galeUnavailable(): string | null {
@@ -124,6 +130,24 @@ export const servers: readonly ServerDef[] = [
     launch: (ctx) => nginxLaunch({ ...ctx, openFileCache: false }),
     skip: nginxSkip,
   },
+  // fetch-hello: a Web-standard fetch handler on Gale (plain, and the Hono app) against the Hono app on
+  // @hono/node-server (apps/hono-hello.mjs is the one app all three Hono rows run).
+  {
+    name: 'gale-fetch',
+    label: 'Gale serve() (fetch handler)',
+    entry: app('fetch-gale.mjs'),
+    kinds: ['fetch'],
+    unavailable: galeUnavailable,
+  },
+  {
+    name: 'gale-hono',
+    label: 'Gale serve() + Hono',
+    entry: app('fetch-gale.mjs'),
+    env: { FETCH_APP: 'hono' },
+    kinds: ['fetch'],
+    unavailable: galeUnavailable,
+  },
+  { name: 'hono-node', label: 'Hono on @hono/node-server', entry: app('fetch-hono-node.mjs'), kinds: ['fetch'] },
   ...(uwsPath ? [uwsServer] : []),
 ];
 
@@ -133,7 +157,7 @@ export function findServer(name: string): ServerDef | undefined {
 
 /** Whether `server` serves `scenario` at all (nginx has no routes: it only runs the static scenarios). */
 export function serves(server: ServerDef, scenario: Scenario): boolean {
-  return !server.kinds || server.kinds.includes(scenario.kind);
+  return (server.kinds ?? DEFAULT_KINDS).includes(scenario.kind);
 }
 
 /**
@@ -146,7 +170,9 @@ export function notRun(
   mode: Mode,
   tool?: { id: string; modes?: readonly string[] },
 ): string | null {
-  if (!serves(server, scenario)) return `${server.label} serves only the ${server.kinds?.join('/')} scenarios`;
+  if (!serves(server, scenario)) {
+    return `${server.label} serves only the ${(server.kinds ?? DEFAULT_KINDS).join('/')} scenarios`;
+  }
   const skip = server.skip?.();
   if (skip) return skip;
   if (scenario.modes && !scenario.modes.includes(mode.id)) {
