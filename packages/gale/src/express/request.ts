@@ -156,6 +156,7 @@ export class ExpressRequest {
       const res = this.res;
       this._sock = new SocketView(this._g.remoteAddress, this._ctx, () => (res as unknown as Destroyable).destroy());
       (this._sock as { _httpMessage: unknown })._httpMessage = res;
+      if (this._g.aborted || (res as unknown as { _destroyed?: boolean })?._destroyed) this._sock._gone = true;
       res?._watch();
     }
     return this._sock;

@@ -490,14 +490,18 @@ class RouterFrame {
   private readonly parentNext: Next | undefined;
   readonly next: Next;
 
+  /** The URL a plan (a pruned stack) was chosen for; undefined when walking the whole stack. */
+  private planUrl: string | undefined;
+
   constructor(
     private readonly router: RouterFn,
-    private readonly stack: readonly Layer[],
+    private stack: readonly Layer[],
     private readonly req: RouterReq,
     private readonly res: RouterRes,
     private readonly out: Next | undefined,
   ) {
     this.protohost = getProtohost(req.url) || '';
+    if (stack !== router.stack) this.planUrl = req.url;
     this.parentParams = req.params;
     this.parentUrl = req.baseUrl || '';
     this.parentNext = req.next;
@@ -550,6 +554,14 @@ class RouterFrame {
     if (layerError === 'router') {
       setImmediate(doneLater, this, null);
       return;
+    }
+    // A plan holds only the layers that can match the URL the request arrived with: once middleware
+    // rewrites req.url, the walk goes on over the whole stack, from the same layer.
+    if (this.planUrl !== undefined && req.url !== this.planUrl) {
+      const full = this.router.stack;
+      this.idx = this.idx === 0 ? 0 : full.indexOf(this.stack[this.idx - 1] as Layer) + 1;
+      this.stack = full;
+      this.planUrl = undefined;
     }
     const stack = this.stack;
     if (this.idx >= stack.length) {
