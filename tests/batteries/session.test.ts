@@ -109,12 +109,12 @@ test('cookie sessions: data across requests, tampering, regenerate, destroy, str
 });
 
 test('cookie sessions expire after maxAge even when the client replays the cookie; secrets rotate', T, async (t) => {
-  const { port } = await withApp(t, (app) => routes(app, { secret: SECRET, maxAge: 300 }));
+  const { port } = await withApp(t, (app) => routes(app, { secret: SECRET, maxAge: 800 }));
   const c = new Client(port);
   await c.json('/count');
   assert.equal((await c.json('/count')).count, 2);
   const cookie = c.cookie;
-  await sleep(450);
+  await sleep(1000);
   c.cookie = cookie;
   assert.equal((await c.json('/count')).count, 1, 'expired: a new session');
   // Rotation: a cookie signed by an app with the old secret is read by one that lists it second.
@@ -150,12 +150,12 @@ test('MemoryStore: data across requests, regenerate, destroy, expiry, saveUninit
   );
   assert.equal((await simpleRequest(eager.port, { path: '/peek' })).getAll('set-cookie').length, 1);
   const rolling = await withApp(t, (app) =>
-    routes(app, { secret: SECRET, store: new MemoryStore(), rolling: true, maxAge: 400 }),
+    routes(app, { secret: SECRET, store: new MemoryStore(), rolling: true, maxAge: 1000 }),
   );
   const r = new Client(rolling.port);
   await r.json('/count');
   for (let i = 0; i < 4; i++) {
-    await sleep(200);
+    await sleep(350);
     const peek = await r.request('/peek');
     assert.equal(peek.getAll('set-cookie').length, 1, 'rolling: every answer refreshes the cookie');
   }
@@ -197,11 +197,11 @@ test('RedisStore on a real redis-server: data across requests, TTL, regenerate, 
   assert.ok(ttl > 50_000 && ttl <= 60_000, `TTL ${ttl} ms`);
   await c.json('/login', 'POST');
   assert.equal(await client.exists(`test:${id}`), 0, 'regenerate removed the old key');
-  const short = await withApp(t, (app) => routes(app, { secret: SECRET, store, maxAge: 300 }));
+  const short = await withApp(t, (app) => routes(app, { secret: SECRET, store, maxAge: 800 }));
   const s = new Client(short.port);
   await s.json('/count');
   assert.equal((await s.json('/count')).count, 2);
-  await sleep(450);
+  await sleep(1000);
   assert.equal((await s.json('/peek')).count, null, 'expired by Redis');
   assert.throws(() => new RedisStore({} as never), /ioredis or node-redis/);
   assert.throws(() => session({ secret: '' }), /non-empty secret/);

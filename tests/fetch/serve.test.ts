@@ -162,6 +162,7 @@ test(
           if (path === '/reject') return Promise.reject(new Error('async boom'));
           if (path === '/teapot') throw new HttpError(418, 'short and stout');
           if (path === '/nothing') return undefined as never;
+          if (path === '/network-error') return Response.error();
           return Promise.resolve('a string' as never);
         },
       },
@@ -175,7 +176,9 @@ test(
     const teapot = await simpleRequest(port, { path: '/teapot' });
     assert.equal(teapot.status, 418);
     assert.equal(teapot.text, 'short and stout');
-    for (const path of ['/nothing', '/string']) assert.equal((await simpleRequest(port, { path })).status, 500);
+    for (const path of ['/nothing', '/string', '/network-error']) {
+      assert.equal((await simpleRequest(port, { path })).status, 500, path);
+    }
     const logged = logger.errors.map((e) => String((e[0] as Error).message));
     assert.ok(logged.includes('boom') && logged.includes('async boom'), JSON.stringify(logged));
     assert.ok(

@@ -112,6 +112,7 @@ export function sendResponse(res: GaleResponse, web: Response, head = false): Pr
   }
   const parts = responseParts(web);
   if (parts !== undefined) return sendParts(res, parts, head);
+  if (web.type === 'error') throw new TypeError('Response.error() is a network error and has no HTTP answer to send');
   const h: Head = { ctype: CT_NONE, lines: '' };
   fromHeaders(h, web.headers);
   const body = web.body;

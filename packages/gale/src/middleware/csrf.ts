@@ -41,18 +41,19 @@ declare module '../request.js' {
 const SESSION_KEY = '_csrfSecret';
 
 function digest(salt: string, secret: string): string {
-  return createHash('sha256').update(`${salt}-${secret}`).digest('base64url');
+  return createHash('sha256').update(`${salt}.${secret}`).digest('base64url');
 }
 
+// `salt.hash`: '.' is not in the base64url alphabet, so it splits a token unambiguously.
 function tokenFor(secret: string): string {
   const salt = randomBytes(9).toString('base64url');
-  return `${salt}-${digest(salt, secret)}`;
+  return `${salt}.${digest(salt, secret)}`;
 }
 
 function verify(token: string, secret: string): boolean {
-  const dash = token.indexOf('-');
-  if (dash <= 0) return false;
-  const want = Buffer.from(`${token.slice(0, dash)}-${digest(token.slice(0, dash), secret)}`);
+  const dot = token.indexOf('.');
+  if (dot <= 0) return false;
+  const want = Buffer.from(`${token.slice(0, dot)}.${digest(token.slice(0, dot), secret)}`);
   const given = Buffer.from(token);
   return want.length === given.length && timingSafeEqual(want, given);
 }
