@@ -96,7 +96,7 @@ test('res as a ServerResponse: writeHead/write/end, events, patched methods, a R
     next();
   });
   app.get('/node', (_req: any, res: any) => {
-    assert.ok(res instanceof Stream);
+    assert.ok((res as unknown) instanceof Stream);
     res.statusCode = 202;
     res.setHeader('X-A', ['1', '2']);
     assert.deepEqual(res.getHeaderNames().sort(), ['x-a', 'x-powered-by']);
