@@ -35,7 +35,11 @@ const noop = async (_req, _res, next) => {
   await next();
 };
 app.get('/mw', noop, noop, noop, noop, noop, () => ({ hello: 'world' }));
-app.onError((err, _req, res) => res.status(500).json({ error: String(err?.message ?? err) }));
+// Errors keep their status (a malformed JSON body is the client's 400, not a 500); only 4xx messages are shown.
+app.onError((err, _req, res) => {
+  const status = Number.isInteger(err?.status) && err.status >= 400 && err.status < 600 ? err.status : 500;
+  res.status(status).json({ error: status < 500 ? String(err.message) : 'Internal Server Error' });
+});
 
 // stream-out: 10 KiB of spaces, written as a stream (chunked) in 1 KiB pieces.
 const KIB_OF_SPACES = ' '.repeat(1024);

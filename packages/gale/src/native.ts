@@ -119,6 +119,9 @@ function platformTriple(): string {
 
 function load(): Binding {
   const require = createRequire(import.meta.url);
+  // GALE_NATIVE names another build of the addon (the chaos tests load one with debug assertions).
+  const override = process.env.GALE_NATIVE;
+  if (override) return require(override) as Binding;
   const triple = platformTriple();
   const tried: string[] = [];
   for (const id of [`@gale-http/${triple}`, `../native/gale.${triple}.node`]) {
