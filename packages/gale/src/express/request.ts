@@ -13,7 +13,7 @@ import parseRange from 'range-parser';
 import typeis from 'type-is';
 import type { Request as GaleRequest } from '../index.js';
 import { type Next, pathnameOf, type Route } from './router.js';
-import { type ServerContext, SocketView } from './socket.js';
+import { type ServerContext, type SocketOwner, SocketView } from './socket.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 type Settings = { get(name: string): unknown };
@@ -153,11 +153,11 @@ export class ExpressRequest {
   }
   get socket(): SocketView {
     if (this._sock === undefined) {
-      const res = this.res;
-      this._sock = new SocketView(this._g.remoteAddress, this._ctx, () => (res as unknown as Destroyable).destroy());
-      (this._sock as { _httpMessage: unknown })._httpMessage = res;
-      if (this._g.aborted || (res as unknown as { _destroyed?: boolean })?._destroyed) this._sock._gone = true;
-      res?._watch();
+      const res = this.res as unknown as SocketOwnerRes;
+      const sock = new SocketView(this._ctx, new Owner(this._g, res));
+      sock._httpMessage = res;
+      if (this._g.aborted || res?._destroyed) sock._gone = true;
+      this._sock = sock;
     }
     return this._sock;
   }
@@ -346,8 +346,27 @@ export class ExpressRequest {
   }
 }
 
-interface Destroyable {
+interface SocketOwnerRes {
   destroy(): void;
+  _watch(): void;
+  _destroyed?: boolean;
+}
+
+/** Connects a socket view to its request and response (made only with the view). */
+class Owner implements SocketOwner {
+  constructor(
+    private readonly g: GaleRequest,
+    private readonly res: SocketOwnerRes | undefined,
+  ) {}
+  remote(): string {
+    return this.g.remoteAddress;
+  }
+  destroy(): void {
+    this.res?.destroy();
+  }
+  watch(): void {
+    this.res?._watch();
+  }
 }
 
 function isIP(s: string): boolean {

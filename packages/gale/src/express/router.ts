@@ -609,7 +609,7 @@ class RouterFrame {
     }
     if (route !== undefined) req.route = route;
     req.params = this.router.mergeParams ? mergeParams(match.params, this.parentParams) : match.params;
-    const keys = this.router.compat === 5 ? Object.keys(match.params) : Object.keys(match.params);
+    const keys = hasAny(this.router.params) ? Object.keys(match.params) : NO_KEYS;
     if (keys.length === 0 || !hasParamCallbacks(this.router.params, keys)) {
       this.proceed(layer, layerError, match.path, path, route);
     } else {
@@ -722,6 +722,13 @@ class RouterFrame {
 
 function doneLater(frame: RouterFrame, err: unknown): void {
   frame.done(err);
+}
+
+const NO_KEYS: string[] = [];
+
+function hasAny(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 function hasParamCallbacks(params: Record<string, Fn[]>, keys: string[]): boolean {

@@ -12,28 +12,48 @@ export interface ServerContext {
   server: unknown;
 }
 
+/** The request/response pair a socket view belongs to. */
+export interface SocketOwner {
+  /** The peer address (read from the engine on first use). */
+  remote(): string;
+  /** Abandons the response (socket.destroy()). */
+  destroy(): void;
+  /** Starts forwarding the client-gone event (someone listens on the socket). */
+  watch(): void;
+}
+
 /** The peer of one request, as Node's socket shows it. */
 export class SocketView extends EventEmitter {
-  readonly remoteAddress: string | undefined;
-  readonly remoteFamily: string | undefined;
   readonly remotePort: number | undefined = undefined;
-  readonly localAddress: string;
-  readonly localPort: number;
   readonly encrypted: undefined = undefined;
-  readonly server: unknown;
   /** @internal set when the client went away or the socket was destroyed */
   _gone = false;
-  private readonly onDestroy: () => void;
+  private readonly ctx: ServerContext;
+  private readonly owner: SocketOwner;
+  private addr: string | undefined = undefined;
   _httpMessage: unknown;
 
-  constructor(remoteAddress: string, ctx: ServerContext, onDestroy: () => void) {
+  constructor(ctx: ServerContext, owner: SocketOwner) {
     super();
-    this.remoteAddress = remoteAddress || undefined;
-    this.remoteFamily = remoteAddress.includes(':') ? 'IPv6' : 'IPv4';
-    this.localAddress = ctx.localAddress;
-    this.localPort = ctx.localPort;
-    this.server = ctx.server;
-    this.onDestroy = onDestroy;
+    this.ctx = ctx;
+    this.owner = owner;
+  }
+
+  get remoteAddress(): string | undefined {
+    if (this.addr === undefined) this.addr = this.owner.remote();
+    return this.addr || undefined;
+  }
+  get remoteFamily(): string {
+    return this.remoteAddress?.includes(':') ? 'IPv6' : 'IPv4';
+  }
+  get localAddress(): string {
+    return this.ctx.localAddress;
+  }
+  get localPort(): number {
+    return this.ctx.localPort;
+  }
+  get server(): unknown {
+    return this.ctx.server;
   }
 
   get readable(): boolean {
@@ -50,14 +70,14 @@ export class SocketView extends EventEmitter {
   }
 
   address(): { address: string; port: number; family: string } {
-    return { address: this.localAddress, port: this.localPort, family: this.remoteFamily ?? 'IPv4' };
+    return { address: this.localAddress, port: this.localPort, family: this.ctx.family };
   }
 
   /** Closes the connection (the response is abandoned). */
   destroy(err?: Error): this {
     if (!this._gone) {
       this._gone = true;
-      this.onDestroy();
+      this.owner.destroy();
       if (err) this.emit('error', err);
       this.emit('close', Boolean(err));
     }
@@ -100,4 +120,17 @@ export class SocketView extends EventEmitter {
     this._gone = true;
     this.emit('close', true);
   }
+}
+
+// Listening on the socket is what needs the engine's client-gone event: forward it from then on.
+for (const name of ['on', 'addListener', 'once', 'prependListener', 'prependOnceListener'] as const) {
+  const orig = EventEmitter.prototype[name] as (...a: unknown[]) => unknown;
+  Object.defineProperty(SocketView.prototype, name, {
+    configurable: true,
+    writable: true,
+    value: function (this: SocketView, ...args: unknown[]) {
+      (this as unknown as { owner: SocketOwner }).owner.watch();
+      return orig.apply(this, args);
+    },
+  });
 }
