@@ -8,8 +8,10 @@ import finalhandler1 from 'finalhandler-1';
 import type { GaleOptions } from '../index.js';
 import { compileETag, compileQueryParser, compileTrust } from './etag.js';
 import type { Compat, PathArg } from './path.js';
-import { ExpressRequest, ExpressRequest4 } from './request.js';
-import { ExpressResponse, ExpressResponse4 } from './response.js';
+import { ExpressRequest } from './request.js';
+import { ExpressRequest4 } from './request4.js';
+import { ExpressResponse } from './response.js';
+import { ExpressResponse4 } from './response4.js';
 import {
   createRouter,
   type HandlerArg,

@@ -6,8 +6,10 @@ import serveStatic2 from 'serve-static';
 import serveStatic1 from 'serve-static-1';
 import { type Application, createApplication, type ExpressOptions } from './application.js';
 import type { Compat } from './path.js';
-import { ExpressRequest, ExpressRequest4 } from './request.js';
-import { ExpressResponse, ExpressResponse4 } from './response.js';
+import { ExpressRequest } from './request.js';
+import { ExpressRequest4 } from './request4.js';
+import { ExpressResponse } from './response.js';
+import { ExpressResponse4 } from './response4.js';
 import { createRouter, Route, type RouterFn, type RouterOptions } from './router.js';
 
 type Middleware = (req: never, res: never, next: (err?: unknown) => void) => void;

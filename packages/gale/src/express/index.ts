@@ -4,8 +4,10 @@ import { createExpress, type Express } from './create.js';
 
 export type { Application, ExpressOptions } from './application.js';
 export type { Express } from './create.js';
-export { ExpressRequest, ExpressRequest4 } from './request.js';
-export { ExpressResponse, ExpressResponse4 } from './response.js';
+export { ExpressRequest } from './request.js';
+export { ExpressRequest4 } from './request4.js';
+export { ExpressResponse } from './response.js';
+export { ExpressResponse4 } from './response4.js';
 export type {
   ErrorRequestHandler,
   Next as NextFunction,

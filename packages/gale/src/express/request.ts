@@ -2,7 +2,6 @@
 // IncomingMessage. Everything is read from Gale on first use; the Readable state (for
 // req.on('data'), req.pipe, for-await) is created only when the body is touched as a stream.
 // Uses only gale's public exports (../index.js) and npm packages.
-import { EventEmitter } from 'node:events';
 import querystring from 'node:querystring';
 import { Readable } from 'node:stream';
 import accepts from 'accepts';
@@ -12,6 +11,7 @@ import qs from 'qs';
 import parseRange from 'range-parser';
 import typeis from 'type-is';
 import type { Request as GaleRequest } from '../index.js';
+import { lazyReadable } from './lazy-readable.js';
 import { type Next, pathnameOf, type Route } from './router.js';
 import { type ServerContext, type SocketOwner, SocketView } from './socket.js';
 
@@ -23,7 +23,8 @@ type QueryFn = (str: string, opts?: unknown) => unknown;
 export const EXTENDED_QUERY: QueryFn = (str) => qs.parse(str, { allowPrototypes: true });
 export const SIMPLE_QUERY: QueryFn = (str) => querystring.parse(str);
 
-const QUERY_SET = '\0set';
+/** @internal `_qurl` of a query that was assigned or parsed once (Express 4) */
+export const QUERY_SET = '\0set';
 
 /** The response side as the request needs it (fresh, abort forwarding). */
 interface ResLike {
@@ -392,101 +393,4 @@ function forwardedView(req: ExpressRequest): never {
   return { headers: req.headers, socket: { remoteAddress }, connection: { remoteAddress } } as never;
 }
 
-// Readable's methods and getters need its state: each makes the state first (once), then runs.
-const readableProto = Readable.prototype as unknown as Record<string | symbol, unknown>;
-const ownProto = ExpressRequest.prototype as unknown as Record<string | symbol, unknown>;
-const SAFE = new Set<string | symbol>(['constructor', '_read', 'removeListener', 'off', 'removeAllListeners']);
-function wrapMethod(name: string | symbol, fn: (...a: unknown[]) => unknown): void {
-  Object.defineProperty(ownProto, name, {
-    configurable: true,
-    writable: true,
-    value: function (this: ExpressRequest, ...args: unknown[]) {
-      this._stream();
-      return fn.apply(this, args);
-    },
-  });
-}
-for (const key of Reflect.ownKeys(Readable.prototype)) {
-  if (SAFE.has(key) || Object.hasOwn(ownProto, key)) continue;
-  const d = Object.getOwnPropertyDescriptor(Readable.prototype, key) as PropertyDescriptor;
-  if (typeof d.value === 'function') wrapMethod(key, d.value);
-  else if (d.get) {
-    const get = d.get;
-    const set = d.set;
-    Object.defineProperty(ownProto, key, {
-      configurable: true,
-      get(this: ExpressRequest) {
-        this._stream();
-        return get.call(this);
-      },
-      set: set
-        ? function (this: ExpressRequest, v: unknown) {
-            this._stream();
-            set.call(this, v);
-          }
-        : undefined,
-    });
-  }
-}
-for (const key of ['once', 'prependListener', 'prependOnceListener'] as const) {
-  wrapMethod(key, readableProto[key] as (...a: unknown[]) => unknown);
-}
-// Removing listeners needs no stream: before the state exists, EventEmitter's own methods do.
-for (const key of ['removeListener', 'off', 'removeAllListeners'] as const) {
-  const viaStream = readableProto[key] as (...a: unknown[]) => unknown;
-  const plain = (EventEmitter.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[key] as (
-    ...a: unknown[]
-  ) => unknown;
-  Object.defineProperty(ownProto, key, {
-    configurable: true,
-    writable: true,
-    value: function (this: ExpressRequest, ...args: unknown[]) {
-      return (this._readableState === undefined ? plain : viaStream).apply(this, args);
-    },
-  });
-}
-Object.setPrototypeOf(ExpressRequest.prototype, Readable.prototype);
-
-/**
- * Express 4's request: `req.host` is the host name (deprecated), `req.param()`, the singular
- * accepts aliases, and `req.query` parsed once from the original URL by the app's parser.
- */
-export class ExpressRequest4 extends ExpressRequest {
-  override get query(): Record<string, unknown> {
-    if (this._qurl === undefined) {
-      const url = this.originalUrl;
-      const i = url.indexOf('?');
-      this._q = (this._qp4 ?? EXTENDED_QUERY)(i === -1 ? '' : url.slice(i + 1));
-      this._qurl = QUERY_SET;
-    }
-    return this._q as Record<string, unknown>;
-  }
-  override set query(v: Record<string, unknown>) {
-    this._q = v;
-    this._qurl = QUERY_SET;
-  }
-  override get host(): string | undefined {
-    return this.hostname;
-  }
-  override get _compat4(): boolean {
-    return true;
-  }
-  param(name: string, defaultValue?: unknown): unknown {
-    const params = (this.params || {}) as Record<string, unknown>;
-    const body = (this.body || {}) as Record<string, unknown>;
-    const query = (this.query || {}) as Record<string, unknown>;
-    if (null != params[name] && Object.hasOwn(params, name)) return params[name];
-    if (null != body[name]) return body[name];
-    if (null != query[name]) return query[name];
-    return defaultValue;
-  }
-  acceptsEncoding(...args: unknown[]): unknown {
-    return this.acceptsEncodings(...args);
-  }
-  acceptsCharset(...args: unknown[]): unknown {
-    return this.acceptsCharsets(...args);
-  }
-  acceptsLanguage(...args: unknown[]): unknown {
-    return this.acceptsLanguages(...args);
-  }
-}
+lazyReadable(ExpressRequest.prototype);

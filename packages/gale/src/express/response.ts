@@ -11,13 +11,13 @@ import encodeUrl from 'encodeurl';
 import escapeHtml from 'escape-html';
 import createError from 'http-errors';
 import mime from 'mime-types';
-import onFinished from 'on-finished';
 import send1 from 'send';
 import send0 from 'send-0';
 import statuses from 'statuses';
 import varyHeader from 'vary';
 import { isBuiltinEtag } from './etag.js';
 import { NodeResponse } from './node-response.js';
+import { type FileStream, sendfile } from './sendfile.js';
 
 type Settings = {
   get(name: string): unknown;
@@ -46,13 +46,7 @@ export const setCharset = memo((type: string): string => {
   parsed.parameters.charset = 'utf-8';
   return contentTypeLib.format(parsed);
 });
-const contentType5 = memo((v: string): string | false => mime.contentType(v));
-const charsetRe = /;\s*charset\s*=/;
-const contentType4 = memo((v: string): string => {
-  if (charsetRe.test(v)) return v;
-  const charset = send0.mime.charsets.lookup(v.split(';')[0] as string, '');
-  return charset ? `${v}; charset=${charset.toLowerCase()}` : v;
-});
+export const contentType5 = memo((v: string): string | false => mime.contentType(v));
 
 function stringify(value: unknown, replacer: unknown, spaces: unknown, esc: unknown): string | undefined {
   let json =
@@ -440,207 +434,5 @@ export class ExpressResponse extends NodeResponse {
   /** @internal */
   _compat4(): boolean {
     return false;
-  }
-}
-
-interface FileStream {
-  on(event: string, fn: (...a: unknown[]) => void): unknown;
-  pipe(res: unknown): unknown;
-}
-
-/** Express's sendfile(): pipes a `send` stream into res and reports the outcome once. */
-function sendfile(res: ExpressResponse, file: FileStream, options: Record<string, unknown>, callback: Cb): void {
-  let done = false;
-  let streaming: boolean | undefined;
-  const onaborted = (): void => {
-    if (done) return;
-    done = true;
-    callback(Object.assign(new Error('Request aborted'), { code: 'ECONNABORTED' }));
-  };
-  const ondirectory = (): void => {
-    if (done) return;
-    done = true;
-    callback(Object.assign(new Error('EISDIR, read'), { code: 'EISDIR' }));
-  };
-  const onerror = (err: unknown): void => {
-    if (done) return;
-    done = true;
-    callback(err);
-  };
-  const onend = (): void => {
-    if (done) return;
-    done = true;
-    callback();
-  };
-  const onfinish = (err: unknown): void => {
-    if (err && (err as { code?: string }).code === 'ECONNRESET') {
-      onaborted();
-      return;
-    }
-    if (err) {
-      onerror(err);
-      return;
-    }
-    if (done) return;
-    setImmediate(() => {
-      if (streaming !== false && !done) {
-        onaborted();
-        return;
-      }
-      if (done) return;
-      done = true;
-      callback();
-    });
-  };
-  file.on('directory', ondirectory);
-  file.on('end', onend);
-  file.on('error', onerror);
-  file.on('file', () => {
-    streaming = false;
-  });
-  file.on('stream', () => {
-    streaming = true;
-  });
-  onFinished(res as never, onfinish);
-  if (options.headers) {
-    file.on('headers', (r: unknown) => {
-      const obj = options.headers as Record<string, string>;
-      for (const k of Object.keys(obj)) (r as ExpressResponse).setHeader(k, obj[k] as string);
-    });
-  }
-  file.pipe(res);
-}
-
-/** Express 4's response: the older argument forms and header rules. */
-export class ExpressResponse4 extends ExpressResponse {
-  override _compat4(): boolean {
-    return true;
-  }
-  override status(code: number): this {
-    this.statusCode = code;
-    return this;
-  }
-  override _setStatus(code: number): void {
-    this.statusCode = code;
-  }
-  override links(links: Record<string, string | string[]>): this {
-    let link = (this.get('Link') as string) || '';
-    if (link) link += ', ';
-    return this.set(
-      'Link',
-      link +
-        Object.keys(links)
-          .map((rel) => `<${links[rel]}>; rel="${rel}"`)
-          .join(', '),
-    );
-  }
-  override send(...args: unknown[]): this {
-    let chunk = args[0];
-    let encoding: BufferEncoding | undefined;
-    if (args.length === 2) {
-      if (typeof args[0] !== 'number' && typeof args[1] === 'number') this.statusCode = args[1];
-      else {
-        this.statusCode = args[0] as number;
-        chunk = args[1];
-      }
-    }
-    if (typeof chunk === 'number' && args.length === 1) {
-      if (!this.get('Content-Type')) this.type('txt');
-      this.statusCode = chunk;
-      chunk = statuses.message[chunk];
-    }
-    switch (typeof chunk) {
-      case 'string':
-        if (!this.get('Content-Type')) this.type('html');
-        break;
-      case 'boolean':
-      case 'number':
-      case 'object':
-        if (chunk === null) chunk = '';
-        else if (Buffer.isBuffer(chunk)) {
-          if (!this.get('Content-Type')) this.type('bin');
-        } else return this.json(chunk);
-        break;
-    }
-    if (typeof chunk === 'string') {
-      encoding = 'utf8';
-      const type = this.get('Content-Type');
-      if (typeof type === 'string') this.set('Content-Type', setCharset(type));
-    }
-    return this._sendBody(chunk as string | Uint8Array | undefined, encoding);
-  }
-  override json(...args: unknown[]): this {
-    let val = args[0];
-    if (args.length === 2) {
-      if (typeof args[1] === 'number') this.statusCode = args[1];
-      else {
-        this.statusCode = args[0] as number;
-        val = args[1];
-      }
-    }
-    return super.json(val);
-  }
-  override jsonp(...args: unknown[]): this {
-    let val = args[0];
-    if (args.length === 2) {
-      if (typeof args[1] === 'number') this.statusCode = args[1];
-      else {
-        this.statusCode = args[0] as number;
-        val = args[1];
-      }
-    }
-    return super.jsonp(val);
-  }
-  override sendStatus(statusCode: number): this {
-    const body = statuses.message[statusCode] || String(statusCode);
-    this.statusCode = statusCode;
-    this.type('txt');
-    return this.send(body);
-  }
-  /** Express 4's deprecated lower-case sendfile (no absolute-path check). */
-  sendfile(path: string, options?: object | Cb, callback?: Cb): void {
-    let done = callback;
-    let opts = (options || {}) as Record<string, unknown>;
-    if (typeof options === 'function') {
-      done = options as Cb;
-      opts = {};
-    }
-    this._sendFile(path, opts, done);
-  }
-  override _disposition(name: string): string {
-    return contentDisposition(basename(name));
-  }
-  override type(type: string): this {
-    const ct = type.indexOf('/') === -1 ? send0.mime.lookup(type) : type;
-    return this.set('Content-Type', ct);
-  }
-  override attachment(filename?: string): this {
-    if (filename) this.type(extname(filename));
-    this.set('Content-Disposition', contentDisposition(filename ? basename(filename) : undefined));
-    return this;
-  }
-  override _contentType(value: string): string {
-    return contentType4(value);
-  }
-  override clearCookie(name: string, options?: Record<string, unknown>): this {
-    return this.cookie(name, '', { expires: new Date(1), path: '/', ...options });
-  }
-  override location(url: string): this {
-    const loc = url === 'back' ? (this.req.get('Referrer') as string) || '/' : String(url);
-    return this.set('Location', encodeUrl(loc));
-  }
-  override redirect(...args: unknown[]): void {
-    let address = args[0] as string;
-    let status = 302;
-    if (args.length === 2) {
-      if (typeof args[0] === 'number') {
-        status = args[0];
-        address = args[1] as string;
-      } else status = args[1] as number;
-    }
-    this._redirect(status, address);
-  }
-  override _redirectHtml(message: string | undefined, u: string): string {
-    return `<p>${message}. Redirecting to ${u}</p>`;
   }
 }

@@ -2,239 +2,35 @@
 // order, `next('route')`, `next('router')`, error layers, `param` callbacks, mergeParams, automatic
 // OPTIONS answers. The top router of an app walks a per-native-route "plan" (its stack without the
 // layers that provably cannot match) instead of its whole stack. No Gale imports (runs on any req/res).
-import { METHODS } from 'node:http';
-import { type Compat, compileMatcher, type Match, type PathArg, type Seg, simplePaths } from './path.js';
 
-/** Calls the next layer; `'route'` skips the rest of a route, `'router'` leaves the router. */
-export type Next = (err?: unknown) => void;
-/** A middleware or route handler, as Express calls it. */
-export type Handler = (req: never, res: never, next: Next) => unknown;
+import {
+  bump,
+  callErrorHandler,
+  callHandler,
+  Layer,
+  METHOD_NAMES,
+  type Next,
+  Route,
+  type RouterReq,
+  type RouterRes,
+} from './layer.js';
+import { mergeParams, type ParamCalled, processParams } from './params.js';
+import type { Compat, Match, PathArg } from './path.js';
+
+export {
+  callErrorHandler,
+  callHandler,
+  generation,
+  type Handler,
+  Layer,
+  METHOD_NAMES,
+  type Next,
+  Route,
+  type RouterReq,
+  type RouterRes,
+} from './layer.js';
+
 type Fn = (...args: unknown[]) => unknown;
-
-/** The request fields the router reads and writes. */
-export interface RouterReq {
-  url: string;
-  method: string;
-  baseUrl: string;
-  originalUrl: string;
-  params: Record<string, string>;
-  next: Next | undefined;
-  route: Route | undefined;
-}
-/** The response methods the automatic OPTIONS answer uses. */
-export interface RouterRes {
-  setHeader(name: string, value: string | number): unknown;
-  end(body?: string): unknown;
-  set(name: string, value: string): unknown;
-  send(body: string): unknown;
-}
-
-/** Every change to any router bumps this, so cached plans and native routes get refreshed. */
-export const generation = { n: 0 };
-const bump = (): void => {
-  generation.n++;
-};
-
-export const METHOD_NAMES: readonly string[] = METHODS.map((m) => m.toLowerCase());
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return v !== null && typeof v === 'object' && typeof (v as PromiseLike<unknown>).then === 'function';
-}
-
-/** Layer.handleRequest: a four-argument function is skipped; throws and rejections go to next. */
-export function callHandler(fn: Fn, req: unknown, res: unknown, next: Next): void {
-  if (fn.length > 3) {
-    next();
-    return;
-  }
-  try {
-    const ret = fn(req, res, next);
-    if (isThenable(ret)) ret.then(undefined, (e: unknown) => next(e || new Error('Rejected promise')));
-  } catch (err) {
-    next(err);
-  }
-}
-
-/** Layer.handleError: only four-argument functions handle errors. */
-export function callErrorHandler(fn: Fn, err: unknown, req: unknown, res: unknown, next: Next): void {
-  if (fn.length !== 4) {
-    next(err);
-    return;
-  }
-  try {
-    const ret = fn(err, req, res, next);
-    if (isThenable(ret)) ret.then(undefined, (e: unknown) => next(e || new Error('Rejected promise')));
-  } catch (e) {
-    next(e);
-  }
-}
-
-/** An entry of a router's stack: middleware (`use`) or a route. */
-export class Layer {
-  readonly handle: Fn;
-  readonly name: string;
-  route: Route | undefined = undefined;
-  readonly match: (path: string) => Match | false;
-  /** The path as simple segment lists (for native routes and plans), or undefined. */
-  readonly segs: Seg[][] | undefined;
-  readonly end: boolean;
-  /** A mounted router or app's router, so its routes can be registered natively. */
-  sub: (() => RouterFn | undefined) | undefined = undefined;
-  readonly rawPath: PathArg;
-
-  constructor(path: PathArg, opts: { sensitive: boolean; strict: boolean; end: boolean }, fn: Fn, compat: Compat) {
-    this.handle = fn;
-    this.name = fn.name || '<anonymous>';
-    this.rawPath = path;
-    this.match = compileMatcher(path, opts, compat);
-    this.segs = simplePaths(path);
-    this.end = opts.end;
-  }
-}
-
-/** A handler in a route's stack. */
-interface MethodLayer {
-  handle: Fn;
-  method: string | undefined;
-  name: string;
-}
-
-/** A route: handlers per method for one path (`router.route(path).get(…).post(…)`). */
-export class Route {
-  readonly path: PathArg;
-  readonly stack: MethodLayer[] = [];
-  readonly methods: Record<string, boolean>;
-  readonly compat: Compat;
-
-  constructor(path: PathArg, compat: Compat) {
-    this.path = path;
-    this.compat = compat;
-    this.methods = compat === 5 ? Object.create(null) : {};
-  }
-
-  _handlesMethod(method: string): boolean {
-    if (this.methods._all) return true;
-    let name = typeof method === 'string' ? method.toLowerCase() : method;
-    if (name === 'head' && !this.methods.head) name = 'get';
-    return Boolean(this.methods[name]);
-  }
-
-  /** Express 4's name. */
-  _handles_method(method: string): boolean {
-    return this._handlesMethod(method);
-  }
-
-  /** The methods for an automatic OPTIONS answer (Express 5: `_methods`, Express 4: `_options`). */
-  _methods(includeAll = false): string[] {
-    const out: string[] = [];
-    for (const m of Object.keys(this.methods)) {
-      if (m === '_all') {
-        if (includeAll || this.compat === 4) out.push(this.compat === 4 ? '_ALL' : '*');
-      } else out.push(m.toUpperCase());
-    }
-    if (this.methods.get && !this.methods.head) out.push('HEAD');
-    return out;
-  }
-
-  _options(): string[] {
-    return this._methods();
-  }
-
-  dispatch(req: RouterReq, res: unknown, done: Next): void {
-    const stack = this.stack;
-    if (stack.length === 0) {
-      done();
-      return;
-    }
-    let method = typeof req.method === 'string' ? req.method.toLowerCase() : req.method;
-    if (method === 'head' && !this.methods.head) method = 'get';
-    req.route = this;
-    // One handler for this method (the usual case): its `next` can be the router's own, since
-    // next('route'), next('router'), next(err) and next() then mean the same thing at both levels.
-    if (stack.length === 1) {
-      const only = stack[0] as MethodLayer;
-      if (only.method === undefined || only.method === method) callHandler(only.handle, req, res, done);
-      else done();
-      return;
-    }
-    new RouteFrame(stack, method, req, res, done).step(undefined);
-  }
-
-  all(...handlers: unknown[]): this {
-    return this.add(undefined, handlers);
-  }
-
-  /** @internal */
-  add(method: string | undefined, handlers: unknown[]): this {
-    const callbacks = handlers.flat(Number.POSITIVE_INFINITY);
-    if (callbacks.length === 0) throw new TypeError('argument handler is required');
-    for (const fn of callbacks) {
-      if (typeof fn !== 'function') {
-        throw new TypeError(
-          this.compat === 4
-            ? `Route.${method ?? 'all'}() requires a callback function but got a ${Object.prototype.toString.call(fn)}`
-            : 'argument handler must be a function',
-        );
-      }
-      this.stack.push({ handle: fn as Fn, method, name: (fn as Fn).name || '<anonymous>' });
-      this.methods[method ?? '_all'] = true;
-    }
-    bump();
-    return this;
-  }
-}
-for (const m of METHOD_NAMES) {
-  (Route.prototype as unknown as Record<string, unknown>)[m] = function (this: Route, ...handlers: unknown[]) {
-    return this.add(m, handlers);
-  };
-}
-
-class RouteFrame {
-  private idx = 0;
-  private sync = 0;
-  readonly next: Next;
-  constructor(
-    private readonly stack: readonly MethodLayer[],
-    private readonly method: string,
-    private readonly req: RouterReq,
-    private readonly res: unknown,
-    private readonly done: Next,
-  ) {
-    this.next = (err) => this.step(err);
-  }
-
-  step(err: unknown): void {
-    if (err && err === 'route') {
-      this.done();
-      return;
-    }
-    if (err && err === 'router') {
-      this.done(err);
-      return;
-    }
-    if (this.idx >= this.stack.length) {
-      this.done(err);
-      return;
-    }
-    if (++this.sync > 100) {
-      setImmediate(this.next, err);
-      return;
-    }
-    let layer: MethodLayer | undefined;
-    let match = false;
-    while (!match && this.idx < this.stack.length) {
-      layer = this.stack[this.idx++] as MethodLayer;
-      match = layer.method === undefined || layer.method === this.method;
-    }
-    if (!match || layer === undefined) {
-      this.done(err);
-      return;
-    }
-    if (err) callErrorHandler(layer.handle, err, this.req, this.res, this.next);
-    else callHandler(layer.handle, this.req, this.res, this.next);
-    this.sync = 0;
-  }
-}
 
 /** A request handler's `req` (Express's properties, plus whatever middleware adds). */
 // biome-ignore lint/suspicious/noExplicitAny: middleware adds arbitrary properties (req.user, req.session, …)
@@ -454,28 +250,6 @@ export function pathnameOf(url: string): string | undefined {
   }
 }
 
-function mergeParams(params: Record<string, string>, parent: unknown): Record<string, string> {
-  if (typeof parent !== 'object' || !parent) return params;
-  const p = parent as Record<string, string>;
-  const obj = Object.assign({}, p);
-  if (!(0 in params) || !(0 in p)) return Object.assign(obj, params);
-  let i = 0;
-  let o = 0;
-  while (i in params) i++;
-  while (o in p) o++;
-  for (i--; i >= 0; i--) {
-    params[i + o] = params[i] as string;
-    if (i < o) delete params[i];
-  }
-  return Object.assign(obj, params);
-}
-
-interface ParamCalled {
-  error: unknown;
-  match: unknown;
-  value: unknown;
-}
-
 /** One router's walk over its layers for one request (Express's `next` closure state). */
 class RouterFrame {
   private idx = 0;
@@ -616,7 +390,8 @@ class RouterFrame {
       const l = layer;
       const lp = match.path;
       const r = route;
-      this.processParams(keys, (e) => {
+      if (this.paramcalled === undefined) this.paramcalled = {};
+      processParams(this.router.params, this.paramcalled, req, this.res, keys, (e) => {
         if (e) this.step(layerError || e);
         else this.proceed(l, layerError, lp, path, r);
         this.sync = 0;
@@ -657,66 +432,6 @@ class RouterFrame {
     }
     if (layerError) callErrorHandler(layer.handle, layerError, req, this.res, this.next);
     else callHandler(layer.handle, req, this.res, this.next);
-  }
-
-  private processParams(keys: string[], done: (err?: unknown) => void): void {
-    const params = this.router.params;
-    if (this.paramcalled === undefined) this.paramcalled = {};
-    const called = this.paramcalled;
-    const req = this.req;
-    let i = 0;
-    let paramIndex = 0;
-    let key: string;
-    let paramVal: unknown;
-    let paramCallbacks: Fn[] | undefined;
-    let paramCalled: ParamCalled | undefined;
-    const param = (err?: unknown): void => {
-      if (err) {
-        done(err);
-        return;
-      }
-      if (i >= keys.length) {
-        done();
-        return;
-      }
-      paramIndex = 0;
-      key = keys[i++] as string;
-      paramVal = req.params[key];
-      paramCallbacks = params[key];
-      paramCalled = called[key];
-      if (paramVal === undefined || !paramCallbacks) {
-        param();
-        return;
-      }
-      if (paramCalled && (paramCalled.match === paramVal || (paramCalled.error && paramCalled.error !== 'route'))) {
-        req.params[key] = paramCalled.value as string;
-        param(paramCalled.error);
-        return;
-      }
-      paramCalled = { error: null, match: paramVal, value: paramVal };
-      called[key] = paramCalled;
-      paramCallback();
-    };
-    const paramCallback = (err?: unknown): void => {
-      const fn = (paramCallbacks as Fn[])[paramIndex++];
-      (paramCalled as ParamCalled).value = req.params[key];
-      if (err) {
-        (paramCalled as ParamCalled).error = err;
-        param(err);
-        return;
-      }
-      if (!fn) {
-        param();
-        return;
-      }
-      try {
-        const ret = fn(req, this.res, paramCallback, paramVal, key);
-        if (isThenable(ret)) ret.then(undefined, (e: unknown) => paramCallback(e || new Error('Rejected promise')));
-      } catch (e) {
-        paramCallback(e);
-      }
-    };
-    param();
   }
 }
 

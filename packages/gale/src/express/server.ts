@@ -19,7 +19,7 @@ interface Plan {
 
 type ListenCb = (err?: Error) => void;
 
-function collect(router: RouterFn, prefix: Seg[], out: Map<string, Seg[]>, depth: number): void {
+function collect(router: { stack: Layer[] }, prefix: Seg[], out: Map<string, Seg[]>, depth: number): void {
   for (const layer of router.stack) {
     const segsList = layer.segs;
     if (segsList === undefined) continue;
