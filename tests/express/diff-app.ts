@@ -267,6 +267,20 @@ export function buildApp(express: any, compat: 4 | 5): any {
   app.get('/res/render-missing', (_req: any, res: any) => res.render('missing.tpl'));
   app.get('/res/status-204', (_req: any, res: any) => res.status(204).send('dropped'));
 
+  app.get('/res/back', (_req: any, res: any) => res.redirect('back'));
+  app.get('/res/status-invalid', (_req: any, res: any) => res.status(1000).send('never'));
+  app.get('/res/send-number', (_req: any, res: any) => res.send(404));
+  if (compat === 4) {
+    // Express 4's argument forms, removed in Express 5.
+    app.get('/v4/param/:name', (req: any, res: any) =>
+      res.send(`${req.param('name')} ${req.param('q')} ${req.param('none', 'dflt')}`),
+    );
+    app.get('/v4/send-status', (_req: any, res: any) => res.send(201, 'created'));
+    app.get('/v4/json-status', (_req: any, res: any) => res.json(202, { accepted: true }));
+    app.get('/v4/redirect-args', (_req: any, res: any) => res.redirect('/elsewhere', 301));
+    app.del('/v4/del', (_req: any, res: any) => res.send('deleted'));
+  }
+
   // static
   app.use('/static', express.static(FILES));
   app.use('/static-opts', express.static(FILES, { index: false, maxAge: '1h', extensions: ['html'] }));
@@ -400,6 +414,15 @@ export const REQUESTS: Req[] = [
   { path: '/res/render-locals' },
   { path: '/res/render-missing' },
   { path: '/res/status-204' },
+  { path: '/res/back', headers: { referer: 'http://ref.example/page' } },
+  { path: '/res/back' },
+  { path: '/res/status-invalid' },
+  { path: '/res/send-number' },
+  { path: '/v4/param/ada?q=query', only: 4 },
+  { path: '/v4/send-status', only: 4 },
+  { path: '/v4/json-status', only: 4 },
+  { path: '/v4/redirect-args', only: 4 },
+  { path: '/v4/del', method: 'DELETE', only: 4 },
   { path: '/static/hello.txt' },
   { path: '/static/hello.txt', method: 'HEAD' },
   { path: '/static/hello.txt', headers: { 'if-modified-since': MTIME.toUTCString() } },
