@@ -183,11 +183,14 @@ impl Handler for JsHandler {
         let env = self.env;
         // Messages arrive only from the read path, inside the scope `begin` opened.
         let f = self.ws_message_fn.get();
-        let (buf, off) = if data.len() <= crate::msgpool::POOLED_MAX {
-            let (pool, off) = self.msg_pool.put(env, data);
-            (pool, nu::uint(env, off as u32))
+        let pooled = if data.len() <= crate::msgpool::POOLED_MAX {
+            self.msg_pool.put(env, data)
         } else {
-            (nu::buffer_copy(env, data), nu::uint(env, u32::MAX))
+            None
+        };
+        let (buf, off) = match pooled {
+            Some((pool, off)) => (pool, nu::uint(env, off as u32)),
+            None => (nu::buffer_copy(env, data), nu::uint(env, u32::MAX)),
         };
         // (sid, pool ArrayBuffer, offset, length, binary), or (sid, Buffer, 0xFFFFFFFF, length, binary).
         let args = [

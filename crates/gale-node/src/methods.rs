@@ -208,7 +208,9 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
 /// The server bound to a method call.
 ///
 /// # Safety
-/// `data` must be the pointer installed by `method` (kept alive by the function object).
+/// `data` must be the data pointer of a function created by `method`: an `Rc<Server>` turned into
+/// a raw pointer, whose strong count that function object holds until its finalizer drops it. JS
+/// can only call the function while the object is alive, so the server outlives every call.
 pub(crate) unsafe fn server<'a>(data: *mut c_void) -> &'a Server {
     // SAFETY: caller's contract.
     unsafe { &*(data as *const Server) }

@@ -28,19 +28,25 @@ impl MsgPool {
         }
     }
 
-    /// Copies `data` (at most `POOLED_MAX` bytes) into the pool; returns the pool and the offset.
-    pub fn put(&self, env: napi_env, data: &[u8]) -> (napi_value, usize) {
+    /// Copies `data` (at most `POOLED_MAX` bytes) into the pool; returns the pool and the offset, or
+    /// None when no pool could be allocated (the caller then gives the message a Buffer of its own).
+    pub fn put(&self, env: napi_env, data: &[u8]) -> Option<(napi_value, usize)> {
         debug_assert!(data.len() <= POOLED_MAX);
         let mut value = ptr::null_mut();
         // No pool yet (`used` starts at POOL_BYTES, but an empty message fits "within" that, so the
         // null reference must be checked on its own: reading it was the empty-message SIGSEGV).
         if self.pool.get().is_null() || self.used.get() + data.len() > POOL_BYTES {
             let mut base: *mut std::ffi::c_void = ptr::null_mut();
+            // SAFETY: a live env inside the handler's scope; base and value are out-pointers.
+            let st =
+                unsafe { sys::napi_create_arraybuffer(env, POOL_BYTES, &mut base, &mut value) };
+            if st != sys::Status::napi_ok || base.is_null() || value.is_null() {
+                return None;
+            }
             let mut r = ptr::null_mut();
-            // SAFETY: a live env inside the handler's scope; the old reference is ours to delete (views
-            // JS holds keep that ArrayBuffer alive on their own).
+            // SAFETY: the old reference (if any) is ours to delete: views JS holds keep that
+            // ArrayBuffer alive on their own. `value` is live in the current handle scope.
             unsafe {
-                sys::napi_create_arraybuffer(env, POOL_BYTES, &mut base, &mut value);
                 if !self.pool.get().is_null() {
                     sys::napi_delete_reference(env, self.pool.get());
                 }
@@ -55,14 +61,15 @@ impl MsgPool {
         }
         let off = self.used.get();
         if !data.is_empty() {
-            // SAFETY: base points at POOL_BYTES bytes kept alive by the reference and off + len <=
-            // POOL_BYTES (checked above); data is a live slice that cannot overlap JS-owned memory.
+            // SAFETY: base points at POOL_BYTES bytes kept alive by the strong reference, and
+            // off + len <= POOL_BYTES (checked above); data is an engine-owned slice, so the two
+            // cannot overlap. A region is never written twice, so no JS view sees it change.
             unsafe {
                 ptr::copy_nonoverlapping(data.as_ptr(), self.base.get().add(off), data.len())
             };
         }
         // 8-byte aligned, so views can be reinterpreted as wider typed arrays.
         self.used.set(off + ((data.len() + 7) & !7));
-        (value, off)
+        Some((value, off))
     }
 }

@@ -112,6 +112,12 @@ pub fn get_string(env: napi_env, v: napi_value) -> Option<Vec<u8>> {
 }
 
 /// The bytes of a Uint8Array/Buffer (None if `v` is not a typed array).
+///
+/// The slice borrows memory JS owns: it is valid until JS code runs again (JS could detach or
+/// transfer the ArrayBuffer then). Callers use it within one native call and call nothing that can
+/// run JS (a property getter, a function) while they hold it. A view of a detached ArrayBuffer has
+/// length 0 and a null data pointer; it comes back as an empty slice, never as a slice built from
+/// the null pointer (which would be undefined behaviour even at length 0).
 pub fn get_bytes<'a>(env: napi_env, v: napi_value) -> Option<&'a [u8]> {
     let mut is = false;
     // SAFETY: v is a value from the current scope.

@@ -114,7 +114,7 @@ impl Body<'_> {
 
 pub(crate) unsafe extern "C" fn end(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<5>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let Some(id) = nu::get_u32(env, argv[0]) else {
         return nu::throw(env, "end(): id must be a number", true);
@@ -133,7 +133,7 @@ pub(crate) unsafe extern "C" fn end(env: napi_env, info: napi_callback_info) -> 
 
 pub(crate) unsafe extern "C" fn write_head(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<4>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let Some(id) = nu::get_u32(env, argv[0]) else {
         return nu::throw(env, "writeHead(): id must be a number", true);
@@ -148,7 +148,7 @@ pub(crate) unsafe extern "C" fn write_head(env: napi_env, info: napi_callback_in
 
 pub(crate) unsafe extern "C" fn write(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<2>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let Some(id) = nu::get_u32(env, argv[0]) else {
         return nu::throw(env, "write(): id must be a number", true);
@@ -166,7 +166,7 @@ pub(crate) unsafe extern "C" fn write(env: napi_env, info: napi_callback_info) -
 
 pub(crate) unsafe extern "C" fn end_stream(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<2>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let Some(id) = nu::get_u32(env, argv[0]) else {
         return nu::throw(env, "endStream(): id must be a number", true);
@@ -183,7 +183,7 @@ pub(crate) unsafe extern "C" fn end_stream(env: napi_env, info: napi_callback_in
 
 pub(crate) unsafe extern "C" fn release(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<1>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     if let Some(id) = nu::get_u32(env, argv[0]) {
         s.release(id);
@@ -193,7 +193,7 @@ pub(crate) unsafe extern "C" fn release(env: napi_env, info: napi_callback_info)
 
 pub(crate) unsafe extern "C" fn destroy(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<1>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     if let Some(id) = nu::get_u32(env, argv[0]) {
         s.destroy(id);
@@ -204,7 +204,7 @@ pub(crate) unsafe extern "C" fn destroy(env: napi_env, info: napi_callback_info)
 /// takeBody(id) → [Buffer, state] (state 0 more coming, 1 complete, else an error status) or undefined.
 pub(crate) unsafe extern "C" fn take_body(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<1>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let Some(id) = nu::get_u32(env, argv[0]) else {
         return nu::throw(env, "takeBody(id): id must be a number", true);
@@ -221,7 +221,7 @@ pub(crate) unsafe extern "C" fn take_body(env: napi_env, info: napi_callback_inf
 /// sendFile(id, path, headerLines) → 0 sent, 1 request gone, 404 no such file.
 pub(crate) unsafe extern "C" fn send_file(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<3>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let (Some(id), Some(path)) = (nu::get_u32(env, argv[0]), nu::get_string(env, argv[1])) else {
         return nu::throw(env, "sendFile(id, path, headers): bad arguments", true);

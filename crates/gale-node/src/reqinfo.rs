@@ -14,7 +14,7 @@ pub(crate) fn on_req(
     f: impl FnOnce(&gale_server::ReqView, napi_value) -> napi_value,
 ) -> napi_value {
     let (argv, _, data) = nu::args::<2>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let Some(id) = nu::get_u32(env, argv[0]) else {
         return nu::throw(env, "request id must be a number", true);

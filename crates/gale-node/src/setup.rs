@@ -13,7 +13,7 @@ use crate::napi_util as nu;
 
 pub(crate) unsafe extern "C" fn route(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<3>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let sel = match method_sel(env, argv[0]) {
         Ok(m) => m,
@@ -47,7 +47,7 @@ pub(crate) fn route_names(env: napi_env, r: Result<Vec<String>, String>) -> napi
 
 pub(crate) unsafe extern "C" fn fixed(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<5>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let sel = match method_sel(env, argv[0]) {
         Ok(m) => m,
@@ -153,27 +153,27 @@ pub(crate) unsafe extern "C" fn listen(env: napi_env, info: napi_callback_info) 
 
 pub(crate) unsafe extern "C" fn close(env: napi_env, info: napi_callback_info) -> napi_value {
     let (_, _, data) = nu::args::<0>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     unsafe { server(data) }.close();
     nu::undefined(env)
 }
 
 pub(crate) unsafe extern "C" fn force_close(env: napi_env, info: napi_callback_info) -> napi_value {
     let (_, _, data) = nu::args::<0>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     unsafe { server(data) }.force_close();
     nu::undefined(env)
 }
 
 pub(crate) unsafe extern "C" fn connections(env: napi_env, info: napi_callback_info) -> napi_value {
     let (_, _, data) = nu::args::<0>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     nu::uint(env, unsafe { server(data) }.connection_count() as u32)
 }
 
 pub(crate) unsafe extern "C" fn fallback(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<1>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     s.set_fallback(nu::get_u32(env, argv[0]));
     nu::undefined(env)
@@ -258,7 +258,7 @@ pub(crate) unsafe extern "C" fn static_mount(
     info: napi_callback_info,
 ) -> napi_value {
     let (argv, _, data) = nu::args::<3>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let (Some(prefix), Some(dir)) = (nu::get_string(env, argv[0]), nu::get_string(env, argv[1]))
     else {

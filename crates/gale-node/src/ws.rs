@@ -9,6 +9,9 @@ use napi::sys::{napi_callback_info, napi_env, napi_value, ValueType};
 use crate::methods::{bool_opt, num_opt, server};
 use crate::napi_util as nu;
 
+/// The largest message a socket may accept: 2 GiB, under Node's Buffer limit on every version.
+const MAX_MESSAGE: usize = 1 << 31;
+
 /// A message argument: a string (sent as UTF-8) or bytes.
 enum Data<'a> {
     Str(napi_value, usize),
@@ -40,7 +43,8 @@ fn ws_options(env: napi_env, o: napi_value) -> WsOptions {
     }
     let us = |n: f64| n.max(0.0) as usize;
     if let Some(n) = num_opt(env, o, c"maxPayloadLength") {
-        w.max_payload = us(n);
+        // A message reaches JS as one Buffer, and its length crosses as a u32.
+        w.max_payload = us(n).min(MAX_MESSAGE);
     }
     if let Some(n) = num_opt(env, o, c"idleTimeout") {
         w.idle_timeout_ms = (n.max(0.0) * 1000.0) as u64;
@@ -85,7 +89,7 @@ fn ws_options(env: napi_env, o: napi_value) -> WsOptions {
 /// `wsRoute(path, routeId, options) → paramNames`
 pub(crate) unsafe extern "C" fn ws_route(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<3>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let (Some(pattern), Some(id)) = (nu::get_string(env, argv[0]), nu::get_u32(env, argv[1]))
     else {
@@ -99,7 +103,7 @@ pub(crate) unsafe extern "C" fn ws_route(env: napi_env, info: napi_callback_info
 /// `wsAccept(requestId, protocol?) → socketId | undefined`
 pub(crate) unsafe extern "C" fn ws_accept(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<2>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let Some(id) = nu::get_u32(env, argv[0]) else {
         return nu::throw(env, "wsAccept(id, protocol): id must be a number", true);
@@ -117,7 +121,7 @@ pub(crate) unsafe extern "C" fn ws_accept(env: napi_env, info: napi_callback_inf
 /// `wsSend(sid, data, binary, compress) → 0 sent | 1 buffered | 2 dropped | 3 closed`
 pub(crate) unsafe extern "C" fn ws_send(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<4>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let (Some(sid), Some(msg)) = (sid_arg(env, argv[0]), data_arg(env, argv[1])) else {
         return nu::throw(
@@ -149,7 +153,7 @@ fn bytes_of(env: napi_env, v: napi_value) -> Option<Vec<u8>> {
 /// `wsPing(sid, data?) → result`
 pub(crate) unsafe extern "C" fn ws_ping(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<2>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let Some(sid) = sid_arg(env, argv[0]) else {
         return nu::throw(env, "wsPing(sid, data): bad arguments", true);
@@ -161,7 +165,7 @@ pub(crate) unsafe extern "C" fn ws_ping(env: napi_env, info: napi_callback_info)
 /// `wsClose(sid, code, reason) → boolean`
 pub(crate) unsafe extern "C" fn ws_close(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<3>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let (Some(sid), Some(code)) = (sid_arg(env, argv[0]), nu::get_u32(env, argv[1])) else {
         return nu::throw(env, "wsClose(sid, code, reason): bad arguments", true);
@@ -176,7 +180,7 @@ pub(crate) unsafe extern "C" fn ws_terminate(
     info: napi_callback_info,
 ) -> napi_value {
     let (argv, _, data) = nu::args::<1>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let ok = sid_arg(env, argv[0]).is_some_and(|sid| s.ws_terminate(sid));
     nu::boolean(env, ok)
@@ -185,7 +189,7 @@ pub(crate) unsafe extern "C" fn ws_terminate(
 /// `wsBuffered(sid) → number | undefined`
 pub(crate) unsafe extern "C" fn ws_buffered(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<1>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     match sid_arg(env, argv[0]).and_then(|sid| s.ws_buffered(sid)) {
         Some(n) => nu::uint(env, n.min(u32::MAX as usize) as u32),
@@ -196,7 +200,7 @@ pub(crate) unsafe extern "C" fn ws_buffered(env: napi_env, info: napi_callback_i
 /// `wsRemote(sid) → [address, port, family] | undefined`
 pub(crate) unsafe extern "C" fn ws_remote(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<1>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     match sid_arg(env, argv[0]).and_then(|sid| s.ws_remote(sid)) {
         Some(a) => crate::setup::addr_array(env, a),
@@ -210,7 +214,7 @@ fn sid_topic(
     info: napi_callback_info,
 ) -> Result<(&'static gale_server::Server, u32, Vec<u8>), napi_value> {
     let (argv, _, data) = nu::args::<2>(env, info);
-    // SAFETY: data installed by `method`; the server outlives the call.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     match (sid_arg(env, argv[0]), nu::get_string(env, argv[1])) {
         (Some(sid), Some(topic)) => Ok((s, sid, topic)),
@@ -254,7 +258,7 @@ pub(crate) unsafe extern "C" fn ws_is_subscribed(
 /// `wsTopics(sid) → string[]`
 pub(crate) unsafe extern "C" fn ws_topics(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<1>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let topics = sid_arg(env, argv[0])
         .map(|sid| s.ws_topics(sid))
@@ -266,7 +270,7 @@ pub(crate) unsafe extern "C" fn ws_topics(env: napi_env, info: napi_callback_inf
 /// `wsPublish(topic, data, binary, compress, excludeSid?) → subscribers reached`
 pub(crate) unsafe extern "C" fn ws_publish(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<5>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let Some(topic) = nu::get_string(env, argv[0]) else {
         return nu::throw(env, "publish(topic, data): topic must be a string", true);
@@ -298,7 +302,7 @@ pub(crate) unsafe extern "C" fn ws_subscribers(
     info: napi_callback_info,
 ) -> napi_value {
     let (argv, _, data) = nu::args::<1>(env, info);
-    // SAFETY: data installed by `method`.
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let n = nu::get_string(env, argv[0]).map_or(0, |t| s.ws_subscriber_count(&t));
     nu::uint(env, n as u32)

@@ -196,6 +196,7 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
 
   /** Ends the response, with an optional last piece of body. */
   end(body?: string | Uint8Array): void {
+    if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) badBody(body);
     if (this.headersSent && !this.finished) {
       this.finished = true;
       this._req._snapshot();
@@ -417,6 +418,8 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
         'cannot send a response: one was already sent (or streaming started) for this request',
       );
     }
+    // Checked before the state changes, so a caller that catches the TypeError can still answer.
+    if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) badBody(body);
     if (this._onHead !== undefined) this._runOnHead();
     this.finished = true;
     this.headersSent = true;
@@ -451,3 +454,11 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
 }
 
 Response.prototype._onHead = undefined;
+
+/** A body the engine cannot send: a TypeError naming what to pass instead. */
+function badBody(body: unknown): never {
+  const what = ArrayBuffer.isView(body) ? body.constructor.name : typeof body;
+  throw new TypeError(
+    `a response body must be a string, a Buffer or a Uint8Array, not ${what}: convert it first (e.g. Buffer.from(view.buffer, view.byteOffset, view.byteLength))`,
+  );
+}
