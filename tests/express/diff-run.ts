@@ -2,6 +2,7 @@
 // request, and reports every difference at once.
 // biome-ignore-all lint/suspicious/noExplicitAny: the apps come from three Express implementations
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Answer, ask, buildApp, REQUESTS } from './diff-app.js';
 
@@ -36,4 +37,14 @@ export async function compare(reference: any, gale: any, compat: 4 | 5): Promise
     await Promise.all([a.close(), b.close()]);
   }
   assert.equal(diffs.length, 0, `${diffs.length} of ${REQUESTS.length} requests differ:\n\n${diffs.join('\n\n')}`);
+}
+
+/** gale/express whose apps listen through node:http (the app as a request listener), not Gale's engine. */
+export function viaNodeHttp(galeExpress: any): any {
+  const wrapped = (...args: unknown[]) => {
+    const app = galeExpress(...args);
+    app.listen = (...a: unknown[]) => http.createServer(app).listen(...(a as [number]));
+    return app;
+  };
+  return Object.assign(wrapped, galeExpress);
 }

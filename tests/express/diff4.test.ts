@@ -2,10 +2,14 @@
 import { test } from 'node:test';
 import express4 from 'express4';
 import galeExpress4 from 'gale/express4';
-import { compare } from './diff-run.js';
+import { compare, viaNodeHttp } from './diff-run.js';
 
 test('gale/express4 answers like Express 4 (status, headers that matter, body) on every request', {
   timeout: 60_000,
 }, async () => {
   await compare(express4, galeExpress4, 4);
+});
+
+test('gale/express4 as a node:http request listener answers like Express 4', { timeout: 60_000 }, async () => {
+  await compare(express4, viaNodeHttp(galeExpress4), 4);
 });

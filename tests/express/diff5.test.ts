@@ -2,10 +2,16 @@
 import { test } from 'node:test';
 import express from 'express';
 import galeExpress from 'gale/express';
-import { compare } from './diff-run.js';
+import { compare, viaNodeHttp } from './diff-run.js';
 
 test('gale/express answers like Express 5 (status, headers that matter, body) on every request', {
   timeout: 60_000,
 }, async () => {
   await compare(express, galeExpress, 5);
+});
+
+test('the same app as a node:http request listener (http.createServer(app)) answers like Express 5', {
+  timeout: 60_000,
+}, async () => {
+  await compare(express, viaNodeHttp(galeExpress), 5);
 });

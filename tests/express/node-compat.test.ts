@@ -9,6 +9,7 @@ import path from 'node:path';
 import { PassThrough, Readable, Stream } from 'node:stream';
 import { test } from 'node:test';
 import express from 'gale/express';
+import request from 'supertest';
 import { start } from './helpers.js';
 
 const T = { timeout: 15_000 };
@@ -212,4 +213,25 @@ test("the Express layer imports only gale's public entry (../index.js), never Ga
       assert.equal(m[1], '../index.js', `${f} imports ${m[1]}`);
     }
   }
+});
+
+test('supertest(app): the app as a node:http request listener, with a JSON body and a cookie', T, async () => {
+  const app = express();
+  app.use(express.json());
+  app.post('/users', (req: any, res: any) => res.status(201).cookie('sid', 'abc').json({ created: req.body.name }));
+  app.get('/users/:id', (req: any, res: any) => res.json({ id: req.params.id }));
+  const created = await request(app as any)
+    .post('/users')
+    .send({ name: 'ada' })
+    .expect(201)
+    .expect('content-type', /json/);
+  assert.deepEqual(created.body, { created: 'ada' });
+  assert.match(String(created.headers['set-cookie']), /^sid=abc; Path=\//);
+  const got = await request(app as any)
+    .get('/users/7')
+    .expect(200);
+  assert.deepEqual(got.body, { id: '7' });
+  await request(app as any)
+    .get('/nope')
+    .expect(404, /Cannot GET \/nope/);
 });

@@ -2,11 +2,13 @@
 // sub-app mounting, views and listen(). Each app has its own request/response prototypes (classes),
 // so requests are created with the right prototype instead of having it swapped per request.
 import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import finalhandler2 from 'finalhandler';
 import finalhandler1 from 'finalhandler-1';
 import type { GaleOptions } from '../index.js';
 import { compileETag, compileQueryParser, compileTrust } from './etag.js';
+import { NodeSinkResponse, NodeSourceRequest, nodeContext } from './node-adapter.js';
 import type { Compat, PathArg } from './path.js';
 import { ExpressRequest } from './request.js';
 import { ExpressRequest4 } from './request4.js';
@@ -325,7 +327,16 @@ proto.listen = function (this: Application, ...args: unknown[]) {
 export function createApplication(options: ExpressOptions = {}): Application {
   const compat: Compat = options.compat === 4 ? 4 : 5;
   const app = function (req: unknown, res: unknown, next?: Next) {
-    app.handle(req, res, next);
+    if (req instanceof ExpressRequest) {
+      app.handle(req, res, next);
+      return;
+    }
+    // A node:http request (http.createServer(app), supertest): the same req/res classes over it.
+    const source = new NodeSourceRequest(req as IncomingMessage);
+    const ereq = new app._Req(source as never, nodeContext(req as IncomingMessage) as never);
+    const eres = new app._Res(new NodeSinkResponse(res as ServerResponse) as never, ereq as never);
+    ereq.res = eres;
+    app.handle(ereq, eres, next);
   } as Application;
   for (const src of [EventEmitter.prototype, proto]) {
     for (const key of Reflect.ownKeys(src)) {

@@ -10,6 +10,8 @@ import type { ExpressRequest } from './request.js';
 import type { SocketView } from './socket.js';
 
 type HeaderValue = string | number | readonly string[];
+/** node:http underneath (node-adapter.ts) takes the Content-Length as a header. */
+type Sink = { length?: (v: HeaderValue | undefined) => void };
 type Cb = (err?: Error | null) => void;
 
 const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
@@ -272,7 +274,10 @@ export class NodeResponse {
     this._streaming = true;
     this._watch();
     const g = this._g;
-    if (!g.finished) g.status(this.statusCode);
+    if (!g.finished) {
+      g.status(this.statusCode);
+      (g as unknown as Sink).length?.(this._clen);
+    }
     const held = this._buf;
     this._buf = undefined;
     if (held !== undefined && !g.finished) for (const d of held) g.write(d);
@@ -342,7 +347,9 @@ export class NodeResponse {
           this._buf = undefined;
         }
         g.status(this.statusCode);
-        if (body === undefined && this.req.method === 'HEAD') body = headBody(this._clen);
+        const sink = g as unknown as Sink;
+        if (sink.length !== undefined) sink.length(this._clen);
+        else if (body === undefined && this.req.method === 'HEAD') body = headBody(this._clen);
         g.end(body);
       }
     }
