@@ -82,10 +82,8 @@ function matchers5(path: PathArg, opts: LayerOptions): ((p: string) => Match | f
       trailing: !opts.strict,
       decode: decodeParam as (v: string) => string,
     });
-    return (p: string) => {
-      const m = fn(p);
-      return m === false ? false : { params: m.params as Record<string, string>, path: m.path };
-    };
+    // path-to-regexp's result has `params` and `path` already: no second object per match.
+    return fn as unknown as (p: string) => Match | false;
   });
 }
 
