@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { T } from '../helpers.js';
-import { client, connected, next, nextServerSocket, sharedPath, startServer } from './helpers.js';
+import { client, connected, next, nextServerSocket, startServer } from './helpers.js';
 
 for (const transport of ['websocket', 'polling'] as const) {
   test(`connect over ${transport} only, with auth; socket.handshake, socket.id, socket.data`, T, async (t) => {
@@ -46,13 +46,6 @@ for (const transport of ['websocket', 'polling'] as const) {
 }
 
 test('default transports: polling first, then the upgrade to WebSocket (probe, noop, upgrade)', T, async (t) => {
-  if (!sharedPath()) {
-    t.skip(
-      'this Gale engine answers plain GETs of a WebSocket route with 426, so polling and WebSocket cannot share ' +
-        '/socket.io/ yet (native support requested); default servers stay on polling, tested below',
-    );
-    return;
-  }
   const s = await startServer(t, 'gale');
   const serverSide = nextServerSocket(s.io);
   const c = await connected(t, s.url);
@@ -64,21 +57,6 @@ test('default transports: polling first, then the upgrade to WebSocket (probe, n
   assert.equal(socket.conn.transport.name, 'websocket');
   socket.on('echo', (m: unknown, ack: (m: unknown) => void) => ack(m));
   assert.deepEqual(await c.timeout(2000).emitWithAck('echo', { after: 'upgrade' }), { after: 'upgrade' });
-});
-
-test('default transports without shared-path support: clients stay on polling and work', T, async (t) => {
-  if (sharedPath()) {
-    t.skip('this engine serves both transports at one path (the upgrade test covers it)');
-    return;
-  }
-  const s = await startServer(t, 'gale');
-  s.io.on('connection', (socket: { on(e: string, f: (m: unknown, a: (m: unknown) => void) => void): void }) =>
-    socket.on('echo', (m, ack) => ack(m)),
-  );
-  const c = await connected(t, s.url);
-  assert.equal(c.io.engine.transport.name, 'polling');
-  assert.deepEqual((c.io.engine as unknown as { upgrades?: string[] }).upgrades ?? [], []);
-  assert.equal(await c.timeout(2000).emitWithAck('echo', 'polling'), 'polling');
 });
 
 for (const transport of ['websocket', 'polling'] as const) {

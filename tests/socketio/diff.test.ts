@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { T } from '../helpers.js';
-import { type AnyServer, type Kind, sharedPath, startServer } from './helpers.js';
+import { type AnyServer, type Kind, startServer } from './helpers.js';
 
 interface Answer {
   status: number;
@@ -80,19 +80,6 @@ async function run(
   );
 }
 
-/**
- * Without shared-path support (see gale/socket.io's README section) a handshake offers no upgrade: the one
- * expected difference, checked here and then put back as socket.io's value.
- */
-function upgradesAsReference(a: Answer): Answer {
-  if (sharedPath() || !Array.isArray(a.body)) return a;
-  const first = (a.body as unknown[])[0];
-  if (!Array.isArray(first) || first[0] !== '0') return a;
-  const open = first[1] as { upgrades: string[] };
-  assert.deepEqual(open.upgrades, []);
-  return { ...a, body: [['0', { ...open, upgrades: ['websocket'] }], ...(a.body as unknown[]).slice(1)] };
-}
-
 async function compare(
   t: import('node:test').TestContext,
   opts: Record<string, unknown>,
@@ -102,11 +89,7 @@ async function compare(
   const ours = await run(t, 'gale', opts, steps);
   assert.deepEqual([...ours.keys()], [...ref.keys()]);
   for (const [label, want] of ref) {
-    assert.deepEqual(
-      upgradesAsReference(ours.get(label) as Answer),
-      want,
-      `${label}: gale/socket.io differs from socket.io`,
-    );
+    assert.deepEqual(ours.get(label) as Answer, want, `${label}: gale/socket.io differs from socket.io`);
   }
 }
 

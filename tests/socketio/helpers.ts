@@ -28,15 +28,6 @@ export interface Started {
   close(): Promise<void>;
 }
 
-/**
- * Whether this Gale engine serves long-polling and WebSocket upgrades at one path (needed for the default
- * transports and the upgrade; without it gale/socket.io keeps clients on long-polling).
- */
-export function sharedPath(): boolean {
-  const io = new GaleServer(gale());
-  return io.engine.upgrades('polling').length > 0;
-}
-
 /** Starts a Socket.IO server of `kind` with `opts`; `setup(io)` registers handlers before it listens. */
 export async function startServer(
   t: TestContext,

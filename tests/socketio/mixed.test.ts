@@ -1,20 +1,12 @@
-// Both transports on one server (needs an engine that serves long-polling and WebSocket upgrades at one path;
-// skipped otherwise): sockets that upgrade move their rooms into the engine's pub/sub, long-polling sockets keep
+// Both transports on one server (the engine serves long-polling and WebSocket upgrades at one path): sockets that upgrade move their rooms into the engine's pub/sub, long-polling sockets keep
 // getting broadcasts from JS, and a room with both kinds of members gets each broadcast once per socket.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { sleep, T } from '../helpers.js';
-import { type AnyServer, connected, next, sharedPath, startServer } from './helpers.js';
+import { type AnyServer, connected, next, startServer } from './helpers.js';
 
-const skip = sharedPath()
-  ? false
-  : 'this Gale engine cannot serve long-polling and WebSocket upgrades at one path yet (native support requested)';
-
-test('a room with upgraded, polling-only and WebSocket-only members: each gets a broadcast once', {
-  ...T,
-  skip,
-}, async (t) => {
+test('a room with upgraded, polling-only and WebSocket-only members: each gets a broadcast once', T, async (t) => {
   const s = await startServer(t, 'gale', {}, (io) => {
     io.on('connection', (socket: AnyServer) => {
       socket.join('R');
@@ -54,7 +46,7 @@ test('a room with upgraded, polling-only and WebSocket-only members: each gets a
   assert.deepEqual([...Buffer.from((await bin)[0])], [7, 7]);
 });
 
-test('packets emitted during the upgrade arrive once and in order', { ...T, skip }, async (t) => {
+test('packets emitted during the upgrade arrive once and in order', T, async (t) => {
   const s = await startServer(t, 'gale');
   const serverSide = new Promise<AnyServer>((resolve) => s.io.once('connection', resolve));
   const c = await connected(t, s.url);

@@ -215,6 +215,48 @@ impl<T> Router<T> {
         Ok(parsed.names)
     }
 
+    /// The value of the route registered for exactly `pattern`'s shape and `method` (what
+    /// [`insert`](Self::insert) would report as a conflict), with that route's param names.
+    /// `None` when there is none, the pattern is malformed, or its alternatives belong to
+    /// different routes. Lets a caller share one path between two kinds of handler (a
+    /// WebSocket route and a plain GET route, say) without a second router.
+    ///
+    /// ```
+    /// use gale_router::{Method, MethodSel, Router, RouterOptions};
+    /// let mut router = Router::new(RouterOptions::default());
+    /// router.insert(MethodSel::One(Method::Get), "/chat/:room", 1).unwrap();
+    /// let (value, names) = router.route_mut(MethodSel::One(Method::Get), "/chat/:name").unwrap();
+    /// *value = 2;
+    /// assert_eq!(names, ["room"]);
+    /// assert!(router.route_mut(MethodSel::One(Method::Post), "/chat/:room").is_none());
+    /// ```
+    pub fn route_mut(&mut self, method: MethodSel, pattern: &str) -> Option<(&mut T, Vec<String>)> {
+        let fold = !self.opts.case_sensitive;
+        let parsed = parse(pattern, fold).ok()?;
+        let mut found: Option<u32> = None;
+        for v in &parsed.variants {
+            let mut segs = v.segments.clone();
+            if !self.opts.strict
+                && segs.len() > 1
+                && matches!(segs.last(), Some(Segment::Static(s)) if s.is_empty())
+            {
+                segs.pop();
+            }
+            let leaf = self.slot(&segs, method)?;
+            let route = self.leaves[leaf as usize].route;
+            if found.is_some_and(|r| r != route) {
+                return None;
+            }
+            found = Some(route);
+        }
+        let route = &mut self.routes[found? as usize];
+        if route.method != method {
+            return None;
+        }
+        let names = parse(&route.pattern, fold).ok()?.names;
+        Some((&mut route.value, names))
+    }
+
     /// The leaf already registered for exactly this shape and selector.
     fn slot(&self, segments: &[Segment], method: MethodSel) -> Option<u32> {
         self.root

@@ -84,11 +84,25 @@ impl Server {
         pattern: &str,
         route: u32,
     ) -> Result<Vec<String>, String> {
-        self.inner
-            .borrow_mut()
-            .router
-            .insert(method, pattern, Target::Js(route))
-            .map_err(|e| e.to_string())
+        let mut inner = self.inner.borrow_mut();
+        let inner = &mut *inner;
+        match inner.router.insert(method, pattern, Target::Js(route)) {
+            Ok(names) => Ok(names),
+            Err(e) => {
+                // A GET on a WebSocket route's path: plain GETs come here, upgrades stay there.
+                let get = MethodSel::One(gale_router::Method::Get);
+                if method == get {
+                    if let Some((Target::Ws(_, wr), names)) = inner.router.route_mut(get, pattern) {
+                        let ws = &mut inner.ws_routes[*wr as usize];
+                        if ws.http.is_none() {
+                            ws.http = Some(route);
+                            return Ok(names);
+                        }
+                    }
+                }
+                Err(e.to_string())
+            }
+        }
     }
 
     /// Sends requests that match no route to JS route `route` (None: the engine answers 404).

@@ -79,9 +79,16 @@ impl Inner {
         req.expect_continue = head.expect_continue;
         req.head_only = head.method.get(&req.head) == b"HEAD";
         self.route(idx);
-        let req = self.reqs.get(idx);
+        let req = self.reqs.get_mut(idx);
         if let (Some(Action::Js(_)), Some(wr)) = (req.action, req.ws_route) {
-            return self.upgrade_request(cid, idx, &head, wr);
+            match self.ws_routes[wr as usize].http {
+                // The path is shared with a GET route, and this is not a WebSocket upgrade.
+                Some(js) if !(head.upgrade && wants_websocket(req)) => {
+                    req.action = Some(Action::Js(js));
+                    req.ws_route = None;
+                }
+                _ => return self.upgrade_request(cid, idx, &head, wr),
+            }
         }
 
         match head.body {
@@ -409,4 +416,16 @@ impl Inner {
 
 fn memchr_pct(b: &[u8]) -> bool {
     b.contains(&b'%')
+}
+
+/// Whether the request's `Upgrade` header names `websocket` (for a path that also has a GET route,
+/// where other upgrades, such as h2c, are plain requests).
+fn wants_websocket(req: &crate::request::Req) -> bool {
+    req.headers.iter().any(|h| {
+        h.name.get(&req.head).eq_ignore_ascii_case(b"upgrade")
+            && h.value
+                .get(&req.head)
+                .windows(9)
+                .any(|w| w.eq_ignore_ascii_case(b"websocket"))
+    })
 }

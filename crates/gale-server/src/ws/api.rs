@@ -26,11 +26,26 @@ impl Server {
         }
         let mut inner = self.inner.borrow_mut();
         let wr = inner.ws_routes.len() as u32;
-        let names = inner
-            .router
-            .insert(MethodSel::One(Method::Get), pattern, Target::Ws(route, wr))
-            .map_err(|e| e.to_string())?;
-        inner.ws_routes.push(WsRoute { opts, shared: None });
+        let get = MethodSel::One(Method::Get);
+        let (names, http) = match inner.router.insert(get, pattern, Target::Ws(route, wr)) {
+            Ok(names) => (names, None),
+            Err(e) => match inner.router.route_mut(get, pattern) {
+                // A GET route owns this path already: upgrades come here, plain GETs stay there.
+                Some((target @ Target::Js(_), names)) => {
+                    let Target::Js(js) = *target else {
+                        unreachable!()
+                    };
+                    *target = Target::Ws(route, wr);
+                    (names, Some(js))
+                }
+                _ => return Err(e.to_string()),
+            },
+        };
+        inner.ws_routes.push(WsRoute {
+            opts,
+            shared: None,
+            http,
+        });
         Ok(names)
     }
 

@@ -69,6 +69,9 @@ pub enum SendResult {
 /// A registered WebSocket route.
 pub(crate) struct WsRoute {
     pub opts: WsOptions,
+    /// The JS route of a plain GET on the same path (Engine.IO serves long-polling GETs and
+    /// WebSocket upgrades on one URL, as uWebSockets.js lets a path have both).
+    pub http: Option<u32>,
     /// The compressor of `Compression::Shared` (always reset between messages).
     pub shared: Option<Deflater>,
 }

@@ -5,7 +5,7 @@ import { App } from '../app.js';
 import { Adapter } from './adapter.js';
 import type { BroadcastOperator, RemoteSocket } from './broadcast.js';
 import { Client } from './client.js';
-import { engineOptions, sharedPathSupported } from './eio/options.js';
+import { engineOptions } from './eio/options.js';
 import { EngineServer } from './eio/server.js';
 import type { EioSocket } from './eio/socket.js';
 import { Namespace, type NamespaceMiddleware, ParentNamespace } from './namespace.js';
@@ -131,18 +131,9 @@ export class Server {
     const eo = this.engine.opts;
     const trailing = this.opts.addTrailingSlash !== false ? '/' : '';
     const path = this._path + trailing;
-    const wantsWs = eo.transports.includes('websocket');
-    const wantsPolling = eo.transports.includes('polling');
-    let websocket = wantsWs;
-    if (wantsWs && wantsPolling && !sharedPathSupported(() => new App())) {
-      websocket = false;
-      console.warn(
-        'gale/socket.io: this Gale engine cannot route WebSocket upgrades and long-polling requests of one path to ' +
-          'different handlers yet, so the WebSocket transport is off and clients stay on long-polling. ' +
-          "Pass transports: ['websocket'] for WebSocket only.",
-      );
-    }
-    this.engine.attach(target, path, websocket);
+    // The engine routes upgrades and plain GETs of one path to different handlers, so long-polling and
+    // WebSocket share the Engine.IO path as they do in socket.io.
+    this.engine.attach(target, path, eo.transports.includes('websocket'));
     return this;
   }
 

@@ -1,6 +1,5 @@
 // Engine.IO server settings and small pieces engine.io has in its Server: the error codes and messages, the options
-// with engine.io's defaults, the request query as engine.io parses it, and the probe for shared-path support.
-import type { App } from '../../app.js';
+// with engine.io's defaults, the request query as engine.io parses it.
 import type { Request } from '../../request.js';
 import type { ServerOptions } from '../types.js';
 
@@ -74,23 +73,4 @@ export function queryOf(req: Request): Query {
     queries.set(req, q);
   }
   return q;
-}
-
-let sharedPath: boolean | undefined;
-/**
- * Whether this Gale engine routes WebSocket upgrades and plain GETs of one path to different handlers (a WebSocket
- * route and a GET route on the same path). Engine.IO needs both at '/socket.io/'. Probed once on a scratch app.
- */
-export function sharedPathSupported(make: () => App): boolean {
-  if (sharedPath === undefined) {
-    const probe = make();
-    try {
-      probe.ws('/probe', { message() {} });
-      probe.get('/probe', () => '');
-      sharedPath = true;
-    } catch {
-      sharedPath = false;
-    }
-  }
-  return sharedPath;
 }
