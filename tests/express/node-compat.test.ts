@@ -9,6 +9,7 @@ import path from 'node:path';
 import { PassThrough, Readable, Stream } from 'node:stream';
 import { test } from 'node:test';
 import express from 'gale/express';
+import express4 from 'gale/express4';
 import request from 'supertest';
 import { start } from './helpers.js';
 
@@ -190,6 +191,11 @@ test(
         express().listen(s.port, '127.0.0.1', (e?: Error) => resolve(e as Error));
       });
       assert.match(String((err as NodeJS.ErrnoException)?.message), /in use|EADDRINUSE/i);
+      // Express 4 reports it as the server's 'error' event.
+      const err4 = await new Promise<Error>((resolve) => {
+        express4().listen(s.port, '127.0.0.1').on('error', resolve);
+      });
+      assert.match(String(err4.message), /in use|EADDRINUSE/i);
     } finally {
       await s.close();
     }
