@@ -24,6 +24,7 @@ import { formatDuration, markdownTable, summarize, writeResults } from './lib/re
 import { runShape, scenarioFileName, writeReport } from './lib/report-md.ts';
 import { describeBody, type Scenario } from './lib/scenarios.ts';
 import { benchDir, notRun, repoDir, type ServerDef } from './lib/servers.ts';
+import { runSoak } from './lib/soak.ts';
 import { runSweep } from './lib/sweep.ts';
 import { runWs, type WsOptions, wsPlan } from './lib/ws.ts';
 
@@ -293,6 +294,7 @@ async function runMatrix(o: Options, outDir: string, started: Date, total: numbe
 }
 
 async function main(): Promise<number> {
+  if (process.argv[2] === 'soak') return soakCommand(process.argv.slice(3));
   let o: Options | 'help';
   try {
     o = parseOptions(process.argv.slice(2));
@@ -427,6 +429,23 @@ async function main(): Promise<number> {
   }
   log(`${o.quick ? 'quick check' : 'bench'} done in ${formatDuration((Date.now() - started.getTime()) / 1000)}`);
   return code;
+}
+
+/** `soak [--requests N] [--ws-cycles N] [--uploads N] [--out DIR]`: see bench/lib/soak.ts. */
+async function soakCommand(args: string[]): Promise<number> {
+  const get = (name: string, dflt: number) => {
+    const i = args.indexOf(`--${name}`);
+    const n = i >= 0 ? Number(args[i + 1]) : dflt;
+    if (!Number.isInteger(n) || n < 10) throw new Error(`--${name} must be an integer ≥ 10`);
+    return n;
+  };
+  const i = args.indexOf('--out');
+  const out =
+    i >= 0 ? resolve(args[i + 1] ?? '.') : join(benchDir, 'results', `${localDate(new Date())}-${os.hostname()}`);
+  return runSoak(
+    { requests: get('requests', 1_000_000), wsCycles: get('ws-cycles', 100_000), uploads: get('uploads', 10_000), out },
+    log,
+  );
 }
 
 main().then(

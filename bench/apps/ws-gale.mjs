@@ -10,8 +10,7 @@ import { Server } from '../../packages/gale/dist/socket.io/index.js';
 
 const app = gale();
 registerWsScenarios(app, { idleTimeout: 0, maxBackpressure: 64 * 1024 * 1024 });
-// The sio-echo client uses the websocket transport only. WebSocket only here: until the engine serves long-polling
-// and WebSocket upgrades at one path, a default gale/socket.io server keeps clients on long-polling (README).
+// The sio-echo client connects with the websocket transport only, so the server offers just that.
 const io = new Server(app, { transports: ['websocket'] });
 io.on('connection', (socket) => {
   socket.on('echo', (msg, ack) => {

@@ -270,3 +270,32 @@ test('EMFILE: out of descriptors, accepting pauses without a busy loop and the b
   );
   for (const s of conns) s.destroy();
 });
+
+test('a handler waiting for drain when the client leaves is let go: drain fires, later writes are dropped', {
+  timeout: 15_000,
+}, async (t) => {
+  const finished = deferred<boolean[]>();
+  const { app, port } = await withApp(t, (app) =>
+    app.get('/wait', async (req, res) => {
+      const results: boolean[] = [];
+      const chunk = Buffer.alloc(256 * 1024, 97);
+      // Fill the socket until write() says wait, then wait for drain; the client leaves meanwhile.
+      while (res.write(chunk)) {}
+      await new Promise<void>((r) => res.once('drain', () => r()));
+      results.push(req.signal.aborted, res.write(chunk), res.write('more'));
+      res.end();
+      finished.resolve(results);
+    }),
+  );
+  const sock = net.connect(port, '127.0.0.1');
+  sock.pause();
+  sock.on('error', () => {});
+  sock.write('GET /wait HTTP/1.1\r\nHost: x\r\n\r\n');
+  await sleep(200);
+  sock.resetAndDestroy();
+  assert.ok(await within(finished.promise, 3000), 'the handler was left waiting for drain');
+  assert.deepEqual(await finished.promise, [true, true, true]);
+  const t0 = Date.now();
+  while (app.stats().requestsInFlight > 0 && Date.now() - t0 < 2000) await sleep(20);
+  assert.equal(app.stats().requestsInFlight, 0, 'the request record was let go');
+});

@@ -160,13 +160,14 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     let mut obj = ptr::null_mut();
     // SAFETY: plain object creation.
     unsafe { sys::napi_create_object(env, &mut obj) };
-    let table: [(&CStr, Cb); 37] = [
+    let table: [(&CStr, Cb); 38] = [
         (c"route", crate::setup::route),
         (c"fixed", crate::setup::fixed),
         (c"listen", crate::setup::listen),
         (c"close", crate::setup::close),
         (c"forceClose", crate::setup::force_close),
         (c"connections", crate::setup::connections),
+        (c"stats", crate::setup::stats),
         (c"end", crate::reply::end),
         (c"writeHead", crate::reply::write_head),
         (c"write", crate::reply::write),

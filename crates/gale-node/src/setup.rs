@@ -171,6 +171,31 @@ pub(crate) unsafe extern "C" fn connections(env: napi_env, info: napi_callback_i
     nu::uint(env, unsafe { server(data) }.connection_count() as u32)
 }
 
+/// `stats() → [connections, websockets, requestsInFlight, requestRecords, requestsTotal, pendingOutput, acceptPaused]`
+pub(crate) unsafe extern "C" fn stats(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (_, _, data) = nu::args::<0>(env, info);
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
+    let s = unsafe { server(data) }.stats();
+    let num = |n: f64| {
+        let mut v = ptr::null_mut();
+        // SAFETY: plain value creation on the current env.
+        unsafe { sys::napi_create_double(env, n, &mut v) };
+        v
+    };
+    nu::array(
+        env,
+        &[
+            num(s.connections as f64),
+            num(s.websockets as f64),
+            num(s.requests_in_flight as f64),
+            num(s.request_records as f64),
+            num(s.requests_total as f64),
+            num(s.pending_output as f64),
+            nu::boolean(env, s.accept_paused),
+        ],
+    )
+}
+
 pub(crate) unsafe extern "C" fn fallback(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<1>(env, info);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).

@@ -27,6 +27,7 @@ pub use statics::StaticOptions;
 pub use uv::UvLoop;
 pub use view::ReqView;
 pub use wire::Reply;
+
 pub use ws::{Compression, SendResult, WsOptions};
 
 /// Server settings; defaults mirror Node's http server where Node has one.
@@ -98,6 +99,25 @@ impl Default for Config {
             max_write_buffer: 16 * 1024 * 1024,
         }
     }
+}
+
+/// What the engine holds right now, and counters since it started (`Server::stats`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Open connections, WebSockets included.
+    pub connections: usize,
+    /// Of those, upgraded to WebSocket.
+    pub websockets: usize,
+    /// Requests parsed and not yet answered and sent (or released by JS after an abort).
+    pub requests_in_flight: usize,
+    /// Request records allocated (in use or pooled for reuse).
+    pub request_records: usize,
+    /// Requests parsed since the server was created.
+    pub requests_total: u64,
+    /// Output accepted but not yet taken by the kernel, over all connections.
+    pub pending_output: usize,
+    /// Accepting is paused for want of file descriptors (EMFILE).
+    pub accept_paused: bool,
 }
 
 /// Something JS must hear about; delivered only from libuv callbacks, never inside a JS call.

@@ -294,6 +294,25 @@ impl Server {
         self.inner.borrow().conns.len()
     }
 
+    /// What the engine holds now: connections, requests in flight, pending output (walks the
+    /// connections once, so call it for monitoring, not per request).
+    pub fn stats(&self) -> crate::Stats {
+        let inner = self.inner.borrow();
+        let mut s = crate::Stats {
+            connections: inner.conns.len(),
+            requests_in_flight: inner.reqs.live(),
+            request_records: inner.reqs.capacity(),
+            requests_total: inner.reqs.total,
+            accept_paused: inner.accept_paused,
+            ..crate::Stats::default()
+        };
+        for (_, c) in inner.conns.iter() {
+            s.pending_output += c.pending();
+            s.websockets += usize::from(c.ws.is_some());
+        }
+        s
+    }
+
     pub(crate) fn begin_batch(&self) {
         self.handler.begin();
         self.inner.borrow_mut().in_batch = true;

@@ -152,6 +152,8 @@ impl Req {
 pub(crate) struct ReqPool {
     slots: Vec<Req>,
     free: Vec<usize>,
+    /// Records ever allocated (requests parsed), for stats.
+    pub total: u64,
 }
 
 impl ReqPool {
@@ -169,6 +171,7 @@ impl ReqPool {
         r.reset();
         r.in_use = true;
         r.conn = conn;
+        self.total += 1;
         Some(idx)
     }
 
@@ -196,9 +199,14 @@ impl ReqPool {
         &mut self.slots[idx]
     }
 
-    #[cfg(test)]
+    /// Records in use: requests being parsed, waiting for JS or for their response to be sent.
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()
+    }
+
+    /// Records allocated so far, in use or pooled.
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
     }
 }
 

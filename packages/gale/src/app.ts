@@ -21,7 +21,7 @@ import {
   type NativeServer,
   native,
 } from './native.js';
-import type { AddressInfo, FixedResponse, GaleOptions, StaticOptions } from './options.js';
+import type { AddressInfo, FixedResponse, GaleOptions, ServerStats, StaticOptions } from './options.js';
 import { Request } from './request.js';
 import { type RequestConfig, requestConfig } from './request-config.js';
 import { Response, type ResponseHost } from './response.js';
@@ -301,6 +301,20 @@ export class App extends Router {
   /** Open connections right now. */
   get connections(): number {
     return this.n.connections();
+  }
+
+  /**
+   * What the engine holds now and counts since it started: connections (WebSockets among them), requests
+   * in flight, request records kept for reuse, requests parsed, output waiting for slow clients, and whether
+   * accepting is paused for want of file descriptors. Walks the connections once: call it for monitoring.
+   *
+   * @example
+   * setInterval(() => console.log(app.stats()), 10_000).unref();
+   */
+  stats(): ServerStats {
+    const [connections, websockets, requestsInFlight, requestRecords, requestsTotal, pendingOutput, acceptPaused] =
+      this.n.stats();
+    return { connections, websockets, requestsInFlight, requestRecords, requestsTotal, pendingOutput, acceptPaused };
   }
 
   /**

@@ -27,6 +27,7 @@ export type {
   GaleOptions,
   JsonOptions,
   QueryOptions,
+  ServerStats,
   StaticOptions,
   TextOptions,
   UrlencodedOptions,

@@ -11,6 +11,8 @@ export interface NativeServer {
   close(): void;
   forceClose(): void;
   connections(): number;
+  /** [connections, websockets, requestsInFlight, requestRecords, requestsTotal, pendingOutput, acceptPaused] */
+  stats(): [number, number, number, number, number, number, boolean];
   end(
     id: number,
     status: number,

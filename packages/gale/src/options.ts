@@ -174,3 +174,21 @@ export interface TextOptions {
   /** Charset when the Content-Type names none. Default `'utf-8'`. */
   defaultCharset?: string;
 }
+
+/** `app.stats()`: what the engine holds now, and counters since it started. */
+export interface ServerStats {
+  /** Open connections, WebSockets included. */
+  connections: number;
+  /** Connections upgraded to WebSocket. */
+  websockets: number;
+  /** Requests parsed and not yet answered and sent (or, after the client left, not yet let go by JS). */
+  requestsInFlight: number;
+  /** Request records allocated: in use or pooled for reuse (the high-water mark of requestsInFlight). */
+  requestRecords: number;
+  /** Requests parsed since the server was created. */
+  requestsTotal: number;
+  /** Response bytes accepted but not yet taken by the kernel, over all connections. */
+  pendingOutput: number;
+  /** Accepting is paused because the process ran out of file descriptors (EMFILE); it resumes by itself. */
+  acceptPaused: boolean;
+}

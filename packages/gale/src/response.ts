@@ -197,6 +197,8 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
   /** Ends the response, with an optional last piece of body. */
   end(body?: string | Uint8Array): void {
     if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) badBody(body);
+    // The client left: there is nothing to end (as on a destroyed Node response).
+    if (this.finished && this._req._aborted) return;
     if (this.headersSent && !this.finished) {
       this.finished = true;
       this._req._snapshot();
@@ -223,6 +225,9 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
    */
   write(chunk: string | Uint8Array): boolean {
     if (this.finished) {
+      // The client left: writes are dropped (req.signal says why). `true`, so a loop waiting for
+      // 'drain' after a false does not wait forever; it ends when its source does.
+      if (this._req._aborted) return true;
       throw new GaleError(ErrorCodes.HEADERS_SENT, 'write() after the response ended');
     }
     if (!this.headersSent) {
@@ -280,6 +285,8 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
     this.finished = true;
     this._req._snapshot();
     this._n.release(this._id);
+    // A writer waiting for room will get none: let it go on (its writes are now dropped).
+    this._events?.emit('drain');
     this._events?.emit('close');
     if (this._t0 !== 0) logRequestDone(this._req, this.statusCode, this._t0, true);
   }
