@@ -35,6 +35,8 @@ pub(crate) enum Kind {
     TrailersTooLarge,
     BodyTooLarge,
     RequestTimeout,
+    BadProxyHeader,
+    UnexpectedProxyHeader,
 }
 
 /// A protocol error: the request cannot be served and the connection should be closed after
@@ -252,6 +254,19 @@ impl fmt::Display for Error {
                 f,
                 "{reason}: the request head/body was not received in time. Send the whole \
                  request promptly, or raise the server's headersTimeout/requestTimeout options."
+            ),
+            Kind::BadProxyHeader => write!(
+                f,
+                "{reason}: the connection did not start with a valid PROXY protocol header, \
+                 which this server expects (proxyProtocol is on). Connect through the load \
+                 balancer (HAProxy send-proxy or send-proxy-v2, nginx proxy_protocol), or turn \
+                 proxyProtocol off."
+            ),
+            Kind::UnexpectedProxyHeader => write!(
+                f,
+                "{reason}: the connection starts with a PROXY protocol header, but this server \
+                 does not expect one. Start it with the proxyProtocol option if it runs behind \
+                 a load balancer that sends one, or remove send-proxy/proxy_protocol there."
             ),
         }
     }

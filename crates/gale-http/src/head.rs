@@ -75,6 +75,21 @@ pub fn parse_head(
     limits: &Limits,
     headers: &mut Vec<HeaderSpan>,
 ) -> Result<Option<RequestHead>, Error> {
+    parse(buf, limits, headers).map_err(|e| {
+        // A load balancer's PROXY header sent to a server not told to expect one: say so.
+        if e.is_parse() && crate::proxy::looks_like_proxy_header(buf) {
+            Error::new(Kind::UnexpectedProxyHeader)
+        } else {
+            e
+        }
+    })
+}
+
+fn parse(
+    buf: &[u8],
+    limits: &Limits,
+    headers: &mut Vec<HeaderSpan>,
+) -> Result<Option<RequestHead>, Error> {
     headers.clear();
     let max_headers = limits.max_headers.min(HEADER_CAP);
     let mut storage = [MaybeUninit::<httparse::Header<'_>>::uninit(); HEADER_CAP];

@@ -33,6 +33,7 @@ mod fields;
 pub mod files;
 mod head;
 mod limits;
+mod proxy;
 mod response;
 mod span;
 mod target;
@@ -42,6 +43,7 @@ pub use date::DateCache;
 pub use error::Error;
 pub use head::{parse_head, BodyKind, RequestHead};
 pub use limits::Limits;
+pub use proxy::{looks_like_proxy_header, parse_proxy_header, ProxyAddrs, V2_SIGNATURE};
 pub use response::{
     is_header_value, is_token, reason, write_chunk, write_content_length, write_error_response,
     write_simple_response, write_status_line, CONTINUE_100, LAST_CHUNK,

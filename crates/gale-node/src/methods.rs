@@ -123,6 +123,12 @@ fn config(env: napi_env, opts: napi_value) -> Config {
     if let Some(n) = num_opt(env, opts, c"backlog") {
         c.backlog = n as i32;
     }
+    if let Some(b) = bool_opt(env, opts, c"proxyProtocol") {
+        c.proxy_protocol = b;
+    }
+    if let Some(b) = bool_opt(env, opts, c"reusePort") {
+        c.reuse_port = b;
+    }
     if let Some(b) = bool_opt(env, opts, c"caseSensitive") {
         c.router.case_sensitive = b;
     }

@@ -51,6 +51,8 @@ pub(crate) struct Conn {
     pub close_after_flush: bool,
     /// The peer sent EOF.
     pub eof: bool,
+    /// A PROXY protocol header must come first (the server's `proxy_protocol` option).
+    pub proxy_pending: bool,
     /// WebSocket state once upgraded (boxed: most connections never upgrade).
     pub ws: Option<Box<crate::ws::WsConn>>,
 }
@@ -73,6 +75,7 @@ impl Conn {
             dirty: false,
             close_after_flush: false,
             eof: false,
+            proxy_pending: false,
             ws: None,
         }
     }

@@ -173,7 +173,8 @@ impl Inner {
                         )
                         .is_ok()
                     {
-                        entry.insert(Conn::new(sock, peer, self.now));
+                        let conn = entry.insert(Conn::new(sock, peer, self.now));
+                        conn.proxy_pending = self.cfg.proxy_protocol;
                     }
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,

@@ -61,6 +61,12 @@ pub struct Config {
     /// aborted and its connection closed: the handler ignores backpressure and the client is
     /// not reading. Default 16 MiB.
     pub max_write_buffer: usize,
+    /// Every connection starts with a PROXY protocol header (v1 or v2) from a load balancer,
+    /// whose source address becomes the peer address. Off by default: a header is then refused.
+    pub proxy_protocol: bool,
+    /// Listen with SO_REUSEPORT, so several processes can accept on one port (the kernel
+    /// spreads connections among them).
+    pub reuse_port: bool,
 }
 
 /// The default `max_connections`: the soft open-file limit less a reserve of 128 descriptors.
@@ -97,6 +103,8 @@ impl Default for Config {
             max_connections: default_max_connections(),
             send_timeout_ms: 60_000,
             max_write_buffer: 16 * 1024 * 1024,
+            proxy_protocol: false,
+            reuse_port: false,
         }
     }
 }

@@ -196,6 +196,10 @@ impl Server {
         }
         let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
         socket.set_reuse_address(true)?;
+        if inner.cfg.reuse_port {
+            // Several processes (workers) accept on one port; the kernel spreads connections.
+            socket.set_reuse_port(true)?;
+        }
         if addr.is_ipv6() {
             // "::" accepts IPv4 too, like Node's default.
             let _ = socket.set_only_v6(false);

@@ -44,6 +44,25 @@ impl Inner {
             conn.partial = true;
             conn.since = now;
         }
+        if conn.proxy_pending {
+            // The load balancer's PROXY header: whose connection this is (headersTimeout applies).
+            match gale_http::parse_proxy_header(avail) {
+                Ok(None) => return Step::Stop,
+                Ok(Some((addrs, len))) => {
+                    conn.proxy_pending = false;
+                    if let gale_http::ProxyAddrs::Tcp { source, .. } = addrs {
+                        conn.peer = source;
+                    }
+                    *pos += len;
+                    return Step::Continue;
+                }
+                Err(e) => {
+                    *pos = data.len();
+                    self.fail_new(cid, &e);
+                    return Step::Stop;
+                }
+            }
+        }
         let head = match parse_head(avail, &self.cfg.limits, &mut self.hdr_scratch) {
             Ok(None) => return Step::Stop,
             Ok(Some(h)) => h,

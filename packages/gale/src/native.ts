@@ -67,6 +67,8 @@ export type NativeOptions = Pick<
   | 'maxConnections'
   | 'sendTimeout'
   | 'maxWriteBuffer'
+  | 'proxyProtocol'
+  | 'reusePort'
   | 'caseSensitive'
   | 'strict'
 > & { maxPipeline?: number; highWaterMark?: number; backlog?: number };

@@ -35,6 +35,18 @@ export interface GaleOptions {
    * client is not reading. Default 16 MiB.
    */
   maxWriteBuffer?: number;
+  /**
+   * The server sits behind a load balancer that starts every connection with a PROXY protocol header
+   * (HAProxy `send-proxy`/`send-proxy-v2`, nginx `proxy_protocol`): the header's client address becomes
+   * `req.ip`/`ws.remoteAddress`. Connections without a valid header get 400. Off by default, and then a
+   * connection that starts with a PROXY header gets 400 saying so (a client cannot forge its address).
+   */
+  proxyProtocol?: boolean;
+  /**
+   * Listen with `SO_REUSEPORT` (Linux), so several processes can each listen on the same port and the kernel
+   * spreads connections among them (`gale.cluster` does this for its workers).
+   */
+  reusePort?: boolean;
   /** Match static path segments case-sensitively. Default false (as Express). */
   caseSensitive?: boolean;
   /** Treat `/a/` and `/a` as different paths. Default false (as Express). */
