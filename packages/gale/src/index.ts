@@ -9,7 +9,7 @@ export { FastWsConnection, fastWsHandlers } from './fastws/server.js';
 export type { Fetchable, FetchErrorHandler, FetchHandler } from './fetch/handler.js';
 export { FetchInfo } from './fetch/handler.js';
 export type { FetchMountOptions, FetchServer, ServeOptions } from './fetch/serve.js';
-export { installFetchGlobals, serve } from './fetch/serve.js';
+export { installFetchGlobals, serve, toHandler } from './fetch/serve.js';
 export { escapeHtml, html, raw, SafeHtml } from './html.js';
 export type { Logger } from './logging.js';
 export * from './middleware/index.js';

@@ -48,6 +48,8 @@ export interface FetchRouteOptions {
   /** Host used when a request has no Host header (HTTP/1.0). */
   hostname: string;
   onError: FetchErrorHandler | undefined;
+  /** `protocol://host[:port]` of every request URL instead of the Host header's (see FetchMountOptions.origin). */
+  origin?: string | ((req: GaleRequest) => string);
 }
 
 const SIMPLE_HOST = /^[A-Za-z0-9._-]+(?::\d{1,5})?$/;
@@ -61,12 +63,18 @@ function badUrl(what: string): HttpError {
 }
 
 /** The absolute URL of `req` as a Web Request carries it. */
-export function requestUrl(req: GaleRequest, strip: number, fallbackHost: string): string {
+export function requestUrl(
+  req: GaleRequest,
+  strip: number,
+  fallbackHost: string,
+  origin?: string | ((req: GaleRequest) => string),
+): string {
   let target = req.originalUrl;
   if (strip !== 0) {
     target = target.slice(strip);
     if (target === '' || target[0] === '?') target = `/${target}`;
   }
+  if (origin !== undefined) return originUrl(typeof origin === 'string' ? origin : origin(req), target);
   let proto = 'http';
   let host: string | undefined;
   if (req._cfg.trust === undefined) {
@@ -99,6 +107,27 @@ export function requestUrl(req: GaleRequest, strip: number, fallbackHost: string
   return parsed.href;
 }
 
+const ORIGIN = /^https?:\/\/[A-Za-z0-9._-]+(?::\d{1,5})?$/;
+
+// `origin` + the request target: a simple origin and path are joined as they are; anything else goes through URL,
+// which must keep the origin's scheme, host and port (a target cannot move the request to another host).
+function originUrl(origin: string, target: string): string {
+  if (target[0] !== '/') throw badUrl(`the request target ${JSON.stringify(target)} is not a URL path`);
+  if (ORIGIN.test(origin) && SIMPLE_PATH.test(target) && !DOT_SEGMENT.test(target)) return origin + target;
+  let parsed: URL;
+  let base: URL;
+  try {
+    parsed = new URL(origin + target);
+    base = new URL(origin);
+  } catch {
+    throw badUrl(`the origin ${JSON.stringify(origin)} and path do not make a valid URL`);
+  }
+  if (parsed.origin !== base.origin || base.origin === 'null') {
+    throw badUrl(`the origin ${JSON.stringify(origin)} is not a valid origin`);
+  }
+  return parsed.href;
+}
+
 function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof (v as PromiseLike<unknown> | undefined)?.then === 'function';
 }
@@ -118,13 +147,13 @@ export function fetchRoute(
   self: unknown,
   options: FetchRouteOptions,
 ): (req: GaleRequest, res: GaleResponse) => Promise<void> | undefined {
-  const { strip, hostname, onError } = options;
+  const { strip, hostname, onError, origin } = options;
   return (req, res) => {
     let web: Request | undefined;
     let out: unknown;
     try {
       const method = req.method;
-      web = webRequest(req, method, requestUrl(req, strip, hostname));
+      web = webRequest(req, method, requestUrl(req, strip, hostname, origin));
       out = fn.call(self, web, new FetchInfo(req, res));
     } catch (err) {
       return recover(err, web, res, onError);

@@ -5,6 +5,8 @@
 import { App } from '../app.js';
 import { ErrorCodes, GaleError } from '../errors.js';
 import type { AddressInfo, GaleOptions } from '../options.js';
+import type { Request as GaleRequest } from '../request.js';
+import type { Response as GaleResponse } from '../response.js';
 import { joinPath } from '../router.js';
 import { type Fetchable, type FetchErrorHandler, type FetchHandler, fetchRoute } from './handler.js';
 import { FetchRequest } from './web-request.js';
@@ -42,6 +44,12 @@ export interface FetchMountOptions {
   hostname?: string;
   /** Keep the global Request/Response (see installFetchGlobals). Default true (they are replaced). */
   overrideGlobalObjects?: boolean;
+  /**
+   * The `protocol://host[:port]` of the URLs the handler sees, instead of `http://` + the Host header (or the
+   * X-Forwarded-* headers under `trustProxy`): a fixed origin (`'https://example.com'`), or a function of Gale's
+   * request that computes one (throw an `HttpError(400)` to refuse a request whose headers make no origin).
+   */
+  origin?: string | ((req: GaleRequest) => string);
 }
 
 function handlerOf(h: FetchHandler | Fetchable, what: string): [FetchHandler, unknown] {
@@ -66,7 +74,7 @@ export function mountFetch(
   const options = ((prefixed ? c : b) ?? {}) as FetchMountOptions;
   const [fn, self] = handlerOf((prefixed ? b : a) as FetchHandler | Fetchable, 'app.fetch()');
   if (options.overrideGlobalObjects !== false) installFetchGlobals();
-  const base = { hostname: options.hostname ?? 'localhost', onError: options.onError };
+  const base = { hostname: options.hostname ?? 'localhost', onError: options.onError, origin: options.origin };
   if (!prefixed) {
     // The fallback: what no route, static mount or fixed response took (after the app's middleware).
     app.notFound(fetchRoute(fn, self, { ...base, strip: 0 }));
@@ -78,6 +86,30 @@ export function mountFetch(
   const route = fetchRoute(fn, self, { ...base, strip });
   app.all(prefix, route);
   app.all(joinPath(prefix, '*galeFetchPath'), route);
+}
+
+/**
+ * A Gale route handler that answers with a fetch handler (or a Hono app), for routers and catch-all routes: the
+ * handler sees the request's full URL (`stripPrefix` is not applied). `app.fetch(prefix, h)` is this on `prefix`
+ * and every path below it.
+ *
+ * @example
+ * import { gale, router, toHandler } from 'gale';
+ * const pages = router().all('/', toHandler(hono)).all('/*path', toHandler(hono));
+ * gale().use(pages);                           // routes and static mounts declared beside it still win
+ */
+export function toHandler(
+  handler: FetchHandler | Fetchable,
+  options: Omit<FetchMountOptions, 'stripPrefix'> = {},
+): (req: GaleRequest, res: GaleResponse) => Promise<void> | undefined {
+  const [fn, self] = handlerOf(handler, 'toHandler()');
+  if (options.overrideGlobalObjects !== false) installFetchGlobals();
+  return fetchRoute(fn, self, {
+    strip: 0,
+    hostname: options.hostname ?? 'localhost',
+    onError: options.onError,
+    origin: options.origin,
+  });
 }
 
 /** Options of `serve()`: the fetch handler, where to listen, and any `gale()` option (bodyLimit, trustProxy, …). */
