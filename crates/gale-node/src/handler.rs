@@ -15,6 +15,7 @@ pub(crate) const EV_CLOSED: u32 = 2;
 pub(crate) const EV_BODY: u32 = 3;
 pub(crate) const EV_WS_CLOSE: u32 = 4;
 pub(crate) const EV_WS_DRAIN: u32 = 5;
+pub(crate) const EV_TOPIC: u32 = 6;
 
 pub(crate) struct JsHandler {
     pub env: napi_env,
@@ -165,6 +166,17 @@ impl Handler for JsHandler {
             Event::Closed => (EV_CLOSED, 0),
             Event::Body(id) => (EV_BODY, id),
             Event::WsDrain(sid) => (EV_WS_DRAIN, sid),
+            Event::Topic { name, active } => {
+                // (EV_TOPIC, active, 0, topic name)
+                let args = [
+                    nu::uint(env, EV_TOPIC),
+                    nu::uint(env, u32::from(active)),
+                    nu::uint(env, 0),
+                    nu::string(env, &name),
+                ];
+                self.call(f, &args);
+                return;
+            }
             Event::WsClose { sid, code, reason } => {
                 let args = [
                     nu::uint(env, EV_WS_CLOSE),

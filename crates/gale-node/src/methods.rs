@@ -166,7 +166,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     let mut obj = ptr::null_mut();
     // SAFETY: plain object creation.
     unsafe { sys::napi_create_object(env, &mut obj) };
-    let table: [(&CStr, Cb); 38] = [
+    let table: [(&CStr, Cb); 39] = [
         (c"route", crate::setup::route),
         (c"fixed", crate::setup::fixed),
         (c"listen", crate::setup::listen),
@@ -205,6 +205,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"wsTopics", crate::ws::ws_topics),
         (c"wsPublish", crate::ws::ws_publish),
         (c"wsSubscribers", crate::ws::ws_subscribers),
+        (c"wsWatchTopics", crate::ws::ws_watch_topics),
     ];
     for (name, cb) in table {
         method(env, obj, name, cb, &server);

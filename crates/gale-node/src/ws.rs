@@ -307,3 +307,15 @@ pub(crate) unsafe extern "C" fn ws_subscribers(
     let n = nu::get_string(env, argv[0]).map_or(0, |t| s.ws_subscriber_count(&t));
     nu::uint(env, n as u32)
 }
+
+/// `wsWatchTopics(on)`: report topics becoming active and inactive (onEvent EV_TOPIC).
+pub(crate) unsafe extern "C" fn ws_watch_topics(
+    env: napi_env,
+    info: napi_callback_info,
+) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
+    let s = unsafe { server(data) };
+    s.watch_topics(nu::get_bool(env, argv[0]).unwrap_or(false));
+    nu::undefined(env)
+}

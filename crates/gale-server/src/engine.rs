@@ -72,6 +72,8 @@ pub(crate) struct Inner {
     pub accept_paused: bool,
     /// A connection closed while accepting was paused: retry at the end of the batch.
     pub accept_retry: bool,
+    /// Report topics becoming active and inactive (`Event::Topic`).
+    pub watch_topics: bool,
 }
 
 /// What the parse loop wants next.
@@ -123,6 +125,7 @@ impl Inner {
             ws_shared_frames: Vec::new(),
             accept_paused: false,
             accept_retry: false,
+            watch_topics: false,
         })
     }
 

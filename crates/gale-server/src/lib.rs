@@ -149,6 +149,9 @@ pub enum Event {
     },
     /// A WebSocket's buffered output fell below the high-water mark after a send reported `Buffered`.
     WsDrain(u32),
+    /// A topic got its first subscriber (`active`) or lost its last one; only when
+    /// `Server::watch_topics` is on (cross-process pub/sub listens elsewhere only while active).
+    Topic { name: Box<[u8]>, active: bool },
 }
 
 /// The JS side, as the engine sees it. Implemented by gale-node.

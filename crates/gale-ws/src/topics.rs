@@ -108,10 +108,31 @@ impl<K: Copy + Eq + Hash> Topics<K> {
 
     /// Unsubscribes `k` from every topic (when its socket closes). O(topics of k).
     pub fn remove_all(&mut self, k: K) {
+        self.remove_all_reporting(k, |_| {});
+    }
+
+    /// Like [`remove_all`](Self::remove_all), calling `emptied` with the name of every topic
+    /// this left without subscribers (a server that mirrors topics elsewhere, in Redis say,
+    /// stops listening there).
+    ///
+    /// ```
+    /// use gale_ws::Topics;
+    /// let mut t = Topics::new();
+    /// t.subscribe(b"a", 1u32);
+    /// t.subscribe(b"b", 1);
+    /// t.subscribe(b"b", 2);
+    /// let mut gone = Vec::new();
+    /// t.remove_all_reporting(1, |name| gone.push(name.to_vec()));
+    /// assert_eq!(gone, [b"a".to_vec()]);
+    /// ```
+    pub fn remove_all_reporting(&mut self, k: K, mut emptied: impl FnMut(&[u8])) {
         let Some(ids) = self.by_key.remove(&k) else {
             return;
         };
         for id in ids {
+            if self.topic(id).subscribers.len() == 1 && self.members.contains_key(&(id, k)) {
+                emptied(&self.topic(id).name);
+            }
             self.remove(id, k, false);
         }
     }
@@ -121,6 +142,11 @@ impl<K: Copy + Eq + Hash> Topics<K> {
         self.by_key.get(&k).map_or_else(Vec::new, |ids| {
             ids.iter().map(|&id| &*self.topic(id).name).collect()
         })
+    }
+
+    /// The names of the topics with at least one subscriber, in no particular order.
+    pub fn names(&self) -> impl Iterator<Item = &[u8]> {
+        self.by_name.keys().map(|k| &**k)
     }
 
     /// The number of topics with at least one subscriber.

@@ -16,6 +16,7 @@ import {
   EV_CLOSED,
   EV_DRAIN,
   EV_WS_CLOSE,
+  EV_TOPIC,
   EV_WS_DRAIN,
   type NativeOptions,
   type NativeServer,
@@ -67,6 +68,7 @@ export class App extends Router {
   private listening = false;
   private readonly hub: WsHub;
   private closed: Promise<void> | undefined;
+  private readonly topicListeners = new Set<(topic: string, active: boolean) => void>();
   private resolveClosed: (() => void) | undefined;
 
   constructor(options: GaleOptions = {}) {
@@ -304,6 +306,23 @@ export class App extends Router {
   }
 
   /**
+   * Calls `listener(topic, true)` when a pub/sub topic gets its first subscriber in this process and
+   * `listener(topic, false)` when it loses its last one (by `unsubscribe` or a socket closing); topics already
+   * active are reported at once. For mirroring topics elsewhere (a Redis channel per active topic, say). Returns a
+   * function that removes the listener; the engine stops reporting when none is left.
+   *
+   * @example
+   * app.onTopicChange((topic, active) => (active ? redisSub.subscribe(topic) : redisSub.unsubscribe(topic)));
+   */
+  onTopicChange(listener: (topic: string, active: boolean) => void): () => void {
+    this.topicListeners.add(listener);
+    if (this.topicListeners.size === 1) this.n.wsWatchTopics(true);
+    return () => {
+      if (this.topicListeners.delete(listener) && this.topicListeners.size === 0) this.n.wsWatchTopics(false);
+    };
+  }
+
+  /**
    * What the engine holds now and counts since it started: connections (WebSockets among them), requests
    * in flight, request records kept for reuse, requests parsed, output waiting for slow clients, and whether
    * accepting is paused for want of file descriptors. Walks the connections once: call it for monitoring.
@@ -416,6 +435,10 @@ export class App extends Router {
     }
     if (kind === EV_WS_DRAIN) {
       this.hub.drained(id);
+      return;
+    }
+    if (kind === EV_TOPIC) {
+      for (const l of this.topicListeners) l(reason as string, id === 1);
       return;
     }
     const res = this.live[id & MASK];

@@ -1,5 +1,7 @@
-// The only file that loads Gale's native binding: a per-platform npm package when one is installed,
-// else the addon built from source into ../native by scripts/build-native.mjs.
+// The only file that loads Gale's native binding: the per-platform npm package (@gale-http/<triple>) when one is
+// installed, else the addon built from source into ../native by scripts/build-native.mjs, or GALE_NATIVE's file.
+// Refuses Node.js < 20 with a message; one Node-API (napi8) binary serves every Node major from 20 on.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { GaleOptions } from './options.js';
 
@@ -52,6 +54,8 @@ export interface NativeServer {
   wsTopics(sid: number): string[];
   wsPublish(topic: string, data: string | Uint8Array, binary: boolean, compress: boolean, exclude?: number): number;
   wsSubscribers(topic: string): number;
+  /** Report topics becoming active/inactive as onEvent(EV_TOPIC, active ? 1 : 0, 0, topic). */
+  wsWatchTopics(on: boolean): void;
 }
 
 /** Options the engine reads: the engine's subset of the public options (defaults live in gale-server). */
@@ -106,6 +110,7 @@ export const EV_CLOSED = 2;
 export const EV_BODY = 3;
 export const EV_WS_CLOSE = 4;
 export const EV_WS_DRAIN = 5;
+export const EV_TOPIC = 6;
 
 /** Content types the engine knows by index (crates/gale-node/src/methods.rs). */
 export const CT_NONE = 0;
@@ -114,34 +119,116 @@ export const CT_TEXT = 2;
 export const CT_BYTES = 3;
 export const CT_HTML = 4;
 
-function platformTriple(): string {
-  const { platform, arch } = process;
-  if (platform !== 'linux') return `${platform}-${arch}`;
-  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
-  return `linux-${arch}-${report?.header?.glibcVersionRuntime ? 'gnu' : 'musl'}`;
+/** The oldest Node.js major Gale runs on (Node-API 8 and the runtime APIs the TypeScript layer uses). */
+export const MIN_NODE_MAJOR = 20;
+
+/** Where the engine came from: what `gale --version` prints. */
+export interface NativeInfo {
+  /** `<platform>-<arch>[-<abi>]`, as in the package and file names. */
+  triple: string;
+  /** The file loaded. */
+  path: string;
+  /** The per-platform npm package it came from, with its version; undefined for a build from source or GALE_NATIVE. */
+  package?: { name: string; version: string };
+  /** What the build recorded beside the binary (scripts/build-native.mjs): engine version, Rust target, rustc, commit. */
+  build?: { engine?: string; rustTarget?: string; napi?: number; rustc?: string; commit?: string; builtAt?: string };
 }
 
-function load(): Binding {
+/** The npm package that carries the engine for this machine: `@gale-http/<triple>` (scripts/platforms.mjs). */
+export const nativePackage = (triple: string): string => `@gale-http/${triple}`;
+
+function isMusl(): boolean {
+  // ldd names its libc; reading it is cheap, unlike process.report, which is the fallback.
+  try {
+    return readFileSync('/usr/bin/ldd', 'latin1').includes('musl');
+  } catch {}
+  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  return !report?.header?.glibcVersionRuntime;
+}
+
+/** This machine's triple, as scripts/platforms.mjs names the targets. */
+export function platformTriple(): string {
+  const { platform, arch } = process;
+  if (platform === 'win32') return `win32-${arch}-msvc`;
+  if (platform !== 'linux') return `${platform}-${arch}`;
+  return `linux-${arch}-${isMusl() ? 'musl' : 'gnu'}`;
+}
+
+function checkNode(): void {
+  const major = Number(process.versions.node.split('.')[0]);
+  const napi = Number(process.versions.napi ?? 0);
+  if (major < MIN_NODE_MAJOR || napi < 8) {
+    throw new Error(
+      `Gale needs Node.js ${MIN_NODE_MAJOR} or newer (this is Node.js ${process.version}, Node-API ${napi || 'unknown'}). ` +
+        'Install a current LTS from https://nodejs.org (or with nvm: nvm install --lts).',
+    );
+  }
+}
+
+function sidecar(file: string): NativeInfo['build'] {
+  try {
+    return JSON.parse(readFileSync(file.replace(/\.node$/, '.json'), 'utf8')) as NativeInfo['build'];
+  } catch {
+    return undefined;
+  }
+}
+
+function load(): { binding: Binding; info: NativeInfo } {
+  checkNode();
   const require = createRequire(import.meta.url);
+  const triple = platformTriple();
   // GALE_NATIVE names another build of the addon (the chaos tests load one with debug assertions).
   const override = process.env.GALE_NATIVE;
-  if (override) return require(override) as Binding;
-  const triple = platformTriple();
-  const tried: string[] = [];
-  for (const id of [`@gale-http/${triple}`, `../native/gale.${triple}.node`]) {
+  if (override) {
+    const path = require.resolve(override);
+    return { binding: require(path) as Binding, info: { triple, path, build: sidecar(path) } };
+  }
+  const pkg = nativePackage(triple);
+  const local = `../native/gale.${triple}.node`;
+  // 1. the addon built from source in a checkout of the repository (scripts/build-native.mjs): native/ is not in the
+  //    published package, so only a checkout has it, and there it must win over a prebuilt package npm installed;
+  // 2. the prebuilt package npm installed as an optional dependency (what users have).
+  for (const id of [local, pkg]) {
+    let path: string;
     try {
-      return require(id) as Binding;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'MODULE_NOT_FOUND') throw err;
-      tried.push(id);
+      path = require.resolve(id);
+    } catch {
+      continue;
     }
+    let binding: Binding;
+    try {
+      binding = require(path) as Binding;
+    } catch (err) {
+      throw new Error(
+        `Gale's native engine ${path} did not load on this machine (${triple}, Node.js ${process.version}): ` +
+          `${(err as Error).message}. If the package is for another platform (a lockfile or node_modules copied ` +
+          'from another machine), delete node_modules and package-lock.json and run npm install again.',
+        { cause: err },
+      );
+    }
+    const info: NativeInfo = { triple, path, build: sidecar(path) };
+    if (id === pkg) {
+      const meta = require(`${pkg}/package.json`) as { name: string; version: string };
+      info.package = { name: meta.name, version: meta.version };
+    }
+    return { binding, info };
   }
   throw new Error(
-    `Gale's native engine for ${triple} was not found (tried ${tried.join(', ')}). ` +
-      'Build it from source: install Rust from https://rustup.rs, then run `npm install` (or `npm run build`) in the Gale checkout.',
+    [
+      `Gale's native engine for ${triple} was not found: the package ${pkg} is not installed.`,
+      `npm installs it as an optional dependency of gale on ${triple} machines. If it is missing:`,
+      '- optional dependencies were left out (npm install --omit=optional, or --no-optional): install without that flag;',
+      '- package-lock.json was made on another OS or CPU (npm/cli#4828): delete node_modules and package-lock.json, ' +
+        'then run npm install again;',
+      `- no prebuilt engine exists for ${triple}: build it from source (install Rust from https://rustup.rs, clone ` +
+        'the Gale repository, run npm install there) and point GALE_NATIVE at the packages/gale/native/' +
+        `gale.${triple}.node it builds.`,
+    ].join('\n'),
   );
 }
 
+const loaded = load();
 /** The loaded binding. */
-export const native: Binding = load();
+export const native: Binding = loaded.binding;
+/** Which engine binary was loaded, and from where. */
+export const nativeInfo: Readonly<NativeInfo> = loaded.info;

@@ -144,23 +144,71 @@ impl Server {
 
     /// Subscribes a socket to `topic`; false when already subscribed or the socket is gone.
     pub fn ws_subscribe(&self, sid: u32, topic: &[u8]) -> bool {
-        let mut inner = self.inner.borrow_mut();
-        let inner = &mut *inner;
-        let Some(ws) = inner
-            .conns
-            .get_mut(sid_cid(sid))
-            .and_then(|c| c.ws.as_mut())
-            .filter(|ws| ws.sid == sid && !ws.close_sent)
-        else {
-            return false;
+        let (added, event) = {
+            let mut guard = self.inner.borrow_mut();
+            let inner = &mut *guard;
+            let Some(ws) = inner
+                .conns
+                .get_mut(sid_cid(sid))
+                .and_then(|c| c.ws.as_mut())
+                .filter(|ws| ws.sid == sid && !ws.close_sent)
+            else {
+                return false;
+            };
+            ws.subscribed = true;
+            let added = inner.topics.subscribe(topic, sid);
+            let first = added && inner.watch_topics && inner.topics.subscribers(topic).len() == 1;
+            if first {
+                inner.events.push_back(crate::Event::Topic {
+                    name: topic.into(),
+                    active: true,
+                });
+            }
+            (added, first)
         };
-        ws.subscribed = true;
-        inner.topics.subscribe(topic, sid)
+        if event {
+            self.after_call();
+        }
+        added
     }
 
     /// Unsubscribes a socket from `topic`; false when it was not subscribed.
     pub fn ws_unsubscribe(&self, sid: u32, topic: &[u8]) -> bool {
-        self.inner.borrow_mut().topics.unsubscribe(topic, sid)
+        let (removed, event) = {
+            let mut inner = self.inner.borrow_mut();
+            let removed = inner.topics.unsubscribe(topic, sid);
+            let last = removed && inner.watch_topics && inner.topics.subscribers(topic).is_empty();
+            if last {
+                inner.events.push_back(crate::Event::Topic {
+                    name: topic.into(),
+                    active: false,
+                });
+            }
+            (removed, last)
+        };
+        if event {
+            self.after_call();
+        }
+        removed
+    }
+
+    /// Reports topics becoming active (first subscriber) and inactive (last one gone) as
+    /// `Event::Topic`; topics active right now are reported at once.
+    pub fn watch_topics(&self, on: bool) {
+        {
+            let mut inner = self.inner.borrow_mut();
+            let inner = &mut *inner;
+            if on && !inner.watch_topics {
+                for name in inner.topics.names() {
+                    inner.events.push_back(crate::Event::Topic {
+                        name: name.into(),
+                        active: true,
+                    });
+                }
+            }
+            inner.watch_topics = on;
+        }
+        self.after_call();
     }
 
     pub fn ws_is_subscribed(&self, sid: u32, topic: &[u8]) -> bool {

@@ -125,7 +125,17 @@ impl Inner {
     /// The connection of a socket is being removed: forget its topics and tell JS how it ended.
     pub(crate) fn ws_closed(&mut self, ws: crate::ws::WsConn) {
         if ws.subscribed {
-            self.topics.remove_all(ws.sid);
+            if self.watch_topics {
+                let events = &mut self.events;
+                self.topics.remove_all_reporting(ws.sid, |name| {
+                    events.push_back(Event::Topic {
+                        name: name.into(),
+                        active: false,
+                    })
+                });
+            } else {
+                self.topics.remove_all(ws.sid);
+            }
         }
         self.events.push_back(Event::WsClose {
             sid: ws.sid,
