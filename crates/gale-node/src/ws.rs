@@ -267,23 +267,70 @@ pub(crate) unsafe extern "C" fn ws_topics(env: napi_env, info: napi_callback_inf
     nu::array(env, &vals)
 }
 
-/// `wsPublish(topic, data, binary, compress, excludeSid?) → subscribers reached`
+/// Topic names from a string or an array of strings (None for anything else).
+fn topic_list(env: napi_env, v: napi_value) -> Option<Vec<Vec<u8>>> {
+    if nu::type_of(env, v) == ValueType::napi_string {
+        return nu::get_string(env, v).map(|t| vec![t]);
+    }
+    let mut is_array = false;
+    // SAFETY: v is a value from the current scope; is_array is an out-pointer.
+    unsafe { napi::sys::napi_is_array(env, v, &mut is_array) };
+    if !is_array {
+        return None;
+    }
+    let mut len = 0u32;
+    // SAFETY: v is an array from the current scope.
+    unsafe { napi::sys::napi_get_array_length(env, v, &mut len) };
+    (0..len)
+        .map(|i| {
+            let mut item = std::ptr::null_mut();
+            // SAFETY: i < len; item is an out-pointer valid in the current scope.
+            unsafe { napi::sys::napi_get_element(env, v, i, &mut item) };
+            (nu::type_of(env, item) == ValueType::napi_string)
+                .then(|| nu::get_string(env, item))
+                .flatten()
+        })
+        .collect()
+}
+
+/// `wsPublish(topics, data, binary, compress, excludeSid?, except?, volatile?) → sockets reached`:
+/// `topics` a name or an array of names (each socket gets the message once), `except` names whose
+/// subscribers are left out, `volatile` leaves out sockets whose send buffer is full.
 pub(crate) unsafe extern "C" fn ws_publish(env: napi_env, info: napi_callback_info) -> napi_value {
-    let (argv, _, data) = nu::args::<5>(env, info);
+    let (argv, _, data) = nu::args::<7>(env, info);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
-    let Some(topic) = nu::get_string(env, argv[0]) else {
-        return nu::throw(env, "publish(topic, data): topic must be a string", true);
+    let Some(topics) = topic_list(env, argv[0]) else {
+        return nu::throw(
+            env,
+            "publish(topic, data): topic must be a string or an array of strings",
+            true,
+        );
+    };
+    let except = match nu::type_of(env, argv[5]) {
+        ValueType::napi_undefined | ValueType::napi_null => Vec::new(),
+        _ => match topic_list(env, argv[5]) {
+            Some(t) => t,
+            None => return nu::throw(env, "publish: except must be an array of topic names", true),
+        },
     };
     let binary = nu::get_bool(env, argv[2]).unwrap_or(false);
     let compress = nu::get_bool(env, argv[3]).unwrap_or(false);
-    let exclude = sid_arg(env, argv[4]);
+    let topic_refs: Vec<&[u8]> = topics.iter().map(Vec::as_slice).collect();
+    let except_refs: Vec<&[u8]> = except.iter().map(Vec::as_slice).collect();
+    let to = gale_server::Audience {
+        topics: &topic_refs,
+        except: &except_refs,
+        exclude: sid_arg(env, argv[4]),
+        skip_busy: nu::get_bool(env, argv[6]).unwrap_or(false),
+    };
+    // The data argument is read last: nothing after it may run JS (see napi_util::get_bytes).
     let n = match data_arg(env, argv[1]) {
-        Some(Data::Bytes(b)) => s.ws_publish(&topic, binary, compress, b, exclude),
+        Some(Data::Bytes(b)) => s.ws_publish(&to, binary, compress, b),
         Some(Data::Str(v, n)) => {
             let mut buf = Vec::with_capacity(n + 1);
             nu::append_utf8(env, v, n, &mut buf);
-            s.ws_publish(&topic, binary, compress, &buf, exclude)
+            s.ws_publish(&to, binary, compress, &buf)
         }
         None => {
             return nu::throw(

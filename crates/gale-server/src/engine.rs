@@ -74,6 +74,10 @@ pub(crate) struct Inner {
     pub accept_retry: bool,
     /// Report topics becoming active and inactive (`Event::Topic`).
     pub watch_topics: bool,
+    /// Stamp of the current multi-topic publish (see `WsConn::publish_gen`).
+    pub ws_publish_gen: u32,
+    /// Scratch: topic ids of a publish's `except` list.
+    pub ws_except: Vec<u32>,
 }
 
 /// What the parse loop wants next.
@@ -126,6 +130,8 @@ impl Inner {
             accept_paused: false,
             accept_retry: false,
             watch_topics: false,
+            ws_publish_gen: 0,
+            ws_except: Vec::new(),
         })
     }
 

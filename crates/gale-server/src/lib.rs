@@ -28,7 +28,7 @@ pub use uv::UvLoop;
 pub use view::ReqView;
 pub use wire::Reply;
 
-pub use ws::{Compression, SendResult, WsOptions};
+pub use ws::{Audience, Compression, SendResult, WsOptions};
 
 /// Server settings; defaults mirror Node's http server where Node has one.
 #[derive(Clone, Debug)]

@@ -91,6 +91,25 @@ impl<K: Copy + Eq + Hash> Topics<K> {
         }
     }
 
+    /// A topic's id while it has subscribers, for repeated membership checks without hashing
+    /// its name again (`is_member`). Ids are reused once a topic empties.
+    pub fn id(&self, topic: &[u8]) -> Option<u32> {
+        self.by_name.get(topic).copied()
+    }
+
+    /// Whether `k` is subscribed to the topic with this `id` (see [`id`](Self::id)).
+    ///
+    /// ```
+    /// use gale_ws::Topics;
+    /// let mut t = Topics::new();
+    /// t.subscribe(b"muted", 7u32);
+    /// let muted = t.id(b"muted").unwrap();
+    /// assert!(t.is_member(muted, 7) && !t.is_member(muted, 8));
+    /// ```
+    pub fn is_member(&self, id: u32, k: K) -> bool {
+        self.members.contains_key(&(id, k))
+    }
+
     /// Whether `k` is subscribed to `topic`.
     pub fn is_subscribed(&self, topic: &[u8], k: K) -> bool {
         self.by_name

@@ -29,7 +29,7 @@ import { Response, type ResponseHost } from './response.js';
 import { type Entry, Router, router, type Usable } from './router.js';
 import { isStreamSource } from './stream.js';
 import { type ViewEngine, Views } from './views.js';
-import type { SendOptions, WsData } from './ws.js';
+import type { PublishOptions, WsData } from './ws.js';
 import { WsHub } from './ws-route.js';
 
 export { serveStatic } from './app-routes.js';
@@ -267,12 +267,15 @@ export class App extends Router {
 
   /**
    * Sends a WebSocket message to every socket subscribed to `topic` (see `ws.subscribe`); returns how many
-   * it reached. The engine builds the frame once (and compresses it once) for all of them.
+   * it reached. The engine builds the frame once (and compresses it once) for all of them. Several topics reach
+   * each subscriber once; `except` leaves out the subscribers of other topics and `volatile` the sockets whose send
+   * buffer is full, both decided in the engine (no JavaScript runs per socket).
    *
    * @example
    * setInterval(() => app.publish('ticks', JSON.stringify({ t: Date.now() })), 1000);
+   * app.publish(['room:a', 'room:b'], 'hello', { except: ['muted'] });
    */
-  publish(topic: string, data: WsData, options?: SendOptions): number {
+  publish(topic: string | readonly string[], data: WsData, options?: PublishOptions): number {
     const body =
       typeof data === 'string' || data instanceof Uint8Array
         ? data
@@ -285,6 +288,8 @@ export class App extends Router {
       options?.binary ?? typeof body !== 'string',
       options?.compress ?? true,
       undefined,
+      options?.except,
+      options?.volatile,
     );
   }
 

@@ -43,6 +43,6 @@ export type { SseMessage, SseOptions } from './sse.js';
 export { SseStream } from './sse.js';
 export type { StreamSource } from './stream.js';
 export type { ViewEngine } from './views.js';
-export type { SendOptions, SendStatus, WsData } from './ws.js';
+export type { PublishOptions, SendOptions, SendStatus, WsData } from './ws.js';
 export { WebSocket } from './ws.js';
 export type { FastWsBehavior, WsBehavior, WsConnectionHandler } from './ws-route.js';

@@ -52,7 +52,16 @@ export interface NativeServer {
   wsUnsubscribe(sid: number, topic: string): boolean;
   wsIsSubscribed(sid: number, topic: string): boolean;
   wsTopics(sid: number): string[];
-  wsPublish(topic: string, data: string | Uint8Array, binary: boolean, compress: boolean, exclude?: number): number;
+  /** `topics`: a name or several (each socket once); `except`: topics whose subscribers are left out. */
+  wsPublish(
+    topics: string | readonly string[],
+    data: string | Uint8Array,
+    binary: boolean,
+    compress: boolean,
+    exclude?: number,
+    except?: readonly string[],
+    volatile?: boolean,
+  ): number;
   wsSubscribers(topic: string): number;
   /** Report topics becoming active/inactive as onEvent(EV_TOPIC, active ? 1 : 0, 0, topic). */
   wsWatchTopics(on: boolean): void;

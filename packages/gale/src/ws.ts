@@ -20,6 +20,14 @@ export interface SendOptions {
   compress?: boolean;
 }
 
+/** Options of `app.publish` and `ws.publish`: who is left out, decided in the engine for each subscriber. */
+export interface PublishOptions extends SendOptions {
+  /** Leave out the subscribers of these topics (socket.io's `except(room)`). */
+  except?: readonly string[];
+  /** Leave out sockets whose send buffer is full instead of queueing for them (socket.io's `volatile`). */
+  volatile?: boolean;
+}
+
 type Listener = (...args: never[]) => unknown;
 
 /** Index bits of socket ids (crates/gale-server/src/ws/mod.rs). */
@@ -198,7 +206,7 @@ export class WebSocket<D = unknown> {
    * Sends to every subscriber of `topic` except this socket; returns how many sockets it reached. The frame
    * is built (and compressed) once in the engine for all of them.
    */
-  publish(topic: string, data: WsData, options?: SendOptions): number {
+  publish(topic: string | readonly string[], data: WsData, options?: PublishOptions): number {
     const body = bytesOf(data);
     return this._host.n.wsPublish(
       topic,
@@ -206,6 +214,8 @@ export class WebSocket<D = unknown> {
       options?.binary ?? typeof body !== 'string',
       options?.compress ?? true,
       this._sid,
+      options?.except,
+      options?.volatile,
     );
   }
 

@@ -226,19 +226,18 @@ impl Server {
             .collect()
     }
 
-    /// Publishes a message to every subscriber of `topic` except `exclude`; returns how many got it.
+    /// Publishes a message to every socket `to` reaches; returns how many got it.
     pub fn ws_publish(
         &self,
-        topic: &[u8],
+        to: &crate::ws::Audience<'_>,
         binary: bool,
         compress: bool,
         payload: &[u8],
-        exclude: Option<u32>,
     ) -> usize {
         let n = self
             .inner
             .borrow_mut()
-            .ws_publish(topic, binary, compress, payload, exclude);
+            .ws_publish(to, binary, compress, payload);
         self.after_call();
         n
     }

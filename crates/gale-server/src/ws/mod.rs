@@ -66,6 +66,17 @@ pub enum SendResult {
     Closed = 3,
 }
 
+/// Who a publish reaches: the subscribers of any of `topics` (each socket once), minus
+/// `exclude`, minus subscribers of any of `except`; with `skip_busy` (volatile messages), minus
+/// sockets whose kernel send buffer is full.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Audience<'a> {
+    pub topics: &'a [&'a [u8]],
+    pub except: &'a [&'a [u8]],
+    pub exclude: Option<u32>,
+    pub skip_busy: bool,
+}
+
 /// A registered WebSocket route.
 pub(crate) struct WsRoute {
     pub opts: WsOptions,
@@ -106,6 +117,9 @@ pub(crate) struct WsConn {
     pub want_drain: bool,
     /// Subscribed to at least one topic (so closing can skip the topic registry).
     pub subscribed: bool,
+    /// The last multi-topic publish that reached this socket (`Inner::ws_publish_gen`), so a
+    /// socket in several of its topics gets the message once.
+    pub publish_gen: u32,
 }
 
 impl WsConn {
@@ -129,6 +143,7 @@ impl WsConn {
             close_reason: Vec::new(),
             want_drain: false,
             subscribed: false,
+            publish_gen: 0,
         }
     }
 

@@ -125,19 +125,56 @@ impl Inner {
         self.ws_after_write(cid, sid)
     }
 
-    /// Sends `payload` to every subscriber of `topic` except `exclude`; returns how many it reached.
-    /// The frame is built once (and compressed once for shared-compression sockets).
+    /// The sockets `to` reaches, into `subs`: each once, exclusions applied (no JS work per socket).
+    fn ws_audience(&mut self, to: &super::Audience<'_>, subs: &mut Vec<u32>) {
+        subs.clear();
+        let mut except = std::mem::take(&mut self.ws_except);
+        except.clear();
+        except.extend(to.except.iter().filter_map(|t| self.topics.id(t)));
+        let single = to.topics.len() == 1;
+        if !single {
+            self.ws_publish_gen = self.ws_publish_gen.wrapping_add(1);
+        }
+        let gen = self.ws_publish_gen;
+        for topic in to.topics {
+            for &sid in self.topics.subscribers(topic) {
+                if Some(sid) == to.exclude
+                    || except.iter().any(|&id| self.topics.is_member(id, sid))
+                {
+                    continue;
+                }
+                if !single || to.skip_busy {
+                    let Some(conn) = self.conns.get_mut(sid_cid(sid)) else {
+                        continue;
+                    };
+                    if to.skip_busy && conn.want_write {
+                        continue;
+                    }
+                    if !single {
+                        let Some(ws) = conn.ws.as_mut() else { continue };
+                        if ws.publish_gen == gen {
+                            continue;
+                        }
+                        ws.publish_gen = gen;
+                    }
+                }
+                subs.push(sid);
+            }
+        }
+        self.ws_except = except;
+    }
+
+    /// Sends `payload` to every socket `to` reaches; returns how many it reached. The frame is
+    /// built once (and compressed once for shared-compression sockets).
     pub(crate) fn ws_publish(
         &mut self,
-        topic: &[u8],
+        to: &super::Audience<'_>,
         binary: bool,
         compress: bool,
         payload: &[u8],
-        exclude: Option<u32>,
     ) -> usize {
         let mut subs = std::mem::take(&mut self.ws_subs);
-        subs.clear();
-        subs.extend_from_slice(self.topics.subscribers(topic));
+        self.ws_audience(to, &mut subs);
         if subs.is_empty() {
             self.ws_subs = subs;
             return 0;
@@ -155,9 +192,6 @@ impl Inner {
         shared.resize(self.ws_routes.len(), None);
         let mut reached = 0;
         for &sid in &subs {
-            if Some(sid) == exclude {
-                continue;
-            }
             match self.ws_gate(sid) {
                 Gate::Closed => continue,
                 Gate::Over => {

@@ -1,7 +1,7 @@
 // Rooms and broadcasts of one namespace, with socket.io-adapter's class shape (so a multi-server adapter can
 // extend it), on Gale's native pub/sub: a socket connected over WebSocket subscribes in the engine to one topic
 // per room (and one for the namespace); a broadcast encodes its packet once and the engine writes the same frame
-// to every subscriber. Long-polling sockets get the packet from JS. See publishTo() for exclusions.
+// to every subscriber, the engine choosing who (rooms, exclusions, volatile). Long-polling sockets get it from JS.
 import { EventEmitter } from 'node:events';
 import type { Encoder } from 'socket.io-parser';
 import type { WebSocket } from '../ws.js';
@@ -160,7 +160,7 @@ export class Adapter extends EventEmitter {
     for (const id of this.viaJs) {
       if (this.targets(id, rooms, except)) this.nsp.sockets.get(id)?.client.writeToEngine(encoded, packetOpts);
     }
-    if (this.native.size > 0) this.publish(encoded, rooms, except, flags);
+    if (this.native.size > 0) this.publish(encoded, rooms, opts.except, flags);
   }
 
   /** Whether a connected socket is selected. */
@@ -171,87 +171,22 @@ export class Adapter extends EventEmitter {
     return false;
   }
 
-  /** The native part of a broadcast: one engine publish per frame wherever possible. */
-  private publish(encoded: Frame[], rooms: Set<string>, except: Set<string>, flags: BroadcastFlags): void {
+  /**
+   * The native part of a broadcast: one engine publish per frame. The engine picks the sockets: the union of the
+   * rooms' topics (each socket once), minus the subscribers of the excepted rooms' topics (a socket's own id is a
+   * room, so `socket.broadcast` excepts the sender), minus busy sockets for volatile packets; no JS runs per socket.
+   */
+  private publish(encoded: Frame[], rooms: Set<string>, exceptRooms: Set<string> | undefined, flags: BroadcastFlags) {
+    const app = this.nsp.server._app;
+    if (app === undefined) return;
     // Engine.IO over WebSocket: a text packet is '4' + the Socket.IO packet; binary attachments go as they are.
     const frames = encoded.map((e) => (typeof e === 'string' ? `4${e}` : e));
     const compress = flags.compress !== false;
-    if (rooms.size === 0) {
-      this.publishTo(this.topic(), this.native, frames, except, compress);
-      return;
-    }
-    let largest: string | undefined;
-    let largestSet: Set<string> | undefined;
-    for (const room of rooms) {
-      const members = this.rooms.get(room);
-      if (members !== undefined && (largestSet === undefined || members.size > largestSet.size)) {
-        largest = room;
-        largestSet = members;
-      }
-    }
-    if (largestSet === undefined) return;
-    this.publishTo(this.topic(largest), largestSet, frames, except, compress);
-    if (rooms.size === 1) return;
-    // A union of rooms: the engine has no "publish to T1 ∪ T2 once each", so the largest room is published
-    // natively and members of the other rooms that are not in it get the frames one socket at a time.
-    const sent = new Set<string>();
-    for (const room of rooms) {
-      if (room === largest) continue;
-      for (const id of this.rooms.get(room) ?? []) {
-        if (largestSet.has(id) || except.has(id) || sent.has(id) || !this.native.has(id)) continue;
-        sent.add(id);
-        this.sendTo(id, frames, flags, compress);
-      }
-    }
-  }
-
-  /**
-   * Publishes `frames` to `topic` (whose members are `members`) leaving out the sockets in `except`.
-   * The engine can exclude one socket (ws.publish leaves out the sender); for more, the cheaper of two ways:
-   * unsubscribe the excluded members, publish, subscribe them again (2 calls each), or send to each
-   * remaining member. A native "publish to T except subscribers of U" would make both unnecessary.
-   */
-  private publishTo(topic: string, members: Set<string>, frames: Frame[], except: Set<string>, compress: boolean) {
-    let excluded: WebSocket[] | undefined;
-    if (except.size > 0) {
-      for (const id of except) {
-        if (!members.has(id) || !this.native.has(id)) continue;
-        const ws = this.wsOf(id);
-        if (ws === undefined) continue;
-        if (excluded === undefined) excluded = [];
-        excluded.push(ws);
-      }
-    }
-    const app = this.nsp.server._app;
-    if (excluded === undefined) {
-      if (app === undefined) return;
-      for (const f of frames) app.publish(topic, f, { binary: typeof f !== 'string', compress });
-      return;
-    }
-    if (excluded.length === 1) {
-      const sender = excluded[0] as WebSocket;
-      for (const f of frames) sender.publish(topic, f, { binary: typeof f !== 'string', compress });
-      return;
-    }
-    if (app !== undefined && 2 * excluded.length < members.size) {
-      for (const ws of excluded) ws.unsubscribe(topic);
-      for (const f of frames) app.publish(topic, f, { binary: typeof f !== 'string', compress });
-      for (const ws of excluded) ws.subscribe(topic);
-      return;
-    }
-    for (const id of members) {
-      if (!except.has(id) && this.native.has(id)) this.sendTo(id, frames, {}, compress);
-    }
-  }
-
-  /** Frames to one WebSocket socket (through its session, so a closing one gets nothing). */
-  private sendTo(id: string, frames: Frame[], flags: BroadcastFlags, compress: boolean): void {
-    const conn = this.nsp.sockets.get(id)?.conn;
-    if (conn === undefined || conn.readyState !== 'open') return;
-    if (flags.volatile && !conn.transport.canSendVolatile()) return;
-    const ws = this.wsOf(id);
-    if (ws === undefined) return;
-    for (const f of frames) ws.send(f, { binary: typeof f !== 'string', compress });
+    const topics = rooms.size === 0 ? this.topic() : Array.from(rooms, (r) => this.topic(r));
+    const except = exceptRooms && exceptRooms.size > 0 ? Array.from(exceptRooms, (r) => this.topic(r)) : undefined;
+    // A packet with binary attachments is several frames: skipping busy sockets frame by frame could split it.
+    const volatile = flags.volatile === true && frames.length === 1;
+    for (const f of frames) app.publish(topics, f, { binary: typeof f !== 'string', compress, except, volatile });
   }
 
   /**
