@@ -1,0 +1,90 @@
+// @ts-check
+// The standalone server (`node build`): a Gale app with the SvelteKit handler, configured from the environment as
+// adapter-node's server is (HOST, PORT, timeouts, BODY_SIZE_LIMIT, graceful shutdown on SIGINT/SIGTERM). SETUP (the
+// adapter's `setup` module, or nothing) and WORKERS are filled in when the adapter bundles this file.
+
+import setup from 'SETUP';
+import process from 'node:process';
+import * as galeModule from 'gale';
+import { env, timeout_env } from './env.js';
+import { body_size_limit, handler } from './handler.js';
+
+const { gale } = galeModule;
+
+const path = env('SOCKET_PATH', '');
+const host = env('HOST', '0.0.0.0');
+const port = env('PORT', '3000');
+const shutdown_timeout = timeout_env('SHUTDOWN_TIMEOUT', 30) ?? 30;
+const keep_alive_timeout = timeout_env('KEEP_ALIVE_TIMEOUT');
+const headers_timeout = timeout_env('HEADERS_TIMEOUT');
+// Read for adapter-node parity: it only acts with socket activation, which is refused below.
+timeout_env('IDLE_TIMEOUT', 0);
+
+if (path) {
+  throw new Error(
+    `SOCKET_PATH=${path}: adapter-gale cannot listen on a Unix socket yet (Gale's engine listens on TCP only). ` +
+      'Unset SOCKET_PATH and use HOST and PORT.',
+  );
+}
+const listen_pid = Number.parseInt(env('LISTEN_PID', '0'), 10);
+const listen_fds = Number.parseInt(env('LISTEN_FDS', '0'), 10);
+if (listen_pid !== 0 && listen_pid !== process.pid) {
+  throw new Error(`received LISTEN_PID ${listen_pid} but current process id is ${process.pid}`);
+}
+if (listen_pid === process.pid && listen_fds > 0) {
+  throw new Error(
+    'systemd socket activation (LISTEN_FDS) is not supported by adapter-gale yet: Gale cannot accept on an ' +
+      'inherited socket. Let the service listen on HOST and PORT instead.',
+  );
+}
+if (!/^\d+$/.test(port) || Number(port) > 65535) {
+  throw new Error(`Invalid PORT: '${port}'. PORT must be a port number from 0 to 65535.`);
+}
+
+/** @type {number | 'auto' | undefined} */
+const configured_workers = WORKERS;
+const workers_env = env('WORKERS', '');
+const workers = workers_env === '' ? configured_workers : workers_env === 'auto' ? 'auto' : Number(workers_env);
+if (workers !== undefined && workers !== 'auto' && !(Number.isInteger(workers) && workers >= 1)) {
+  throw new Error(`Invalid WORKERS: '${workers_env}'. Give a whole number of processes (1 or more) or 'auto'.`);
+}
+if (workers !== undefined && workers !== 1 && !('cluster' in galeModule)) {
+  throw new Error(
+    `adapter-gale: workers: ${workers} needs Gale's multi-process support (gale's cluster), which the installed ` +
+      'gale does not have yet. Run one process per port (remove the workers option / WORKERS) until it lands.',
+  );
+}
+
+const app = gale({
+  bodyLimit: body_size_limit,
+  // SvelteKit's routes and static files are case-sensitive; so are the engine's mounts here.
+  caseSensitive: true,
+  ...(keep_alive_timeout === undefined ? {} : { keepAliveTimeout: keep_alive_timeout * 1000 }),
+  ...(headers_timeout === undefined ? {} : { headersTimeout: headers_timeout * 1000 }),
+});
+if (typeof setup === 'function') await setup(app);
+app.use(handler);
+
+/** @type {Promise<void> | undefined} */
+let closing;
+/** @param {'SIGINT' | 'SIGTERM'} reason */
+function graceful_shutdown(reason) {
+  if (closing) return;
+  // In-flight requests finish (with Connection: close), idle connections close, the rest are cut at the deadline.
+  closing = app.close({ timeout: shutdown_timeout * 1000 }).then(() => {
+    // @ts-expect-error custom events cannot be typed
+    process.emit('sveltekit:shutdown', reason);
+  });
+}
+process.on('SIGTERM', graceful_shutdown);
+process.on('SIGINT', graceful_shutdown);
+
+const address = await app.listen(Number(port), host);
+console.log(
+  `Listening on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`,
+);
+
+/** The Gale app (add nothing after start; use the adapter's `setup` module instead). */
+const server = app;
+
+export { host, path, port, server };

@@ -1,0 +1,160 @@
+// @ts-check
+// adapter-gale: the SvelteKit Adapter that writes a standalone server running on Gale. Its build steps follow
+// @sveltejs/adapter-node (client and prerendered files copied and precompressed, the server bundled with rollup so
+// only production dependencies are needed at run time); layout.js plans the native static mounts; files/ holds the
+// runtime (handler.js, index.js, env.js, shims.js), bundled with its placeholders replaced.
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import commonjs from '@rollup/plugin-commonjs';
+import json from '@rollup/plugin-json';
+import { nodeResolve } from '@rollup/plugin-node-resolve';
+import replace from '@rollup/plugin-replace';
+import { rollup } from 'rollup';
+import { planStatic } from './layout.js';
+
+const files = fileURLToPath(new URL('./files', import.meta.url).href);
+const NO_SETUP = '\0adapter-gale:no-setup';
+
+/**
+ * Why `workers` cannot be honoured by the installed gale, or null when it can.
+ * @param {number | 'auto' | undefined} workers
+ * @returns {Promise<string | null>}
+ */
+export async function workersUnsupported(workers) {
+  if (workers === undefined || workers === 1) return null;
+  if (workers !== 'auto' && !(Number.isInteger(workers) && workers >= 1)) {
+    return `adapter-gale: workers must be a whole number of processes (1 or more) or 'auto', got ${JSON.stringify(workers)}`;
+  }
+  const gale = await import('gale');
+  if ('cluster' in gale) return null;
+  return (
+    `adapter-gale: workers: ${workers} needs Gale's multi-process support (gale's cluster), which the installed gale ` +
+    'does not have yet. Remove the workers option (one process per port) until it lands.'
+  );
+}
+
+/** @type {import('./index.js').default} */
+export default function adapter(opts = {}) {
+  const { out = 'build', precompress = true, envPrefix = '', workers, setup } = opts;
+
+  return {
+    name: 'adapter-gale',
+    /** @param {import('@sveltejs/kit').Builder} builder */
+    async adapt(builder) {
+      const unsupported = await workersUnsupported(workers);
+      if (unsupported) throw new Error(unsupported);
+      const setupFile = setup === undefined ? undefined : resolve(setup);
+      if (setupFile !== undefined && !existsSync(setupFile)) {
+        throw new Error(`adapter-gale: the setup module ${setup} does not exist (resolved to ${setupFile})`);
+      }
+
+      const tmp = builder.getBuildDirectory('adapter-gale');
+      const base = builder.config.kit.paths.base;
+      builder.rimraf(out);
+      builder.rimraf(tmp);
+      builder.mkdirp(tmp);
+
+      builder.log.minor('Copying assets');
+      builder.writeClient(`${out}/client${base}`);
+      builder.writePrerendered(`${out}/prerendered${base}`);
+      if (precompress) {
+        builder.log.minor('Compressing assets');
+        await Promise.all([builder.compress(`${out}/client`), builder.compress(`${out}/prerendered`)]);
+      }
+
+      builder.log.minor('Planning native static mounts');
+      const layout = planStatic({
+        out,
+        appPath: builder.getAppPath(),
+        prerenderedPaths: builder.prerendered.paths,
+        routes: builder.routes,
+      });
+      builder.log.minor(
+        `${layout.mounts.length} files as native mounts, ${layout.files.length} through the catch-all route` +
+          (layout.immutable ? `, ${layout.immutable.prefix} immutable` : ''),
+      );
+
+      builder.log.minor('Building server');
+      const entries = `${tmp}/entries`;
+      builder.copy(files, entries, { filter: (name) => !name.endsWith('.d.ts') });
+      const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+      const server = builder.getServerDirectory();
+
+      /** @type {Record<string, string>} */
+      const input = {
+        index: `${entries}/index.js`,
+        env: `${entries}/env.js`,
+        handler: `${entries}/handler.js`,
+        shims: `${entries}/shims.js`,
+      };
+      if (builder.hasServerInstrumentationFile?.()) {
+        input['instrumentation.server'] = `${server}/instrumentation.server.js`;
+      }
+
+      // Production dependencies stay imports; everything else (devDependencies included) is bundled, as in
+      // adapter-node. gale is always external: it loads a native addon from its own package.
+      const external = ['gale', ...Object.keys(pkg.dependencies || {})].map((d) => new RegExp(`^${d}(\\/.*)?$`));
+      const bundle = await rollup({
+        input,
+        external,
+        plugins: [
+          {
+            name: 'adapter-gale:alias',
+            resolveId(id) {
+              if (id === 'SERVER') return `${server}/index.js`;
+              if (id === 'MANIFEST') return `${server}/manifest.js`;
+              if (id === 'SETUP') return setupFile ?? NO_SETUP;
+              return null;
+            },
+            load(id) {
+              return id === NO_SETUP ? 'export default undefined;' : null;
+            },
+          },
+          nodeResolve({ preferBuiltins: true, exportConditions: ['node'] }),
+          // @ts-expect-error https://github.com/rollup/plugins/issues/1329
+          replace({
+            include: [`${entries}/**`],
+            values: {
+              ENV_PREFIX: JSON.stringify(envPrefix),
+              PRECOMPRESS: JSON.stringify(precompress),
+              STATIC: JSON.stringify(layout),
+              WORKERS: JSON.stringify(workers),
+            },
+            preventAssignment: true,
+          }),
+          // @ts-expect-error https://github.com/rollup/plugins/issues/1329
+          commonjs({ strictRequires: true }),
+          // @ts-expect-error https://github.com/rollup/plugins/issues/1329
+          json(),
+        ],
+      });
+      const serverPrefix = server.length + 1;
+      await bundle.write({
+        dir: out,
+        format: 'esm',
+        sourcemap: true,
+        chunkFileNames: 'server/chunks/[name]-[hash].js',
+        // Keep the Vite server output's file structure (a circular import chain otherwise: sveltejs/kit#16092).
+        manualChunks(id) {
+          return id.startsWith(server) ? id.slice(serverPrefix) : undefined;
+        },
+      });
+      await bundle.close();
+
+      if (builder.hasServerInstrumentationFile?.()) {
+        builder.instrument?.({
+          entrypoint: `${out}/index.js`,
+          instrumentation: `${out}/instrumentation.server.js`,
+          module: { exports: ['path', 'host', 'port', 'server'] },
+        });
+      }
+      builder.log.minor(`Wrote ${isAbsolute(out) ? out : `./${out}`}: start it with \`node ${out}\``);
+    },
+
+    supports: {
+      read: () => true,
+      instrumentation: () => true,
+    },
+  };
+}
