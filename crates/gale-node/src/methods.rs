@@ -166,7 +166,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     let mut obj = ptr::null_mut();
     // SAFETY: plain object creation.
     unsafe { sys::napi_create_object(env, &mut obj) };
-    let table: [(&CStr, Cb); 39] = [
+    let table: [(&CStr, Cb); 40] = [
         (c"route", crate::setup::route),
         (c"fixed", crate::setup::fixed),
         (c"listen", crate::setup::listen),
@@ -190,6 +190,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"header", crate::reqinfo::req_header),
         (c"body", crate::reqinfo::req_body),
         (c"remote", crate::reqinfo::req_remote),
+        (c"local", crate::reqinfo::req_local),
         (c"version", crate::reqinfo::req_version),
         (c"wsRoute", crate::ws::ws_route),
         (c"wsAccept", crate::ws::ws_accept),

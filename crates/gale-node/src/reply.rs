@@ -23,12 +23,47 @@ thread_local! {
     static SCRATCH: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
-/// Reads (status, content type, header lines) arguments into the scratch buffers and runs `f`.
+/// The optional `meta` argument of end/writeHead: `[reasonPhrase?, close?, length?]`, only passed
+/// when the app set one of them (the common reply passes nothing and reads nothing here).
+struct Meta {
+    reason: Vec<u8>,
+    close: bool,
+    length: Option<u64>,
+}
+
+fn meta_arg(env: napi_env, v: napi_value) -> Option<Meta> {
+    if nu::type_of(env, v) != ValueType::napi_object {
+        return None;
+    }
+    let item = |i: u32| {
+        let mut out = std::ptr::null_mut();
+        // SAFETY: v is an object from the current scope; out is an out-pointer.
+        unsafe { napi::sys::napi_get_element(env, v, i, &mut out) };
+        out
+    };
+    let reason = item(0);
+    let reason = (nu::type_of(env, reason) == ValueType::napi_string)
+        .then(|| nu::get_string(env, reason))
+        .flatten()
+        .unwrap_or_default();
+    let close = nu::get_bool(env, item(1)).unwrap_or(false);
+    let length = nu::get_f64(env, item(2))
+        .filter(|n| n.is_finite() && *n >= 0.0 && n.fract() == 0.0)
+        .map(|n| n as u64);
+    Some(Meta {
+        reason,
+        close,
+        length,
+    })
+}
+
+/// Reads (status, content type, header lines, meta) arguments into the scratch buffers and runs `f`.
 fn with_reply<R>(
     env: napi_env,
     status: napi_value,
     ctype: napi_value,
     headers: napi_value,
+    meta: Option<&Meta>,
     f: impl FnOnce(&Reply) -> R,
 ) -> Result<R, napi_value> {
     let status = match nu::get_u32(env, status) {
@@ -65,11 +100,13 @@ fn with_reply<R>(
         } else {
             b""
         };
-        Ok(f(&Reply {
-            status,
-            content_type: ct,
-            headers: hdrs,
-        }))
+        let mut reply = Reply::new(status, ct, hdrs);
+        if let Some(m) = meta {
+            reply.reason = &m.reason;
+            reply.close = m.close;
+            reply.length = m.length;
+        }
+        Ok(f(&reply))
     })
 }
 
@@ -113,17 +150,19 @@ impl Body<'_> {
 }
 
 pub(crate) unsafe extern "C" fn end(env: napi_env, info: napi_callback_info) -> napi_value {
-    let (argv, _, data) = nu::args::<5>(env, info);
+    let (argv, _, data) = nu::args::<6>(env, info);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let Some(id) = nu::get_u32(env, argv[0]) else {
         return nu::throw(env, "end(): id must be a number", true);
     };
+    // Meta first: reading its elements could run JS, and the body's bytes must be read after that.
+    let meta = meta_arg(env, argv[5]);
     let body = match body_arg(env, argv[4]) {
         Ok(b) => b,
         Err(e) => return e,
     };
-    match with_reply(env, argv[1], argv[2], argv[3], |reply| {
+    match with_reply(env, argv[1], argv[2], argv[3], meta.as_ref(), |reply| {
         s.end(id, reply, body.len(), |out| body.append(env, out))
     }) {
         Ok(ok) => nu::boolean(env, ok),
@@ -132,13 +171,14 @@ pub(crate) unsafe extern "C" fn end(env: napi_env, info: napi_callback_info) -> 
 }
 
 pub(crate) unsafe extern "C" fn write_head(env: napi_env, info: napi_callback_info) -> napi_value {
-    let (argv, _, data) = nu::args::<4>(env, info);
+    let (argv, _, data) = nu::args::<5>(env, info);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let Some(id) = nu::get_u32(env, argv[0]) else {
         return nu::throw(env, "writeHead(): id must be a number", true);
     };
-    match with_reply(env, argv[1], argv[2], argv[3], |reply| {
+    let meta = meta_arg(env, argv[4]);
+    match with_reply(env, argv[1], argv[2], argv[3], meta.as_ref(), |reply| {
         s.write_head(id, reply)
     }) {
         Ok(ok) => nu::boolean(env, ok),

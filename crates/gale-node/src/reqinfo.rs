@@ -65,6 +65,17 @@ pub(crate) unsafe extern "C" fn req_body(env: napi_env, info: napi_callback_info
     on_req(env, info, |r, _| nu::buffer_copy(env, r.body()))
 }
 
+/// `local(id) → [address, port, family]` of the connection's local end, or undefined.
+pub(crate) unsafe extern "C" fn req_local(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
+    let s = unsafe { server(data) };
+    match nu::get_u32(env, argv[0]).and_then(|id| s.req_local_addr(id)) {
+        Some(a) => addr_array(env, a),
+        None => nu::undefined(env),
+    }
+}
+
 pub(crate) unsafe extern "C" fn req_remote(env: napi_env, info: napi_callback_info) -> napi_value {
     on_req(env, info, |r, _| match r.peer() {
         Some(a) => addr_array(env, a),

@@ -100,9 +100,36 @@ pub(crate) unsafe extern "C" fn ws_route(env: napi_env, info: napi_callback_info
     crate::setup::route_names(env, r)
 }
 
-/// `wsAccept(requestId, protocol?) → socketId | undefined`
+/// Whether `lines` is zero or more "Name: value\r\n" lines the app may add to a 101: valid names and
+/// values, and none of the headers the engine writes for the handshake itself.
+fn valid_101_headers(lines: &[u8]) -> bool {
+    const OURS: [&[u8]; 7] = [
+        b"upgrade",
+        b"connection",
+        b"sec-websocket-accept",
+        b"sec-websocket-protocol",
+        b"sec-websocket-extensions",
+        b"content-length",
+        b"transfer-encoding",
+    ];
+    let Some(body) = lines.strip_suffix(b"\r\n") else {
+        return lines.is_empty();
+    };
+    body.split(|&b| b == b'\n').all(|line| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let Some(colon) = line.iter().position(|&b| b == b':') else {
+            return false;
+        };
+        let (name, value) = (&line[..colon], &line[colon + 1..]);
+        gale_http::is_token(name)
+            && gale_http::is_header_value(value)
+            && !OURS.iter().any(|o| name.eq_ignore_ascii_case(o))
+    })
+}
+
+/// `wsAccept(requestId, protocol?, headerLines?) → socketId | undefined`
 pub(crate) unsafe extern "C" fn ws_accept(env: napi_env, info: napi_callback_info) -> napi_value {
-    let (argv, _, data) = nu::args::<2>(env, info);
+    let (argv, _, data) = nu::args::<3>(env, info);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let Some(id) = nu::get_u32(env, argv[0]) else {
@@ -112,7 +139,18 @@ pub(crate) unsafe extern "C" fn ws_accept(env: napi_env, info: napi_callback_inf
         .then(|| nu::get_string(env, argv[1]))
         .flatten()
         .filter(|p| !p.is_empty() && gale_http::is_token(p));
-    match s.ws_accept(id, protocol.as_deref()) {
+    let headers = (nu::type_of(env, argv[2]) == ValueType::napi_string)
+        .then(|| nu::get_string(env, argv[2]))
+        .flatten()
+        .unwrap_or_default();
+    if !valid_101_headers(&headers) {
+        return nu::throw(
+            env,
+            "wsAccept: extra headers must be \"Name: value\\r\\n\" lines, and may not replace the handshake's own",
+            true,
+        );
+    }
+    match s.ws_accept(id, protocol.as_deref(), &headers) {
         Some(sid) => nu::uint(env, sid),
         None => nu::undefined(env),
     }

@@ -280,16 +280,39 @@ impl Inner {
         let req = self.reqs.get_mut(idx);
         let conn = &mut self.conns[req.conn];
         let last = conn.inflight.back() == Some(&idx);
-        if closing && last {
+        if (closing && last) || reply.close {
             req.keep_alive = false;
         }
+        // A streamed body with a declared length goes out with Content-Length, not chunked.
+        let len = match (len, reply.length) {
+            (None, Some(declared)) => {
+                req.declared_left = Some(declared);
+                Some(declared as usize)
+            }
+            // A HEAD answer carries the length of the body a GET would have had.
+            (Some(0), Some(declared)) if req.head_only => Some(declared as usize),
+            (len, _) => len,
+        };
         if len.is_none() && req.minor == 0 {
             // HTTP/1.0 has no chunked coding: the body ends when the connection does.
             req.keep_alive = false;
         }
         let front = conn.inflight.front() == Some(&idx);
         let out = if front { &mut conn.wbuf } else { &mut req.out };
-        write_status_line(out, reply.status);
+        if reply.reason.is_empty() || !crate::wire::is_reason_phrase(reply.reason) {
+            write_status_line(out, reply.status);
+        } else {
+            out.extend_from_slice(b"HTTP/1.1 ");
+            let s = reply.status;
+            out.extend_from_slice(&[
+                b'0' + (s / 100) as u8,
+                b'0' + (s / 10 % 10) as u8,
+                b'0' + (s % 10) as u8,
+            ]);
+            out.push(b' ');
+            out.extend_from_slice(reply.reason);
+            out.extend_from_slice(b"\r\n");
+        }
         out.extend_from_slice(self.date.header_line());
         if !reply.content_type.is_empty() {
             out.extend_from_slice(b"Content-Type: ");
@@ -332,6 +355,21 @@ impl Inner {
         let front = conn.inflight.front() == Some(&idx);
         let out = if front { &mut conn.wbuf } else { &mut req.out };
         if req.head_only {
+            return;
+        }
+        if let Some(left) = req.declared_left {
+            // Content-Length was declared: never send more than it said.
+            let start = out.len();
+            append_with(out, len, fill);
+            let keep = (len as u64).min(left);
+            out.truncate(start + keep as usize);
+            req.declared_left = Some(left - keep);
+            if last && left > keep {
+                // Fewer bytes than declared: the client can only tell the body ended short
+                // from the connection closing.
+                req.keep_alive = false;
+                req.native_close = true;
+            }
             return;
         }
         if req.chunked_out {

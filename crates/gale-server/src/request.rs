@@ -62,6 +62,8 @@ pub(crate) struct Req {
     /// The response head has been written (streaming responses).
     pub started: bool,
     pub chunked_out: bool,
+    /// Body bytes a streamed response with a declared Content-Length may still send.
+    pub declared_left: Option<u64>,
     /// The response is complete.
     pub ended: bool,
     /// Response bytes produced while an earlier pipelined response is still pending.
@@ -115,6 +117,7 @@ impl Req {
         self.native_close = false;
         self.started = false;
         self.chunked_out = false;
+        self.declared_left = None;
         self.ended = false;
         self.out.clear();
         self.want_drain = false;

@@ -79,11 +79,19 @@ impl Server {
         let inner = self.inner.borrow();
         let idx = inner.reqs.lookup(id)?;
         let req = inner.reqs.get(idx);
-        let peer = if req.detached {
-            None
-        } else {
-            inner.conns.get(req.conn).map(|c| c.peer)
-        };
+        let conn = (!req.detached).then(|| inner.conns.get(req.conn)).flatten();
+        let peer = conn.map(|c| c.peer);
         Some(f(&ReqView { req, peer }))
+    }
+
+    /// The local address request `id`'s connection arrived on (None when it is gone). A syscall,
+    /// so it is asked for on its own, not with every request.
+    pub fn req_local_addr(&self, id: u32) -> Option<SocketAddr> {
+        let inner = self.inner.borrow();
+        let req = inner.reqs.get(inner.reqs.lookup(id)?);
+        if req.detached {
+            return None;
+        }
+        inner.conns.get(req.conn)?.sock.local_addr().ok()
     }
 }

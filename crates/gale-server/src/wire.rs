@@ -60,6 +60,34 @@ pub struct Reply<'a> {
     pub content_type: &'a [u8],
     /// Extra header lines, each "Name: value\r\n", already validated.
     pub headers: &'a [u8],
+    /// A reason phrase other than the standard one (empty: standard). Checked by the engine.
+    pub reason: &'a [u8],
+    /// The app asked for `Connection: close`: the connection ends after this response.
+    pub close: bool,
+    /// The length the app declared for a streamed body (or for a HEAD answer's would-be body):
+    /// sent as Content-Length instead of chunked coding.
+    pub length: Option<u64>,
+}
+
+impl Reply<'_> {
+    /// A plain reply: standard reason, no declared length, keep-alive as the request allows.
+    pub fn new<'a>(status: u16, content_type: &'a [u8], headers: &'a [u8]) -> Reply<'a> {
+        Reply {
+            status,
+            content_type,
+            headers,
+            reason: b"",
+            close: false,
+            length: None,
+        }
+    }
+}
+
+/// Whether `reason` may stand in a status line: HTAB, SP, VCHAR, obs-text (RFC 9112 §4).
+pub(crate) fn is_reason_phrase(reason: &[u8]) -> bool {
+    reason
+        .iter()
+        .all(|&b| b == b'\t' || b == b' ' || (b >= 0x21 && b != 0x7f))
 }
 
 /// Sends as much of a file or cached body as the socket takes. Ok(true) when all of it is sent.

@@ -21,8 +21,15 @@ export interface NativeServer {
     contentType: number | string | undefined,
     headers: string | undefined,
     body: string | Uint8Array | undefined,
+    meta?: ReplyMeta,
   ): boolean;
-  writeHead(id: number, status: number, contentType: number | string | undefined, headers: string | undefined): boolean;
+  writeHead(
+    id: number,
+    status: number,
+    contentType: number | string | undefined,
+    headers: string | undefined,
+    meta?: ReplyMeta,
+  ): boolean;
   write(id: number, chunk: string | Uint8Array): boolean;
   endStream(id: number, chunk: string | Uint8Array | undefined): boolean;
   release(id: number): void;
@@ -38,10 +45,12 @@ export interface NativeServer {
   header(id: number, lowerName: string): string | undefined;
   body(id: number): Buffer | undefined;
   remote(id: number): [address: string, port: number, family: string] | null | undefined;
+  /** The connection's local end. */
+  local(id: number): [address: string, port: number, family: string] | undefined;
   version(id: number): number | undefined;
   /** WebSocket methods (crates/gale-node/src/ws.rs); send results: 0 sent, 1 buffered, 2 dropped, 3 closed. */
   wsRoute(path: string, id: number, options: Record<string, unknown>): string[];
-  wsAccept(id: number, protocol: string | undefined): number | undefined;
+  wsAccept(id: number, protocol: string | undefined, headers?: string): number | undefined;
   wsSend(sid: number, data: string | Uint8Array, binary: boolean, compress: boolean): number;
   wsPing(sid: number, data: string | Uint8Array): number;
   wsClose(sid: number, code: number, reason: string): boolean;
@@ -66,6 +75,12 @@ export interface NativeServer {
   /** Report topics becoming active/inactive as onEvent(EV_TOPIC, active ? 1 : 0, 0, topic). */
   wsWatchTopics(on: boolean): void;
 }
+
+/**
+ * What a reply rarely carries, passed only when set: a reason phrase other than the standard one, the app's own
+ * `Connection: close`, and a declared body length (Content-Length for a streamed body or a HEAD answer).
+ */
+export type ReplyMeta = [reason: string | undefined, close: boolean, length: number | undefined];
 
 /** Options the engine reads: the engine's subset of the public options (defaults live in gale-server). */
 export type NativeOptions = Pick<
@@ -168,7 +183,7 @@ function checkNode(): void {
   const napi = Number(process.versions.napi ?? 0);
   if (major < MIN_NODE_MAJOR || napi < 8) {
     throw new Error(
-      `Gale needs Node.js ${MIN_NODE_MAJOR} or newer (this is Node.js ${process.version}, Node-API ${napi || 'unknown'}). ` +
+      `Gale needs Node.js ${MIN_NODE_MAJOR} or newer (this is Node.js ${process.versions.node}, Node-API ${napi || 'unknown'}). ` +
         'Install a current LTS from https://nodejs.org (or with nvm: nvm install --lts).',
     );
   }

@@ -73,6 +73,7 @@ export class Request implements RequestHelpers, RequestBodyReaders {
   private _query: Query | undefined;
   private _source: BodySource | undefined;
   private _ip: string | undefined;
+  private _rport: number | undefined;
   private _version: number | undefined;
   /** @internal */ _abort: AbortController | undefined;
   /** @internal */ _aborted = false;
@@ -110,7 +111,7 @@ export class Request implements RequestHelpers, RequestBodyReaders {
     void this.url;
     void this.headers;
     void this.httpVersion;
-    if (this._ip === undefined) this._ip = this._n.remote(this._id)?.[0] ?? '';
+    if (this._ip === undefined) this.readRemote();
     this._ended = true;
   }
 
@@ -171,6 +172,15 @@ export class Request implements RequestHelpers, RequestBodyReaders {
     return q === -1 ? url : url.slice(0, q);
   }
 
+  /**
+   * The address and port the connection arrived on (the server's end), e.g. `{ address: '127.0.0.1', port: 3000,
+   * family: 'IPv4' }`; undefined once the connection is gone.
+   */
+  get local(): { address: string; port: number; family: string } | undefined {
+    const l = this._n.local(this._id);
+    return l === undefined ? undefined : { address: l[0], port: l[1], family: l[2] };
+  }
+
   /** `"1.1"` or `"1.0"`. */
   get httpVersion(): string {
     if (this._version === undefined) this._version = this._n.version(this._id) ?? 1;
@@ -221,8 +231,20 @@ export class Request implements RequestHelpers, RequestBodyReaders {
 
   /** The socket's peer address: the client, or the nearest proxy. Never taken from a header. */
   get remoteAddress(): string {
-    if (this._ip === undefined) this._ip = this._n.remote(this._id)?.[0] ?? '';
-    return this._ip;
+    if (this._ip === undefined) this.readRemote();
+    return this._ip as string;
+  }
+
+  /** The socket's peer port (undefined once the connection is gone and it was never read). */
+  get remotePort(): number | undefined {
+    if (this._ip === undefined) this.readRemote();
+    return this._rport;
+  }
+
+  private readRemote(): void {
+    const r = this._n.remote(this._id);
+    this._ip = r?.[0] ?? '';
+    this._rport = r?.[1];
   }
 
   /** Aborts when the client disconnects before the response ends. */

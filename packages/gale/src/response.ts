@@ -8,7 +8,7 @@ import { contentType } from 'mime-types';
 import { ErrorCodes, GaleError } from './errors.js';
 import { SafeHtml } from './html.js';
 import { logRequestDone, primeRequestLog } from './logging.js';
-import { CT_BYTES, CT_HTML, CT_JSON, CT_NONE, CT_TEXT, type NativeServer } from './native.js';
+import { CT_BYTES, CT_HTML, CT_JSON, CT_NONE, CT_TEXT, type NativeServer, type ReplyMeta } from './native.js';
 import type { Request } from './request.js';
 import { notModified } from './response-etag.js';
 import { type DownloadOptions, download, type ResponseFiles, sendFile } from './response-file.js';
@@ -90,6 +90,15 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
    * responses that never set it carry no field for it.
    */
   declare _onHead: (() => void) | undefined;
+  /**
+   * The reason phrase to send instead of the standard one (as node:http's `res.statusMessage`); characters a
+   * status line cannot hold make the engine send the standard phrase.
+   */
+  declare statusMessage: string | undefined;
+  /** @internal the app set `Connection: close` (the engine writes Connection itself) */
+  declare _close: boolean | undefined;
+  /** @internal the app set Content-Length: a streamed body is sent with it, and a HEAD answer states it */
+  declare _length: number | undefined;
 
   constructor(n: NativeServer, id: number, req: Request, host: ResponseHost) {
     this._n = n;
@@ -137,7 +146,15 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
       this._ctype = String(values[0]);
       return this;
     }
-    if (ENGINE_HEADERS.has(lower)) return this;
+    if (ENGINE_HEADERS.has(lower)) {
+      // The engine writes these itself, but follows what the app asked for.
+      if (lower === 'connection') this._close = /(?:^|,)\s*close\s*(?:,|$)/i.test(String(values[0]));
+      else if (lower === 'content-length') {
+        const n = Number(values[0]);
+        this._length = Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+      }
+      return this;
+    }
     if (this._headers === undefined) this._headers = new Map();
     this._headers.set(lower, [name, value]);
     return this;
@@ -234,7 +251,7 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
       if (this._onHead !== undefined) this._runOnHead();
       this.headersSent = true;
       this._host.track(this);
-      this._n.writeHead(this._id, this.statusCode, this._ctype, this.headerLines());
+      this._n.writeHead(this._id, this.statusCode, this._ctype, this.headerLines(), this._meta());
     }
     return this._n.write(this._id, chunk);
   }
@@ -301,6 +318,8 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
   getHeader(name: string): HeaderValue | undefined {
     const lower = name.toLowerCase();
     if (lower === 'content-type') return this._ctype === CT_NONE ? undefined : contentTypeName(this._ctype);
+    if (lower === 'content-length') return this._length;
+    if (lower === 'connection') return this._close === undefined ? undefined : this._close ? 'close' : 'keep-alive';
     return this._headers?.get(lower)?.[1];
   }
   /**
@@ -319,6 +338,8 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
   removeHeader(name: string): this {
     const lower = name.toLowerCase();
     if (lower === 'content-type') this._ctype = CT_NONE;
+    else if (lower === 'content-length') this._length = undefined;
+    else if (lower === 'connection') this._close = undefined;
     else this._headers?.delete(lower);
     return this;
   }
@@ -407,6 +428,12 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
     return out;
   }
 
+  /** @internal what the reply rarely carries (reason phrase, Connection: close, declared length), if any */
+  _meta(): ReplyMeta | undefined {
+    if (this.statusMessage === undefined && !this._close && this._length === undefined) return undefined;
+    return [this.statusMessage, this._close === true, this._length];
+  }
+
   /** @internal runs the before-head hook once */
   _runOnHead(): void {
     const hook = this._onHead as () => void;
@@ -436,7 +463,16 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
       this._host.forget(this._id);
     }
     if (this._t0 !== 0) primeRequestLog(req);
-    this._n.end(this._id, this.statusCode, ctype, lines === undefined ? this.headerLines() : lines, body);
+    this._n.end(
+      this._id,
+      this.statusCode,
+      ctype,
+      lines === undefined ? this.headerLines() : lines,
+      body,
+      this.statusMessage === undefined && this._close === undefined && this._length === undefined
+        ? undefined
+        : this._meta(),
+    );
     if (this._events !== undefined) {
       this._events.emit('finish');
       this._events.emit('close');

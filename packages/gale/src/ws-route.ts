@@ -1,5 +1,6 @@
 // `app.ws(path, …)` routes: the behaviour type, the upgrade step that ends a route's middleware chain, and the
 // per-app hub that maps engine socket ids to WebSocket objects and delivers messages, drains and closes.
+import type { Relay } from './cluster/hooks.js';
 import { ErrorCodes, GaleError } from './errors.js';
 import { type FastWsConnection, type FastWsConnectionOptions, fastWsHandlers } from './fastws/server.js';
 import type { Logger } from './logging.js';
@@ -106,6 +107,8 @@ const POOL_NONE = 0xffff_ffff;
 /** The per-app table of open sockets. */
 export class WsHub implements SocketHost {
   n!: NativeServer;
+  /** The app's cross-process pub/sub (set by gale.pubsub), undefined otherwise. */
+  relay: Relay | undefined = undefined;
   private readonly sockets: (WebSocket | undefined)[] = [];
   private readonly logger: Logger;
 
@@ -225,7 +228,8 @@ export function upgradeStep(hub: WsHub, b: WsBehavior, onOpen?: WsConnectionHand
       );
     }
     req._snapshot();
-    const sid = hub.n.wsAccept(req._id, picked);
+    // Headers the route's middleware or upgrade() set on `res` (a session cookie, say) go out with the 101.
+    const sid = hub.n.wsAccept(req._id, picked, res.headerLines());
     if (sid === undefined) {
       if (!req._aborted && !res.finished) res.status(503).send('Service Unavailable: the server is shutting down.');
       return;

@@ -52,11 +52,11 @@ impl Server {
     /// Accepts upgrade request `id` (sending 101 with `protocol`, if any, as the subprotocol) and
     /// returns the new socket's id; None when it can no longer be upgraded (client gone, answered,
     /// shutting down). Frames the client sent right after its handshake are processed next.
-    pub fn ws_accept(&self, id: u32, protocol: Option<&[u8]>) -> Option<u32> {
+    pub fn ws_accept(&self, id: u32, protocol: Option<&[u8]>, headers: &[u8]) -> Option<u32> {
         let sid = {
             let mut inner = self.inner.borrow_mut();
             let idx = inner.reqs.lookup(id)?;
-            inner.ws_accept(idx, protocol)
+            inner.ws_accept(idx, protocol, headers)
         };
         self.after_call();
         sid

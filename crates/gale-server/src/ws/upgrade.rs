@@ -77,7 +77,12 @@ impl Inner {
     /// JS accepted upgrade request `idx` with subprotocol `protocol`: writes the 101, switches the
     /// connection to WebSocket and returns the socket id. None when the request cannot be upgraded any
     /// more (client gone, already answered, server shutting down).
-    pub(crate) fn ws_accept(&mut self, idx: usize, protocol: Option<&[u8]>) -> Option<u32> {
+    pub(crate) fn ws_accept(
+        &mut self,
+        idx: usize,
+        protocol: Option<&[u8]>,
+        extra_headers: &[u8],
+    ) -> Option<u32> {
         if self.closing {
             return None;
         }
@@ -113,6 +118,14 @@ impl Inner {
         let max_payload = route.opts.max_payload;
         let conn = &mut self.conns[cid];
         gale_ws::write_response(&mut conn.wbuf, hs.key, protocol, deflate.as_ref());
+        if !extra_headers.is_empty() {
+            // The app's own header lines ("Name: value\r\n", checked by the binding) go before the
+            // blank line that ends the 101.
+            let end = conn.wbuf.len() - 2;
+            conn.wbuf.truncate(end);
+            conn.wbuf.extend_from_slice(extra_headers);
+            conn.wbuf.extend_from_slice(b"\r\n");
+        }
         drop(hs);
         self.ws_serial = self.ws_serial.wrapping_add(1);
         let sid = make_sid(self.ws_serial, cid);

@@ -1,8 +1,8 @@
 // The node:http ServerResponse half of the Express layer's `res`: headers, writeHead, write, end,
 // events, socket — over a Gale Response. A whole reply (end with a body) is one Gale call; writes
-// stream (chunked), except small bodies with a Content-Length set first, which are sent whole so
-// the length is kept. Middleware may patch write/end/writeHead on the instance (compression,
-// morgan, express-session do): every internal path goes through `this.`.
+// stream, with the Content-Length the app set (the engine frames by it) or chunked. Middleware may
+// patch write/end/writeHead on the instance (compression, morgan, express-session do): every
+// internal path goes through `this.`.
 import { STATUS_CODES } from 'node:http';
 import { Stream } from 'node:stream';
 import type { Response as GaleResponse } from '../index.js';
@@ -16,11 +16,6 @@ type Cb = (err?: Error | null) => void;
 
 const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
 const INVALID_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
-/** Bodies up to this size with a Content-Length set before writing are sent whole (length kept). */
-const BUFFER_MAX = 1024 * 1024;
-/** HEAD answers carry the Content-Length a GET would have: the engine drops these bytes. */
-let zeros = Buffer.alloc(0);
-const ZEROS_MAX = 8 * 1024 * 1024;
 
 function codeError(code: string, message: string, Kind: ErrorConstructor = Error): Error {
   return Object.assign(new Kind(message), { code });
@@ -93,9 +88,6 @@ export class NodeResponse {
   _done = false;
   /** @internal */ _clen: HeaderValue | undefined = undefined;
   /** @internal */ _te: HeaderValue | undefined = undefined;
-  /** @internal writes held back until end (a Content-Length was set) */
-  _buf: (string | Uint8Array)[] | undefined = undefined;
-  /** @internal */ _blen = 0;
   /** @internal the head went to Gale as a streamed (chunked) response */
   _streaming = false;
   /** @internal Gale's close/drain are forwarded */
@@ -268,19 +260,23 @@ export class NodeResponse {
 
   // ---- body ----------------------------------------------------------------------------------
 
-  /** @internal sends the head as a streamed (chunked) response */
+  /** @internal status, reason phrase and declared length onto the Gale response, just before its head goes */
+  _commit(): void {
+    const g = this._g;
+    g.status(this.statusCode);
+    const msg = this.statusMessage;
+    if (msg !== undefined && msg !== STATUS_CODES[this.statusCode]) g.statusMessage = msg;
+    const sink = g as unknown as Sink;
+    if (sink.length !== undefined) sink.length(this._clen);
+    else if (this._clen !== undefined) g.setHeader('Content-Length', this._clen as string | number);
+  }
+
+  /** @internal sends the head as a streamed response (Content-Length framed when one was set, else chunked) */
   _startStream(): void {
     if (this._streaming) return;
     this._streaming = true;
     this._watch();
-    const g = this._g;
-    if (!g.finished) {
-      g.status(this.statusCode);
-      (g as unknown as Sink).length?.(this._clen);
-    }
-    const held = this._buf;
-    this._buf = undefined;
-    if (held !== undefined && !g.finished) for (const d of held) g.write(d);
+    if (!this._g.finished) this._commit();
   }
 
   write(chunk: unknown, encoding?: unknown, cb?: Cb): boolean {
@@ -302,19 +298,8 @@ export class NodeResponse {
     let ok = true;
     const len = byteLength(data);
     if (len !== 0 && !this._destroyed) {
-      if (
-        !this._streaming &&
-        this._clen !== undefined &&
-        Number(this._clen) <= BUFFER_MAX &&
-        this._blen + len <= BUFFER_MAX
-      ) {
-        if (this._buf === undefined) this._buf = [];
-        this._buf.push(data);
-        this._blen += len;
-      } else {
-        this._startStream();
-        if (!this._g.finished) ok = this._g.write(data);
-      }
+      this._startStream();
+      if (!this._g.finished) ok = this._g.write(data);
     }
     if (cb) process.nextTick(cb);
     return ok;
@@ -339,18 +324,9 @@ export class NodeResponse {
     if (!this._destroyed && !g.finished) {
       if (this._streaming) g.end(data);
       else {
-        let body: string | Uint8Array | undefined = data;
-        const held = this._buf;
-        if (held !== undefined) {
-          if (data !== undefined) held.push(data);
-          body = Buffer.concat(held.map((d) => (typeof d === 'string' ? Buffer.from(d) : d)));
-          this._buf = undefined;
-        }
-        g.status(this.statusCode);
-        const sink = g as unknown as Sink;
-        if (sink.length !== undefined) sink.length(this._clen);
-        else if (body === undefined && this.req.method === 'HEAD') body = headBody(this._clen);
-        g.end(body);
+        // A whole body: the engine sends its real length (a HEAD answer states the declared one).
+        this._commit();
+        g.end(data);
       }
     }
     if (cb) this.once('finish', cb);
@@ -370,13 +346,6 @@ export class NodeResponse {
     });
     return this;
   }
-}
-
-function headBody(clen: HeaderValue | undefined): Uint8Array | undefined {
-  const n = Number(clen);
-  if (!(n > 0) || n > ZEROS_MAX) return undefined;
-  if (zeros.length < n) zeros = Buffer.alloc(Math.min(ZEROS_MAX, Math.max(n, 64 * 1024)));
-  return zeros.subarray(0, n);
 }
 
 // Legacy Stream (an EventEmitter with pipe), as OutgoingMessage: `res instanceof Stream` holds, and

@@ -362,6 +362,12 @@ class Owner implements SocketOwner {
   remote(): string {
     return this.g.remoteAddress;
   }
+  remotePort(): number | undefined {
+    return this.g.remotePort;
+  }
+  local(): { address: string; port: number; family: string } | undefined {
+    return this.g.local;
+  }
   destroy(): void {
     this.res?.destroy();
   }

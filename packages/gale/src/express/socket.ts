@@ -16,6 +16,10 @@ export interface ServerContext {
 export interface SocketOwner {
   /** The peer address (read from the engine on first use). */
   remote(): string;
+  /** The peer port. */
+  remotePort(): number | undefined;
+  /** The connection's local end (undefined once it is gone). */
+  local(): { address: string; port: number; family: string } | undefined;
   /** Abandons the response (socket.destroy()). */
   destroy(): void;
   /** Starts forwarding the client-gone event (someone listens on the socket). */
@@ -24,7 +28,6 @@ export interface SocketOwner {
 
 /** The peer of one request, as Node's socket shows it. */
 export class SocketView extends EventEmitter {
-  readonly remotePort: number | undefined = undefined;
   readonly encrypted: undefined = undefined;
   /** @internal set when the client went away or the socket was destroyed */
   _gone = false;
@@ -43,14 +46,17 @@ export class SocketView extends EventEmitter {
     if (this.addr === undefined) this.addr = this.owner.remote();
     return this.addr || undefined;
   }
+  get remotePort(): number | undefined {
+    return this.owner.remotePort();
+  }
   get remoteFamily(): string {
     return this.remoteAddress?.includes(':') ? 'IPv6' : 'IPv4';
   }
   get localAddress(): string {
-    return this.ctx.localAddress;
+    return this.owner.local()?.address ?? this.ctx.localAddress;
   }
   get localPort(): number {
-    return this.ctx.localPort;
+    return this.owner.local()?.port ?? this.ctx.localPort;
   }
   get server(): unknown {
     return this.ctx.server;

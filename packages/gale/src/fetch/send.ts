@@ -1,6 +1,7 @@
 // Sends a Web `Response` through Gale's response: string/bytes bodies in one native call with Content-Length
 // (no stream machinery), streams through stream.ts's pump (backpressure, cancel on disconnect). Used for fetch
 // handlers and for Gale handlers that return a Response. Imports Gale's Response as a type only.
+import { STATUS_CODES } from 'node:http';
 import { CT_NONE } from '../native.js';
 import type { Response as GaleResponse } from '../response.js';
 import { BAD_VALUE, ENGINE_HEADERS, TOKEN } from '../response-headers.js';
@@ -20,6 +21,10 @@ interface Head {
   ctype: string | number;
   /** Header lines as the engine takes them ('' for none). */
   lines: string;
+  /** The Response's statusText, when it is not the standard reason phrase. */
+  reason?: string;
+  /** A Content-Length the Response states: a streamed body is framed by it. */
+  length?: string;
 }
 
 function badHeader(name: string): never {
@@ -34,7 +39,10 @@ function line(head: Head, name: string, value: string): void {
     head.ctype = value;
     return;
   }
-  if (ENGINE_HEADERS.has(lower)) return;
+  if (ENGINE_HEADERS.has(lower)) {
+    if (lower === 'content-length') head.length = value;
+    return;
+  }
   head.lines += `${name}: ${value}\r\n`;
 }
 
@@ -75,6 +83,9 @@ function fromInit(head: Head, init: HeadersInit): void {
 /** Applies status and head to `res` and ends it with `body`. */
 function end(res: GaleResponse, status: number, head: Head, body: string | Uint8Array | undefined): void {
   res.statusCode = status;
+  if (head.reason !== undefined) res.statusMessage = head.reason;
+  // A HEAD answer states the length of the body a GET would get.
+  if (head.length !== undefined && body === undefined) res.setHeader('content-length', head.length);
   if (res._headers === undefined && res._onHead === undefined) {
     res.finish(head.ctype === CT_NONE ? res._ctype : head.ctype, body, head.lines === '' ? undefined : head.lines);
     return;
@@ -115,6 +126,7 @@ export function sendResponse(res: GaleResponse, web: Response, head = false): Pr
   if (web.type === 'error') throw new TypeError('Response.error() is a network error and has no HTTP answer to send');
   const h: Head = { ctype: CT_NONE, lines: '' };
   fromHeaders(h, web.headers);
+  reason(h, web.status, web.statusText);
   const body = web.body;
   if (body === null) {
     end(res, web.status, h, undefined);
@@ -126,6 +138,7 @@ export function sendResponse(res: GaleResponse, web: Response, head = false): Pr
 function sendParts(res: GaleResponse, p: ResponseParts, head: boolean): Promise<void> | undefined {
   const h: Head = { ctype: CT_NONE, lines: '' };
   if (p.headers !== undefined) fromInit(h, p.headers);
+  if (p.statusText) reason(h, p.status, p.statusText);
   const b = p.body;
   if (h.ctype === CT_NONE) h.ctype = defaultContentType(b) ?? CT_NONE;
   if (b === null || typeof b === 'string' || b instanceof Uint8Array) {
@@ -158,6 +171,11 @@ function sendParts(res: GaleResponse, p: ResponseParts, head: boolean): Promise<
   // FormData (undici writes the multipart body and its boundary), async iterables, anything else undici takes.
   const real = new GlobalResponse(b as BodyInit, { status: p.status, headers: p.headers });
   return sendResponse(res, real, head);
+}
+
+/** Keeps a statusText that is not the standard reason phrase (the engine writes that one itself). */
+function reason(h: Head, status: number, text: string): void {
+  if (text !== '' && text !== STATUS_CODES[status]) h.reason = text;
 }
 
 type Read = ReadableStreamReadResult<Uint8Array>;
@@ -228,6 +246,9 @@ async function sendStream(
     return;
   }
   res.statusCode = status;
+  if (h.reason !== undefined) res.statusMessage = h.reason;
+  // A stated Content-Length frames the stream (the engine never sends more than it says).
+  if (h.length !== undefined) res.setHeader('content-length', h.length);
   if (res._headers === undefined && res._onHead === undefined) {
     res._ctype = h.ctype;
     if (h.lines !== '') res._headers = linesToMap(h.lines);

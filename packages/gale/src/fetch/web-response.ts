@@ -19,6 +19,8 @@ const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 /** What send.ts reads from a Response that was never turned into undici's. */
 export interface ResponseParts {
   status: number;
+  /** The init's statusText, when one was given. */
+  statusText: string | undefined;
   body: unknown;
   /** A Headers object when one was made (or given), else the init's plain headers (object or pairs). */
   headers: HeadersInit | undefined;
@@ -189,5 +191,10 @@ export function instanceCheck(self: object, base: { prototype: object }): (v: un
 export function responseParts(r: Response): ResponseParts | undefined {
   const w = r as unknown as WebResponse;
   if (!(kBody in w) || w[kReal] !== undefined) return undefined;
-  return { status: w[kInit]?.status ?? 200, body: w[kBody], headers: w[kHeaders] ?? w[kInit]?.headers };
+  return {
+    status: w[kInit]?.status ?? 200,
+    statusText: w[kInit]?.statusText,
+    body: w[kBody],
+    headers: w[kHeaders] ?? w[kInit]?.headers,
+  };
 }
