@@ -9,7 +9,7 @@ const pkgDir = join(import.meta.dirname, '..', '..', 'packages', 'gale');
 const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
 
 test('gale/fast-ws-client maps to dist/fastws/client.{js,d.ts}, built from src/fastws/client.ts', () => {
-  assert.deepEqual(pkg.exports['./fast-ws-client'], {
+  assert.deepEqual(pkg.exports['./fast-ws-client'].import, {
     types: './dist/fastws/client.d.ts',
     default: './dist/fastws/client.js',
   });

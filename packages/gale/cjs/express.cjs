@@ -1,5 +1,4 @@
 'use strict';
-// CommonJS entry of `gale/express` (require('gale/express')): loads the ES module build with Node's
-// require() of ES modules (Node >= 20.19 / 22.12) and exports the express function itself, as
-// Express does, with its helpers (Router, json, static, …) as properties.
-module.exports = require('./load.cjs')('../dist/express/index.js', 'gale/express');
+// CommonJS entry of `gale/express` (require('gale/express')): the express function itself, as Express exports it,
+// with its helpers (Router, json, static, …) as properties. Node >= 20.19 / 22.12 (see load.cjs).
+module.exports = require('./load.cjs').defaultWithNamed('../dist/express/index.js', 'gale/express');

@@ -1,20 +1,36 @@
 // Builds Gale's native engine (crates/gale-node) with cargo in release mode and copies the addon to
-// native/gale.<platform>.node, where src/native.ts looks for it. Downloads nothing but crates.
+// native/gale.<triple>.node, where src/native.ts looks for it, with a gale.<triple>.json beside it (engine version,
+// Rust target, rustc, commit) that `gale --version` prints. Downloads nothing but crates.
+//
+//   node scripts/build-native.mjs                       this machine, `cargo build --release` (what npm install runs)
+//   node scripts/build-native.mjs --target linux-arm64-gnu [--out dir]   another target, with cargo-zigbuild
+//   node scripts/build-native.mjs --zig                  this machine through cargo-zigbuild (glibc 2.17 baseline)
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, renameSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { cargoLibName, hostTriple, TARGETS, targetFor } from './platforms.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkg = join(here, '..');
 const root = join(pkg, '..', '..');
 
-function triple() {
-  const { platform, arch } = process;
-  if (platform !== 'linux') return `${platform}-${arch}`;
-  const glibc = process.report?.getReport?.().header?.glibcVersionRuntime;
-  return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`;
+const { values } = parseArgs({
+  options: {
+    target: { type: 'string' },
+    zig: { type: 'boolean', default: false },
+    out: { type: 'string' },
+  },
+});
+const triple = values.target ?? hostTriple();
+const target = targetFor(triple);
+if (!target) {
+  console.error(`gale: unknown target ${triple}; known: ${TARGETS.map((t) => t.triple).join(', ')}`);
+  process.exit(1);
 }
+const cross = triple !== hostTriple();
+const zig = values.zig || (cross && target.zig !== undefined);
 
 if (!existsSync(join(root, 'Cargo.toml'))) {
   console.error('gale: no Cargo workspace next to this package, so the native engine cannot be built here.');
@@ -27,23 +43,66 @@ if (probe.error || probe.status !== 0) {
       'gale: building the native engine needs Rust (cargo), which was not found on PATH.',
       'Install it from https://rustup.rs (curl --proto "=https" --tlsv1.2 -sSf https://sh.rustup.rs | sh),',
       'or with your package manager (e.g. apt-get install cargo), then run `npm install` again.',
+      'Users of the published package never need this: npm installs a prebuilt engine for their platform.',
     ].join('\n'),
   );
   process.exit(1);
 }
-console.log('gale: building the native engine (cargo build --release -p gale-node)…');
-const build = spawnSync('cargo', ['build', '--release', '-p', 'gale-node'], { cwd: root, stdio: 'inherit' });
+if (zig && spawnSync('cargo', ['zigbuild', '--help'], { stdio: 'ignore' }).status !== 0) {
+  console.error(
+    `gale: building ${triple} here needs cargo-zigbuild and zig: cargo install cargo-zigbuild; pip install ziglang;` +
+      ` rustup target add ${target.rust}`,
+  );
+  process.exit(1);
+}
+
+// cargo-zigbuild takes `<rust target>.<glibc>`; plain cargo the Rust target (none for this machine, so the output
+// stays in target/release, where incremental rebuilds of the workspace already are).
+const args = zig
+  ? ['zigbuild', '--release', '-p', 'gale-node', '--target', target.zig ?? target.rust]
+  : ['build', '--release', '-p', 'gale-node', ...(cross ? ['--target', target.rust] : [])];
+console.log(`gale: building the native engine for ${triple} (cargo ${args.join(' ')})…`);
+// musl targets link statically by default, and a static binary cannot be a cdylib: a Node addon on musl links the
+// system's libc dynamically, as Node itself does there.
+const env = { ...process.env };
+if (target.libc === 'musl') {
+  const key = `CARGO_TARGET_${target.rust.toUpperCase().replaceAll('-', '_')}_RUSTFLAGS`;
+  env[key] = `${env[key] ?? ''} -C target-feature=-crt-static`.trim();
+}
+const build = spawnSync('cargo', args, { cwd: root, stdio: 'inherit', env });
 if (build.status !== 0) {
   console.error('gale: cargo build failed (see above).');
   process.exit(build.status ?? 1);
 }
-const lib = { darwin: 'libgale_node.dylib', win32: 'gale_node.dll' }[process.platform] ?? 'libgale_node.so';
-const target = process.env.CARGO_TARGET_DIR ?? join(root, 'target');
-mkdirSync(join(pkg, 'native'), { recursive: true });
-const out = join(pkg, 'native', `gale.${triple()}.node`);
+const targetDir = process.env.CARGO_TARGET_DIR ?? join(root, 'target');
+const built = join(targetDir, ...(zig || cross ? [target.rust] : []), 'release', cargoLibName(target.rust));
+const outDir = values.out ?? join(pkg, 'native');
+mkdirSync(outDir, { recursive: true });
+const out = join(outDir, `gale.${triple}.node`);
 // Copy then rename: servers running now have the old file mapped; overwriting it in place would
 // change their code under them. A rename gives the new build a new inode.
 const tmp = `${out}.${process.pid}.tmp`;
-copyFileSync(join(target, 'release', lib), tmp);
+copyFileSync(built, tmp);
 renameSync(tmp, out);
+writeFileSync(join(outDir, `gale.${triple}.json`), `${JSON.stringify(buildInfo(), null, 2)}\n`);
 console.log(`gale: native engine ready at ${out}`);
+
+/** What `gale --version` reports about this build: read from the workspace, not from the binary. */
+function buildInfo() {
+  const cargoToml = readFileSync(join(root, 'Cargo.toml'), 'utf8');
+  const version = /\[workspace\.package\][^[]*?\bversion\s*=\s*"([^"]+)"/.exec(cargoToml)?.[1];
+  const napi = /features\s*=\s*\[[^\]]*"napi(\d+)"/.exec(cargoToml)?.[1];
+  const run = (cmd, argv) => {
+    const r = spawnSync(cmd, argv, { cwd: root, encoding: 'utf8' });
+    return r.status === 0 ? r.stdout.trim() : undefined;
+  };
+  return {
+    engine: version,
+    triple,
+    rustTarget: zig ? (target.zig ?? target.rust) : target.rust,
+    napi: napi === undefined ? undefined : Number(napi),
+    rustc: run('rustc', ['--version']),
+    commit: run('git', ['rev-parse', '--short=12', 'HEAD']),
+    builtAt: new Date().toISOString(),
+  };
+}

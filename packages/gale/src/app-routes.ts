@@ -21,6 +21,7 @@ import type { Request } from './request.js';
 import type { Response } from './response.js';
 import { checkHeader } from './response-headers.js';
 import { type Entry, joinPath, type Router, type StaticMount } from './router.js';
+import { checkStaticOptions } from './static-options.js';
 import { nativeWsOptions, upgradeStep, type WsHub } from './ws-route.js';
 
 export interface Route {
@@ -238,5 +239,11 @@ export class Registrar {
  * app.use('/assets', serveStatic('./public', { cache: true }));
  */
 export function serveStatic(dir: string, options: StaticOptions = {}): StaticMount {
-  return { kind: 'gale.static', dir: resolve(dir), options };
+  return staticMount(dir, options, `serveStatic(${JSON.stringify(dir)})`);
+}
+
+/** A checked static mount (see static-options.ts); `where` names the call in error messages. */
+export function staticMount(dir: string, options: StaticOptions | undefined, where: string): StaticMount {
+  if (typeof dir !== 'string' || dir === '') throw new TypeError(`${where}: the directory must be a non-empty string`);
+  return { kind: 'gale.static', dir: resolve(dir), options: checkStaticOptions(options, where) };
 }

@@ -1,7 +1,7 @@
 // The Gale application: a Router whose routes go straight into the native router, each with its
 // middleware chain precomputed; the dispatch entry the engine calls; replies, errors, listen, close.
 // Registration (flattening routers into routes, static mounts) is in app-routes.ts.
-import { Registrar, type Route, serveStatic } from './app-routes.js';
+import { Registrar, type Route, serveStatic, staticMount } from './app-routes.js';
 import { type ChainHost, type Handler, handleScopedError, type Middleware } from './chain.js';
 import { HttpError } from './errors.js';
 import type { Fetchable, FetchHandler } from './fetch/handler.js';
@@ -122,6 +122,13 @@ export class App extends Router {
       this.hub,
     );
     configureLogging(this.n, { logger: this.logger, custom: logger !== undefined, requests: this.host.logRequests });
+    if (options.requestLogging === true && logger === undefined) {
+      // Request lines go to the pino-style logger only; asking for them without one would print nothing.
+      process.emitWarning('gale(): requestLogging: true has no effect without a logger (e.g. logger: pino())', {
+        type: 'GaleWarning',
+        code: 'GALE_REQUEST_LOGGING_NO_LOGGER',
+      });
+    }
     if (options.security !== undefined && options.security !== false) {
       const o = options.security === true ? {} : options.security;
       this.use(security(o));
@@ -261,7 +268,7 @@ export class App extends Router {
    * app.static('/assets', './public', { maxAge: 3_600_000, immutable: /\.[0-9a-f]{8}\./, cache: true });
    */
   static(prefix: string, dir: string, options: StaticOptions = {}): this {
-    this.registrar.mountStatic(prefix, serveStatic(dir, options));
+    this.registrar.mountStatic(prefix, staticMount(dir, options, `app.static(${JSON.stringify(prefix)})`));
     return this;
   }
 

@@ -1,4 +1,16 @@
 // Public entry of the `gale` package: named exports only.
+/**
+ * The `gale` package: the app (`gale()`), routers, request and response, WebSockets, fetch handlers, static files,
+ * the batteries and the error types.
+ *
+ * @example
+ * import { gale } from 'gale';
+ * const app = gale();
+ * app.get('/hello/:name', (req) => `Hello ${req.params.name}`);
+ * await app.listen(3000);
+ *
+ * @module gale
+ */
 export { App, gale, serveStatic } from './app.js';
 export type { ErrorHandler, Handler, Middleware, Next } from './chain.js';
 export type { HttpErrorOptions } from './errors.js';

@@ -1,5 +1,16 @@
 // `gale/express4`: the Express 4 flavour of the layer (path syntax, query parser, argument forms
 // and middleware versions of Express 4), on Gale's engine.
+/**
+ * `gale/express4`: Express 4 on Gale's engine.
+ *
+ * @example
+ * const express = require('gale/express4');
+ * const app = express();
+ * app.get('/users/:id?', (req, res) => res.send(req.param('id')));
+ * app.listen(3000);
+ *
+ * @module gale/express4
+ */
 import { createExpress, type Express } from './create.js';
 
 export type { Application, ExpressOptions } from './application.js';

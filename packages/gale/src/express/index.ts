@@ -1,5 +1,16 @@
 // `gale/express`: a drop-in for Express 5 (`express({ compat: 4 })` or `gale/express4` for Express 4)
 // running on Gale's engine. Uses only gale's public exports (../index.js) and npm packages.
+/**
+ * `gale/express`: Express 5 on Gale's engine (`require('gale/express')` works too).
+ *
+ * @example
+ * import express from 'gale/express';
+ * const app = express();
+ * app.get('/', (req, res) => res.send('hi'));
+ * app.listen(3000);
+ *
+ * @module gale/express
+ */
 import { createExpress, type Express } from './create.js';
 
 export type { Application, ExpressOptions } from './application.js';

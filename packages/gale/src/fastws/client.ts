@@ -1,5 +1,16 @@
 // fast-ws client for browsers and Node, exported as `gale/fast-ws-client`. Wire-compatible with fastWS
 // servers and with FastWsConnection. Browser-safe: no node: imports, only the standard WebSocket API.
+/**
+ * `gale/fast-ws-client`: the fast-ws client for browsers and Node.
+ *
+ * @example
+ * import { FastWsClient } from 'gale/fast-ws-client';
+ * const client = new FastWsClient('ws://localhost:3000/fast');
+ * await client.connected;
+ * const echoed = await client.emit('echo', 'hi', true);
+ *
+ * @module gale/fast-ws-client
+ */
 
 import {
   type FastWsClientEvents,

@@ -1,4 +1,17 @@
 // Public entry of `gale/socket.io`: a Socket.IO 4 server (Engine.IO v4 / Socket.IO v5) on a Gale app.
+/**
+ * `gale/socket.io`: a Socket.IO 4 server on a Gale app; the real `socket.io-client` talks to it.
+ *
+ * @example
+ * import { gale } from 'gale';
+ * import { Server } from 'gale/socket.io';
+ * const app = gale();
+ * const io = new Server(app);
+ * io.on('connection', (socket) => socket.on('ping', (ack) => ack('pong')));
+ * await app.listen(3000);
+ *
+ * @module gale/socket.io
+ */
 export { Adapter } from './adapter.js';
 export type { RemoteDetails } from './broadcast.js';
 export { BroadcastOperator, RemoteSocket } from './broadcast.js';
