@@ -78,6 +78,32 @@ pub(crate) fn bool_opt(env: napi_env, opts: napi_value, name: &CStr) -> Option<b
         .flatten()
 }
 
+/// `compression: true | { threshold, brotli, gzip, brotliQuality, gzipLevel }` (anything else: off).
+fn compression_opt(env: napi_env, v: napi_value) -> Option<gale_server::CompressOptions> {
+    let mut c = gale_server::CompressOptions::default();
+    match nu::type_of(env, v) {
+        ValueType::napi_boolean => return nu::get_bool(env, v).unwrap_or(false).then_some(c),
+        ValueType::napi_object => {}
+        _ => return None,
+    }
+    if let Some(n) = num_opt(env, v, c"threshold") {
+        c.threshold = n.max(0.0) as usize;
+    }
+    if let Some(b) = bool_opt(env, v, c"brotli") {
+        c.brotli = b;
+    }
+    if let Some(b) = bool_opt(env, v, c"gzip") {
+        c.gzip = b;
+    }
+    if let Some(n) = num_opt(env, v, c"brotliQuality") {
+        c.brotli_quality = n.clamp(0.0, 11.0) as u32;
+    }
+    if let Some(n) = num_opt(env, v, c"gzipLevel") {
+        c.gzip_level = n.clamp(0.0, 9.0) as u32;
+    }
+    (c.brotli || c.gzip).then_some(c)
+}
+
 fn config(env: napi_env, opts: napi_value) -> Config {
     let mut c = Config::default();
     if nu::type_of(env, opts) != ValueType::napi_object {
@@ -123,6 +149,7 @@ fn config(env: napi_env, opts: napi_value) -> Config {
     if let Some(n) = num_opt(env, opts, c"backlog") {
         c.backlog = n as i32;
     }
+    c.compression = compression_opt(env, nu::get_prop(env, opts, c"compression"));
     if let Some(b) = bool_opt(env, opts, c"proxyProtocol") {
         c.proxy_protocol = b;
     }

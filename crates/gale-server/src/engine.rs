@@ -78,6 +78,8 @@ pub(crate) struct Inner {
     pub ws_publish_gen: u32,
     /// Scratch: topic ids of a publish's `except` list.
     pub ws_except: Vec<u32>,
+    /// Scratch of dynamic compression: the plain body, the compressed one, the header lines.
+    pub cz: [Vec<u8>; 3],
 }
 
 /// What the parse loop wants next.
@@ -132,6 +134,7 @@ impl Inner {
             watch_topics: false,
             ws_publish_gen: 0,
             ws_except: Vec::new(),
+            cz: [Vec::new(), Vec::new(), Vec::new()],
         })
     }
 

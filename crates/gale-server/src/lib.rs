@@ -2,6 +2,7 @@
 //! `uv_poll` on the Node loop, so requests are parsed and handed to JS synchronously, on the JS thread.
 //! Depends on the sans-IO crates (gale-http, gale-router) and never names napi: JS is behind `Handler`.
 
+mod compress;
 mod conn;
 mod engine;
 mod lifecycle;
@@ -19,6 +20,7 @@ mod ws;
 
 use std::cell::{Cell, RefCell};
 
+pub use compress::CompressOptions;
 pub use gale_http::files::Dotfiles;
 pub use gale_http::Limits;
 pub use gale_router::{MethodSel, RouterOptions};
@@ -67,6 +69,8 @@ pub struct Config {
     /// Listen with SO_REUSEPORT, so several processes can accept on one port (the kernel
     /// spreads connections among them).
     pub reuse_port: bool,
+    /// Compress whole JS bodies for clients that accept it (off by default).
+    pub compression: Option<CompressOptions>,
 }
 
 /// The default `max_connections`: the soft open-file limit less a reserve of 128 descriptors.
@@ -105,6 +109,7 @@ impl Default for Config {
             max_write_buffer: 16 * 1024 * 1024,
             proxy_protocol: false,
             reuse_port: false,
+            compression: None,
         }
     }
 }

@@ -135,6 +135,14 @@ impl Req {
         }
     }
 
+    /// The first request header named `name` (ASCII case-insensitive).
+    pub fn header(&self, name: &[u8]) -> Option<&[u8]> {
+        self.headers
+            .iter()
+            .find(|h| h.name.get(&self.head).eq_ignore_ascii_case(name))
+            .map(|h| h.value.get(&self.head))
+    }
+
     /// The id JS uses for this record.
     pub fn id(&self, index: usize) -> u32 {
         (self.gen << INDEX_BITS) | index as u32

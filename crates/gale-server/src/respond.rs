@@ -19,8 +19,13 @@ impl Server {
             let mut inner = self.inner.borrow_mut();
             match inner.writable_req(id) {
                 Some(idx) if !inner.reqs.get(idx).started => {
-                    inner.write_head(idx, reply, Some(body_len));
-                    inner.write_body(idx, body_len, fill, false);
+                    match inner.compression_for(idx, reply, body_len) {
+                        Some(enc) => inner.end_compressed(idx, reply, body_len, fill, enc),
+                        None => {
+                            inner.write_head(idx, reply, Some(body_len));
+                            inner.write_body(idx, body_len, fill, false);
+                        }
+                    }
                     inner.complete(idx);
                     true
                 }

@@ -13,6 +13,7 @@
  */
 export { App, gale, serveStatic } from './app.js';
 export type { ErrorHandler, Handler, Middleware, Next } from './chain.js';
+export * from './cluster/index.js';
 export type { HttpErrorOptions } from './errors.js';
 export { ErrorCodes, GaleError, HttpError } from './errors.js';
 export { eventId, serverEventFrame } from './fastws/codec.js';
@@ -35,6 +36,7 @@ export type {
 export type {
   AddressInfo,
   ByteSize,
+  CompressionOptions,
   FixedResponse,
   GaleOptions,
   JsonOptions,

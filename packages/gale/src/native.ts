@@ -96,6 +96,7 @@ export type NativeOptions = Pick<
   | 'sendTimeout'
   | 'maxWriteBuffer'
   | 'proxyProtocol'
+  | 'compression'
   | 'reusePort'
   | 'caseSensitive'
   | 'strict'

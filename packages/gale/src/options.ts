@@ -2,7 +2,12 @@
 import type { Logger } from './logging.js';
 import type { SecurityOptions } from './middleware/security.js';
 
-/** Options for `gale()`. Defaults mirror Node's http server. */
+/**
+ * Options for `gale()`. Defaults mirror Node's http server.
+ *
+ * @example
+ * const app = gale({ bodyLimit: 10 << 20, trustProxy: 'loopback', cookieSecret: process.env.SECRET, logger: pino() });
+ */
 export interface GaleOptions {
   /** Largest request body in bytes; larger → 413 before the handler runs. Default 1 MiB. */
   bodyLimit?: number;
@@ -42,6 +47,19 @@ export interface GaleOptions {
    * connection that starts with a PROXY header gets 400 saying so (a client cannot forge its address).
    */
   proxyProtocol?: boolean;
+  /**
+   * Compress response bodies in the engine for clients that accept it (`Accept-Encoding`): brotli (quality 4) or
+   * gzip (level 6), with `Vary: Accept-Encoding`, for whole bodies from `send`/`json`/`end`/returned values of at
+   * least `threshold` bytes (default 1024) and a compressible type (text, JSON, JavaScript, XML, SVG…), as the
+   * `compression` middleware does. Left alone: HEAD answers, statuses other than 2xx, 204 and 206, bodies the app
+   * encoded itself (`Content-Encoding`), `Cache-Control: no-transform`, event streams, streamed bodies, and a body
+   * that would not get smaller. A strong ETag becomes weak. Static files have their own (`app.static`'s `compress`
+   * and precompressed siblings). Off by default.
+   *
+   * @example
+   * const app = gale({ compression: { threshold: 2048, brotli: true, gzip: true } });
+   */
+  compression?: boolean | CompressionOptions;
   /**
    * Listen with `SO_REUSEPORT` (Linux), so several processes can each listen on the same port and the kernel
    * spreads connections among them (`gale.cluster` does this for its workers).
@@ -100,14 +118,26 @@ export interface GaleOptions {
   security?: boolean | SecurityOptions;
 }
 
-/** Options for `app.fixed()`. */
+/**
+ * Options for `app.fixed()`.
+ *
+ * @example
+ * app.fixed('GET', '/health', { status: 200, headers: { 'cache-control': 'no-store' }, body: 'ok' });
+ */
 export interface FixedResponse {
   status?: number;
   headers?: Record<string, string>;
   body: string | Uint8Array;
 }
 
-/** Options for `app.static()`. */
+/**
+ * Options for `app.static()` and `serveStatic()`. Checked when the mount is made: an unknown name (a typo, or one of
+ * serve-static's) or a wrong type throws a TypeError saying what to write; `compress` without `cache` warns
+ * (`GALE_STATIC_OPTION_UNUSED`, docs/errors.md).
+ *
+ * @example
+ * app.static('/assets', './public', { cache: true, compress: true, maxAge: 3_600_000, immutable: /\.[0-9a-f]{8}\./ });
+ */
 export interface StaticOptions {
   /** Files served for a directory, in order. Default `['index.html']`; `false` for none. */
   index?: string | string[] | false;
@@ -133,17 +163,32 @@ export interface StaticOptions {
   redirect?: boolean;
 }
 
-/** The address `listen` bound. */
+/**
+ * The address `listen` bound.
+ *
+ * @example
+ * const { address, port, family }: AddressInfo = await app.listen(0);
+ */
 export interface AddressInfo {
   address: string;
   port: number;
   family: string;
 }
 
-/** Byte counts: a number, or a string like `'100kb'`, `'1mb'`. */
+/**
+ * Byte counts: a number, or a string like `'100kb'`, `'1mb'`.
+ *
+ * @example
+ * const app = gale({ json: { limit: '100kb' }, text: { limit: 64 * 1024 } });
+ */
 export type ByteSize = number | string;
 
-/** The extended query parser's limits (qs). */
+/**
+ * The extended query parser's limits (qs).
+ *
+ * @example
+ * const app = gale({ query: { parser: 'extended', depth: 3, parameterLimit: 100 } });
+ */
 export interface QueryOptions {
   /** `'extended'` (qs, default here) or `'simple'`. */
   parser?: 'simple' | 'extended';
@@ -155,7 +200,13 @@ export interface QueryOptions {
   arrayLimit?: number;
 }
 
-/** Options for JSON bodies (`gale({ json })` or per call: `req.json({ limit })`). */
+/**
+ * Options for JSON bodies (`gale({ json })` or per call: `req.json({ limit })`).
+ *
+ * @example
+ * const app = gale({ json: { limit: '1mb', strict: false, strictType: true } });
+ * app.post('/raw', async (req) => req.json({ limit: '10kb' })); // per call
+ */
 export interface JsonOptions {
   /** Only objects and arrays at the top level (as body-parser). Default true. */
   strict?: boolean;
@@ -167,7 +218,12 @@ export interface JsonOptions {
   strictType?: boolean;
 }
 
-/** Options for urlencoded bodies (`gale({ urlencoded })` or `req.form({ … })`). */
+/**
+ * Options for urlencoded bodies (`gale({ urlencoded })` or `req.form({ … })`).
+ *
+ * @example
+ * const app = gale({ urlencoded: { extended: true, depth: 5, parameterLimit: 200 } });
+ */
 export interface UrlencodedOptions {
   /** Parse `a[b]=1` into nested objects and arrays (qs). Default false (flat keys, as Express 5). */
   extended?: boolean;
@@ -179,7 +235,12 @@ export interface UrlencodedOptions {
   limit?: ByteSize;
 }
 
-/** Options for text bodies (`gale({ text })` or `req.text({ … })`). */
+/**
+ * Options for text bodies (`gale({ text })` or `req.text({ … })`).
+ *
+ * @example
+ * const app = gale({ text: { limit: '256kb', defaultCharset: 'iso-8859-1' } });
+ */
 export interface TextOptions {
   /** Largest text body → 413. Default: `bodyLimit`. */
   limit?: ByteSize;
@@ -187,7 +248,15 @@ export interface TextOptions {
   defaultCharset?: string;
 }
 
-/** `app.stats()`: what the engine holds now, and counters since it started. */
+/**
+ * `app.stats()`: what the engine holds now, and counters since it started.
+ *
+ * @example
+ * setInterval(() => {
+ *   const { connections, requestsInFlight, pendingOutput } = app.stats();
+ *   console.log({ connections, requestsInFlight, pendingOutput });
+ * }, 10_000).unref();
+ */
 export interface ServerStats {
   /** Open connections, WebSockets included. */
   connections: number;
@@ -203,4 +272,18 @@ export interface ServerStats {
   pendingOutput: number;
   /** Accepting is paused because the process ran out of file descriptors (EMFILE); it resumes by itself. */
   acceptPaused: boolean;
+}
+
+/** Settings of `compression` (dynamic response compression in the engine). */
+export interface CompressionOptions {
+  /** Bodies smaller than this many bytes are sent as they are. Default 1024. */
+  threshold?: number;
+  /** Offer brotli. Default true. */
+  brotli?: boolean;
+  /** Offer gzip. Default true. */
+  gzip?: boolean;
+  /** Brotli quality 0–11. Default 4 (fast, and still smaller than gzip on text). */
+  brotliQuality?: number;
+  /** Gzip level 0–9. Default 6. */
+  gzipLevel?: number;
 }

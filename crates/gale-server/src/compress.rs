@@ -1,0 +1,276 @@
+//! Dynamic response compression (the `compression` option): a whole JS body above the threshold, of a
+//! compressible type, for a client that accepts br or gzip, goes out compressed with Vary: Accept-Encoding, as
+//! the `compression` middleware would do it, but in the engine. Negotiation is gale-http's; no I/O here.
+
+use std::io::Write;
+
+use gale_http::files::{is_compressible, negotiate, Encoding};
+
+/// Settings of dynamic compression.
+#[derive(Clone, Copy, Debug)]
+pub struct CompressOptions {
+    /// Bodies smaller than this go as they are. Default 1024 bytes (the `compression` middleware's).
+    pub threshold: usize,
+    /// Offer brotli (quality `brotli_quality`).
+    pub brotli: bool,
+    /// Offer gzip (level `gzip_level`).
+    pub gzip: bool,
+    /// 0–11; 4 is fast for dynamic content and still beats gzip's ratio on text.
+    pub brotli_quality: u32,
+    /// 0–9.
+    pub gzip_level: u32,
+}
+
+impl Default for CompressOptions {
+    fn default() -> Self {
+        CompressOptions {
+            threshold: 1024,
+            brotli: true,
+            gzip: true,
+            brotli_quality: 4,
+            gzip_level: 6,
+        }
+    }
+}
+
+/// Whether the app's header lines leave the body alone: it set its own Content-Encoding, or
+/// `Cache-Control: no-transform` (RFC 9111 §5.2.2.6).
+fn app_forbids(lines: &[u8]) -> bool {
+    lines.split(|&b| b == b'\n').any(|line| {
+        let Some(colon) = line.iter().position(|&b| b == b':') else {
+            return false;
+        };
+        let (name, value) = (&line[..colon], &line[colon + 1..]);
+        name.eq_ignore_ascii_case(b"content-encoding")
+            || (name.eq_ignore_ascii_case(b"cache-control")
+                && value
+                    .windows(12)
+                    .any(|w| w.eq_ignore_ascii_case(b"no-transform")))
+    })
+}
+
+/// The coding to use for a response, or None to send it as it is.
+pub(crate) fn choose(
+    opts: &CompressOptions,
+    status: u16,
+    content_type: &[u8],
+    header_lines: &[u8],
+    body_len: usize,
+    accept_encoding: Option<&[u8]>,
+) -> Option<Encoding> {
+    if body_len < opts.threshold
+        || !(200..300).contains(&status)
+        || status == 204
+        || status == 206
+        || content_type.is_empty()
+    {
+        return None;
+    }
+    let ct = std::str::from_utf8(content_type).ok()?;
+    // Event streams must reach the client as they are written, not wait in a compressor.
+    if !is_compressible(ct) || ct.starts_with("text/event-stream") || app_forbids(header_lines) {
+        return None;
+    }
+    let mut offered = [Encoding::Identity; 2];
+    let mut n = 0;
+    if opts.brotli {
+        offered[n] = Encoding::Brotli;
+        n += 1;
+    }
+    if opts.gzip {
+        offered[n] = Encoding::Gzip;
+        n += 1;
+    }
+    match negotiate(accept_encoding, &offered[..n])? {
+        Encoding::Identity => None,
+        e => Some(e),
+    }
+}
+
+/// Compresses `body` into `out` (cleared first); false when the result would not be smaller.
+pub(crate) fn compress(
+    opts: &CompressOptions,
+    enc: Encoding,
+    body: &[u8],
+    out: &mut Vec<u8>,
+) -> bool {
+    out.clear();
+    let ok = match enc {
+        Encoding::Brotli => {
+            let mut w =
+                brotli::CompressorWriter::new(&mut *out, 4096, opts.brotli_quality.min(11), 22);
+            w.write_all(body).and_then(|_| w.flush()).is_ok()
+        }
+        Encoding::Gzip => {
+            let mut w = flate2::write::GzEncoder::new(
+                &mut *out,
+                flate2::Compression::new(opts.gzip_level.min(9)),
+            );
+            w.write_all(body).and_then(|_| w.try_finish()).is_ok()
+        }
+        Encoding::Identity => false,
+    };
+    ok && out.len() < body.len()
+}
+
+/// The app's header lines plus `Content-Encoding` and `Vary: Accept-Encoding`, with a strong ETag made
+/// weak (the compressed bytes are not the ones it named), into `out`.
+pub(crate) fn header_lines(enc: Encoding, app: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    for line in app.split_inclusive(|&b| b == b'\n') {
+        let colon = line.iter().position(|&b| b == b':');
+        if let Some(c) = colon {
+            let (name, value) = (&line[..c], &line[c + 1..]);
+            let v = value.trim_ascii_start();
+            if name.eq_ignore_ascii_case(b"etag") && v.first() == Some(&b'"') {
+                out.extend_from_slice(name);
+                out.extend_from_slice(b": W/");
+                out.extend_from_slice(v);
+                continue;
+            }
+        }
+        out.extend_from_slice(line);
+    }
+    out.extend_from_slice(b"Content-Encoding: ");
+    out.extend_from_slice(enc.token().as_bytes());
+    out.extend_from_slice(b"\r\nVary: Accept-Encoding\r\n");
+}
+
+impl crate::engine::Inner {
+    /// The coding a whole body of `len` bytes for request `idx` goes out with, or None (the common
+    /// case, decided before any header is looked at when compression is off or the body is small).
+    pub(crate) fn compression_for(
+        &self,
+        idx: usize,
+        reply: &crate::Reply,
+        len: usize,
+    ) -> Option<Encoding> {
+        let opts = self.cfg.compression.as_ref()?;
+        if len < opts.threshold {
+            return None;
+        }
+        let req = self.reqs.get(idx);
+        if req.head_only {
+            return None;
+        }
+        choose(
+            opts,
+            reply.status,
+            reply.content_type,
+            reply.headers,
+            len,
+            req.header(b"accept-encoding"),
+        )
+    }
+
+    /// Writes a whole response compressed with `enc` (or as it is, when that would not be smaller).
+    pub(crate) fn end_compressed(
+        &mut self,
+        idx: usize,
+        reply: &crate::Reply,
+        len: usize,
+        fill: impl FnOnce(&mut Vec<u8>),
+        enc: Encoding,
+    ) {
+        let opts = self.cfg.compression.expect("checked by compression_for");
+        let [mut plain, mut packed, mut lines] = std::mem::take(&mut self.cz);
+        plain.clear();
+        plain.reserve(len);
+        fill(&mut plain);
+        if compress(&opts, enc, &plain, &mut packed) {
+            header_lines(enc, reply.headers, &mut lines);
+            let r = crate::Reply {
+                headers: &lines,
+                ..*reply
+            };
+            self.write_head(idx, &r, Some(packed.len()));
+            self.write_body(idx, packed.len(), |o| o.extend_from_slice(&packed), false);
+        } else {
+            self.write_head(idx, reply, Some(plain.len()));
+            self.write_body(idx, plain.len(), |o| o.extend_from_slice(&plain), false);
+        }
+        // Scratch kept for the next response, unless one large body made it big.
+        for v in [&mut plain, &mut packed, &mut lines] {
+            if v.capacity() > 1 << 20 {
+                *v = Vec::new();
+            }
+        }
+        self.cz = [plain, packed, lines];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn when_to_compress() {
+        let o = CompressOptions::default();
+        let json = b"application/json";
+        let br = Some(&b"gzip, deflate, br"[..]);
+        assert_eq!(choose(&o, 200, json, b"", 2000, br), Some(Encoding::Brotli));
+        assert_eq!(
+            choose(&o, 200, json, b"", 2000, Some(b"gzip")),
+            Some(Encoding::Gzip)
+        );
+        assert_eq!(choose(&o, 200, json, b"", 1000, br), None); // under the threshold
+        assert_eq!(choose(&o, 200, b"image/png", b"", 2000, br), None);
+        assert_eq!(choose(&o, 200, b"text/event-stream", b"", 2000, br), None);
+        assert_eq!(choose(&o, 200, json, b"", 2000, None), None); // no Accept-Encoding
+        assert_eq!(choose(&o, 200, json, b"", 2000, Some(b"identity")), None);
+        assert_eq!(choose(&o, 304, json, b"", 2000, br), None);
+        assert_eq!(choose(&o, 206, json, b"", 2000, br), None);
+        assert_eq!(choose(&o, 200, b"", b"", 2000, br), None);
+        let set = b"Content-Encoding: gzip\r\n";
+        assert_eq!(choose(&o, 200, json, set, 2000, br), None);
+        let nt = b"X-A: 1\r\nCache-Control: public, No-Transform\r\n";
+        assert_eq!(choose(&o, 200, json, nt, 2000, br), None);
+        let gzip_only = CompressOptions { brotli: false, ..o };
+        assert_eq!(
+            choose(&gzip_only, 200, json, b"", 2000, br),
+            Some(Encoding::Gzip)
+        );
+    }
+
+    #[test]
+    fn round_trips_and_headers() {
+        let o = CompressOptions::default();
+        let body = br#"{"items":[1,2,3,4,5,6,7,8,9,10],"#.repeat(100);
+        let mut out = Vec::new();
+        assert!(compress(&o, Encoding::Gzip, &body, &mut out));
+        let mut back = Vec::new();
+        flate2::read::GzDecoder::new(&out[..])
+            .read_to_end(&mut back)
+            .unwrap();
+        assert_eq!(back, body);
+        assert!(compress(&o, Encoding::Brotli, &body, &mut out));
+        let mut back = Vec::new();
+        brotli::Decompressor::new(&out[..], 4096)
+            .read_to_end(&mut back)
+            .unwrap();
+        assert_eq!(back, body);
+        // Incompressible bytes are not sent compressed.
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let noise: Vec<u8> = (0..4000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect();
+        assert!(!compress(&o, Encoding::Gzip, &noise, &mut out));
+        let mut lines = Vec::new();
+        header_lines(Encoding::Brotli, b"ETag: \"abc\"\r\nX-A: 1\r\n", &mut lines);
+        assert_eq!(
+            lines,
+            b"ETag: W/\"abc\"\r\nX-A: 1\r\nContent-Encoding: br\r\nVary: Accept-Encoding\r\n"
+        );
+        header_lines(Encoding::Gzip, b"etag: W/\"x\"\r\n", &mut lines);
+        assert_eq!(
+            lines,
+            b"etag: W/\"x\"\r\nContent-Encoding: gzip\r\nVary: Accept-Encoding\r\n"
+        );
+    }
+}
