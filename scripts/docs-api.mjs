@@ -19,7 +19,7 @@ const r = spawnSync(
 if (r.status !== 0) process.exit(r.status ?? 1);
 
 // Kinds as TypeDoc numbers them (ReflectionKind).
-const KIND = { 32: 'variable', 64: 'function', 128: 'class', 256: 'interface', 2097152: 'type', 4194304: 'type' };
+const KIND = { 32: 'variable', 64: 'function', 128: 'class', 256: 'interface', 2097152: 'type' };
 const commentOf = (d) =>
   d.comment ?? d.signatures?.[0]?.comment ?? d.getSignature?.comment ?? d.type?.declaration?.signatures?.[0]?.comment;
 const project = JSON.parse(readFileSync(json, 'utf8'));
@@ -27,6 +27,7 @@ const missing = [];
 let total = 0;
 for (const mod of project.children ?? []) {
   for (const d of mod.children ?? []) {
+    if (d.kind === 4194304) continue; // a re-export of a symbol documented where it is declared
     total++;
     const c = commentOf(d);
     const entry = mod.name;

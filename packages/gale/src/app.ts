@@ -3,6 +3,8 @@
 // Registration (flattening routers into routes, static mounts) is in app-routes.ts.
 import { Registrar, type Route, serveStatic, staticMount } from './app-routes.js';
 import { type ChainHost, type Handler, handleScopedError, type Middleware } from './chain.js';
+import { hooks, type Relay } from './cluster/hooks.js';
+import { cluster } from './cluster/index.js';
 import { HttpError } from './errors.js';
 import type { Fetchable, FetchHandler } from './fetch/handler.js';
 import { sendResponse } from './fetch/send.js';
@@ -74,6 +76,8 @@ export class App extends Router {
   constructor(options: GaleOptions = {}) {
     super();
     const { development, logger, ...engine } = options;
+    // In a gale.cluster() worker every app shares its port with the other workers (SO_REUSEPORT).
+    if (engine.reusePort === undefined && hooks.reusePort) engine.reusePort = true;
     this.dev = development ?? process.env.NODE_ENV === 'development';
     this.caseSensitive = options.caseSensitive ?? false;
     this.logger = logger ?? consoleLogger;
@@ -134,6 +138,7 @@ export class App extends Router {
       this.use(security(o));
       this.registrar.staticHeaders = fixedSecurityHeaders(o);
     }
+    hooks.created?.(this);
   }
 
   /**
@@ -289,15 +294,19 @@ export class App extends Router {
         : data instanceof ArrayBuffer
           ? new Uint8Array(data)
           : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    return this.n.wsPublish(
-      topic,
-      body,
-      options?.binary ?? typeof body !== 'string',
-      options?.compress ?? true,
-      undefined,
-      options?.except,
-      options?.volatile,
-    );
+    const binary = options?.binary ?? typeof body !== 'string';
+    const compress = options?.compress ?? true;
+    const n = this.n.wsPublish(topic, body, binary, compress, undefined, options?.except, options?.volatile);
+    // Cross-process pub/sub (gale.pubsub, cluster workers): local subscribers first, then the other processes.
+    const relay = this.hub.relay;
+    if (relay !== undefined && options?.local !== true)
+      relay(topic, body, binary, compress, options?.except, options?.volatile);
+    return n;
+  }
+
+  /** @internal where publishes go after the engine (the app's cross-process pub/sub), or undefined */
+  _setRelay(relay: Relay | undefined): void {
+    this.hub.relay = relay;
   }
 
   /** Sockets subscribed to `topic` right now. */
@@ -309,7 +318,9 @@ export class App extends Router {
   async listen(port = 0, host = '0.0.0.0'): Promise<AddressInfo> {
     const [address, boundPort, family] = this.n.listen(host, port);
     this.listening = true;
-    return { address, port: boundPort, family };
+    const bound = { address, port: boundPort, family };
+    hooks.listening?.(this, bound);
+    return bound;
   }
 
   /** Open connections right now. */
@@ -354,6 +365,7 @@ export class App extends Router {
    */
   close(options: { timeout?: number } = {}): Promise<void> {
     if (this.closed) return this.closed;
+    hooks.draining.add(this); // readiness (gale health) answers 503 from now on
     if (!this.listening) {
       this.closed = Promise.resolve();
       return this.closed;
@@ -524,4 +536,5 @@ export const gale: ((options?: GaleOptions) => App) & {
   router: typeof router;
   serveStatic: typeof serveStatic;
   serve: typeof serve;
-} = Object.assign((options?: GaleOptions) => new App(options), { router, serveStatic, serve });
+  cluster: typeof cluster;
+} = Object.assign((options?: GaleOptions) => new App(options), { router, serveStatic, serve, cluster });

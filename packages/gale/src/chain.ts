@@ -4,17 +4,41 @@ import { ErrorCodes, GaleError } from './errors.js';
 import type { Request } from './request.js';
 import type { Response } from './response.js';
 
-/** Calls the rest of the chain; resolves when it has finished. `next(err)` jumps to error handling. */
+/**
+ * Calls the rest of the chain; resolves when it has finished. `next(err)` jumps to error handling.
+ *
+ * @example
+ * app.use(async (req, res, next) => {
+ *   await next(); // the rest of the chain, the handler included
+ *   res.header('x-done', '1');
+ * });
+ */
 export type Next = (err?: unknown) => Promise<void>;
-/** A middleware: do something, then `await next()` (or call `next()`), or answer and stop. */
+/**
+ * A middleware: do something, then `await next()` (or call `next()`), or answer and stop.
+ *
+ * @example
+ * const auth: Middleware = (req, res, next) => (req.get('x-key') === process.env.KEY ? next() : res.status(401).send('no'));
+ * app.get('/admin', auth, () => 'welcome');
+ */
 export type Middleware = (req: Request, res: Response, next: Next) => unknown;
 /**
  * A route handler: answer with `res`, or return a value (string, object, bytes, Web Response). A
  * handler declaring a third parameter gets `next`, as in Express: `next(err)` goes to error handling,
  * `next()` to the notFound answer.
+ *
+ * @example
+ * const hello: Handler = (req) => `Hello ${req.params.name}`;
+ * app.get('/hello/:name', hello);
  */
 export type Handler = (req: Request, res: Response, next: Next) => unknown;
-/** Handles an error thrown (or passed to `next(err)`) by a middleware or handler in its scope. */
+/**
+ * Handles an error thrown (or passed to `next(err)`) by a middleware or handler in its scope.
+ *
+ * @example
+ * const onError: ErrorHandler = (err, req, res) => res.status(500).json({ error: 'sorry', path: req.path });
+ * app.onError(onError);
+ */
 export type ErrorHandler = (err: unknown, req: Request, res: Response) => unknown;
 
 /** What the chain needs from the app: sending a handler's value and the last-resort error answer. */

@@ -1,6 +1,14 @@
 // HttpError and Gale's stable error codes (listed in docs/errors.md). No dependency on the engine.
 
-/** Stable codes carried by errors Gale throws or sends; see docs/errors.md. */
+/**
+ * Stable codes carried by errors Gale throws or sends; see docs/errors.md.
+ *
+ * @example
+ * app.onError((err, req, res) => {
+ *   if ((err as GaleError).code === ErrorCodes.INVALID_JSON) return res.status(400).json({ error: 'bad JSON' });
+ *   throw err;
+ * });
+ */
 export const ErrorCodes = {
   HEADERS_SENT: 'GALE_ERR_HEADERS_SENT',
   INVALID_HEADER: 'GALE_ERR_INVALID_HEADER',
@@ -33,6 +41,12 @@ export const ErrorCodes = {
   SESSION: 'GALE_ERR_SESSION',
 } as const;
 
+/**
+ * Options of `new HttpError(status, message, options)`.
+ *
+ * @example
+ * throw new HttpError(429, 'slow down', { headers: { 'retry-after': '30' } });
+ */
 export interface HttpErrorOptions {
   /** Send `message` to the client (default: true below 500, false from 500). */
   expose?: boolean;
@@ -72,7 +86,16 @@ export class HttpError extends Error {
   }
 }
 
-/** A code-carrying Error for programmer mistakes (wrong use of the API). */
+/**
+ * A code-carrying Error for programmer mistakes (wrong use of the API).
+ *
+ * @example
+ * try {
+ *   res.header('x-late', '1'); // after the response was sent
+ * } catch (err) {
+ *   if (err instanceof GaleError && err.code === ErrorCodes.HEADERS_SENT) console.warn('answered already');
+ * }
+ */
 export class GaleError extends Error {
   readonly code: string;
   constructor(code: string, message: string) {

@@ -1,7 +1,13 @@
 // The `html` tagged template: interpolated values are HTML-escaped unless they are themselves `html`
 // results or wrapped in `raw()`. Nothing here evaluates strings; it only concatenates and escapes.
 
-/** A string of HTML that is safe to send as is (built by `html` or `raw`). */
+/**
+ * A string of HTML that is safe to send as is (built by `html` or `raw`).
+ *
+ * @example
+ * const row = html`<li>${name}</li>`; // a SafeHtml: nested in another html`` it is not escaped again
+ * app.get('/', () => html`<ul>${items.map((name) => html`<li>${name}</li>`)}</ul>`);
+ */
 export class SafeHtml {
   /** The markup. */
   readonly value: string;

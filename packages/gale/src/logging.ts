@@ -5,7 +5,13 @@ import { randomUUID } from 'node:crypto';
 import type { NativeServer } from './native.js';
 import { Request } from './request.js';
 
-/** What Gale needs from a logger: pino's (and most structured loggers') shape. */
+/**
+ * What Gale needs from a logger: pino's (and most structured loggers') shape.
+ *
+ * @example
+ * import pino from 'pino';
+ * const app = gale({ logger: pino() }); // any object with info/warn/error (and child for req.log)
+ */
 export interface Logger {
   info(obj: unknown, msg?: string, ...args: unknown[]): void;
   warn(obj: unknown, msg?: string, ...args: unknown[]): void;

@@ -11,7 +11,12 @@ import busboy from 'busboy';
 import { mediaType, tooLarge } from './body.js';
 import { ErrorCodes, HttpError } from './errors.js';
 
-/** Limits of `req.multipart()`; going over any of them is a 413 whose message names it. */
+/**
+ * Limits of `req.multipart()`; going over any of them is a 413 whose message names it.
+ *
+ * @example
+ * for await (const part of req.multipart({ limits: { fileSize: 10 << 20, files: 3, fields: 20 } })) console.log(part.name);
+ */
 export interface MultipartLimits {
   /** Largest file in bytes. Default: no limit but `bodyLimit`. */
   fileSize?: number;
@@ -29,7 +34,12 @@ export interface MultipartLimits {
   total?: number;
 }
 
-/** Options of `req.multipart()`. */
+/**
+ * Options of `req.multipart()`.
+ *
+ * @example
+ * for await (const part of req.multipart({ dest: os.tmpdir(), limits: { fileSize: 50 << 20 } })) console.log(part);
+ */
 export interface MultipartOptions {
   limits?: MultipartLimits;
   /**
@@ -39,7 +49,12 @@ export interface MultipartOptions {
   dest?: string;
 }
 
-/** A non-file field of a multipart body. */
+/**
+ * A non-file field of a multipart body.
+ *
+ * @example
+ * for await (const part of req.multipart()) if (part.kind === 'field') console.log(part.name, part.value);
+ */
 export interface MultipartField {
   kind: 'field';
   name: string;
@@ -48,7 +63,13 @@ export interface MultipartField {
   encoding: string;
 }
 
-/** A file of a multipart body: in memory (`buffer`) or, with `dest`, on disk (`path`). */
+/**
+ * A file of a multipart body: in memory (`buffer`) or, with `dest`, on disk (`path`).
+ *
+ * @example
+ * for await (const part of req.multipart({ dest: './uploads' }))
+ *   if (part.kind === 'file') console.log(part.name, part.filename, part.mimeType, part.size, part.path);
+ */
 export interface MultipartFile {
   kind: 'file';
   /** The form field name. */
@@ -65,6 +86,12 @@ export interface MultipartFile {
   path?: string;
 }
 
+/**
+ * A part of a multipart body: a field or a file.
+ *
+ * @example
+ * await req.multipart({}, (part) => console.log(part.kind, part.name));
+ */
 export type MultipartPart = MultipartField | MultipartFile;
 
 type FileStream = Readable & { truncated?: boolean };

@@ -274,7 +274,12 @@ export interface ServerStats {
   acceptPaused: boolean;
 }
 
-/** Settings of `compression` (dynamic response compression in the engine). */
+/**
+ * Settings of `compression` (dynamic response compression in the engine).
+ *
+ * @example
+ * const app = gale({ compression: { threshold: 2048, brotliQuality: 5, gzip: false } });
+ */
 export interface CompressionOptions {
   /** Bodies smaller than this many bytes are sent as they are. Default 1024. */
   threshold?: number;

@@ -4,7 +4,15 @@ import proxyaddr from 'proxy-addr';
 import qs from 'qs';
 import type { ByteSize, GaleOptions, QueryOptions } from './options.js';
 
-/** A parsed query string: values are strings, arrays, or (extended parser) nested objects. */
+/**
+ * A parsed query string: values are strings, arrays, or (extended parser) nested objects.
+ *
+ * @example
+ * app.get('/search', (req) => {
+ *   const q: Query = req.query; // ?tag=a&tag=b → { tag: ['a', 'b'] }
+ *   return q.tag;
+ * });
+ */
 export interface Query {
   [key: string]: undefined | string | Query | (string | Query)[];
 }

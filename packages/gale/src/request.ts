@@ -35,6 +35,15 @@ import {
 } from './request-helpers.js';
 import type { Response } from './response.js';
 
+/**
+ * Request headers by lower-case name, as Node's `IncomingHttpHeaders`.
+ *
+ * @example
+ * app.get('/', (req) => {
+ *   const h: Headers = req.headers; // lower-case names; repeated ones joined (set-cookie as an array)
+ *   return h['user-agent'];
+ * });
+ */
 export type Headers = Record<string, string | string[] | undefined>;
 
 const EMPTY_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;

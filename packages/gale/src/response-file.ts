@@ -8,7 +8,12 @@ import { CT_NONE } from './native.js';
 import type { Response } from './response.js';
 import { contentTypeName } from './response-headers.js';
 
-/** Options for `res.download()`. */
+/**
+ * Options for `res.download()`.
+ *
+ * @example
+ * app.get('/report', (req, res) => res.download('q3.pdf', 'Q3 report.pdf', { root: './reports', headers: { 'x-kind': 'report' } }));
+ */
 export interface DownloadOptions {
   /** Resolve `path` under this directory (paths escaping it answer 404). */
   root?: string;

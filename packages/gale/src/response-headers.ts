@@ -6,6 +6,12 @@ import varyHeader from 'vary';
 import { ErrorCodes, GaleError } from './errors.js';
 import type { Response } from './response.js';
 
+/**
+ * A header value: a string, a number, or a list (sent as several lines).
+ *
+ * @example
+ * res.header('x-count', 3).header('link', ['</a>; rel="preload"', '</b>; rel="preload"']);
+ */
 export type HeaderValue = string | number | readonly string[];
 
 // RFC 9110 token and field-value checks: a value with CR/LF would split the response.

@@ -12,7 +12,12 @@ import { requestHeader } from './response-etag.js';
 import { type SseOptions, SseStream } from './sse.js';
 import type { StreamSource } from './stream.js';
 
-/** Options for `res.cookie()`: the Set-Cookie attributes, with `maxAge` in milliseconds as in Express. */
+/**
+ * Options for `res.cookie()`: the Set-Cookie attributes, with `maxAge` in milliseconds as in Express.
+ *
+ * @example
+ * res.cookie('sid', token, { httpOnly: true, secure: true, sameSite: 'lax', maxAge: 86_400_000, signed: true });
+ */
 export interface CookieOptions {
   /** Milliseconds until expiry: sets `Max-Age` (in seconds) and `Expires`. */
   maxAge?: number;
@@ -32,7 +37,12 @@ export interface CookieOptions {
   encode?: (value: string) => string;
 }
 
-/** A handler in `res.format()`, chosen by the request's Accept header. */
+/**
+ * A handler in `res.format()`, chosen by the request's Accept header.
+ *
+ * @example
+ * app.get('/item', (req, res) => res.format({ json: (req, res) => res.json(item), html: (req, res) => res.html(page(item)) }));
+ */
 export type FormatHandler = (req: Request, res: Response) => unknown;
 
 type Negotiable = Parameters<typeof accepts>[0];

@@ -6,7 +6,12 @@ import { type FastWsBehavior, fromFastWs, type WsBehavior, type WsConnectionHand
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'ALL';
 
-/** `serveStatic(dir)` result: a static mount the engine answers, usable with `use(prefix, …)`. */
+/**
+ * `serveStatic(dir)` result: a static mount the engine answers, usable with `use(prefix, …)`.
+ *
+ * @example
+ * app.use('/assets', serveStatic('./public', { cache: true })); // a StaticMount
+ */
 export interface StaticMount {
   readonly kind: 'gale.static';
   readonly dir: string;
@@ -171,7 +176,14 @@ export class Router {
   }
 }
 
-/** Creates a router. */
+/**
+ * Creates a router.
+ *
+ * @example
+ * const api = router();
+ * api.get('/users/:id', (req) => ({ id: req.params.id }));
+ * app.use('/api', api);
+ */
 export function router(): Router {
   return new Router();
 }

@@ -2,7 +2,12 @@
 // comments, heartbeats on an unref'd timer, and cleanup when the client goes away.
 import { ErrorCodes, GaleError } from './errors.js';
 
-/** Options for `res.sse()`. */
+/**
+ * Options for `res.sse()`.
+ *
+ * @example
+ * const sse = res.sse({ heartbeat: 30_000, retry: 5000 });
+ */
 export interface SseOptions {
   /** Milliseconds between heartbeat comments that keep proxies from closing an idle stream; 0 for none. Default 15000. */
   heartbeat?: number;
@@ -10,7 +15,12 @@ export interface SseOptions {
   retry?: number;
 }
 
-/** One event. `data` strings are split into `data:` lines; anything else is sent as JSON. */
+/**
+ * One event. `data` strings are split into `data:` lines; anything else is sent as JSON.
+ *
+ * @example
+ * sse.send({ event: 'update', id: '42', data: { price: 10 } }); // objects as JSON, multi-line strings split
+ */
 export interface SseMessage {
   data: unknown;
   event?: string;

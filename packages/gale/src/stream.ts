@@ -3,7 +3,12 @@
 // when the client goes away, destroy the response when the source fails.
 import { ErrorCodes, GaleError } from './errors.js';
 
-/** What `res.stream()` accepts and what a handler may return to stream a body. */
+/**
+ * What `res.stream()` accepts and what a handler may return to stream a body.
+ *
+ * @example
+ * app.get('/export', (req, res) => res.type('csv').stream(rowsAsCsv())); // an async iterable, Readable or ReadableStream
+ */
 export type StreamSource =
   | NodeJS.ReadableStream
   | ReadableStream<string | Uint8Array>

@@ -5,7 +5,12 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { ErrorCodes, GaleError } from './errors.js';
 
-/** A template engine with Express's signature (EJS's `renderFile`, Eta, Pug's `__express`, …). */
+/**
+ * A template engine with Express's signature (EJS's `renderFile`, Eta, Pug's `__express`, …).
+ *
+ * @example
+ * app.engine('eta', (file, data, cb) => cb(null, eta.render(path.relative('./views', file), data)));
+ */
 export type ViewEngine = (
   path: string,
   data: Record<string, unknown>,

@@ -1,6 +1,7 @@
 // Server-side WebSocket objects: the socket an `app.ws` route's handlers receive, with uWebSockets.js-style
 // methods (send → status, subscribe/publish, getBufferedAmount) and a `ws`-library facade (on('message'), readyState).
 // Frames, limits, compression and pub/sub fan-out live in the engine; this file only forwards calls to it.
+import type { Relay } from './cluster/hooks.js';
 import type { NativeServer } from './native.js';
 import type { Request } from './request.js';
 
@@ -26,6 +27,8 @@ export interface PublishOptions extends SendOptions {
   except?: readonly string[];
   /** Leave out sockets whose send buffer is full instead of queueing for them (socket.io's `volatile`). */
   volatile?: boolean;
+  /** Only this process's subscribers, when the app has cross-process pub/sub (`pubsub()`, cluster workers). */
+  local?: boolean;
 }
 
 type Listener = (...args: never[]) => unknown;
@@ -53,6 +56,8 @@ export interface SocketBehavior {
 /** @internal what a socket needs from its route and app */
 export interface SocketHost {
   readonly n: NativeServer;
+  /** Cross-process pub/sub of the app, if any (see cluster/hooks.ts). */
+  readonly relay: Relay | undefined;
   error(err: unknown, ws: WebSocket): void;
 }
 
@@ -208,15 +213,14 @@ export class WebSocket<D = unknown> {
    */
   publish(topic: string | readonly string[], data: WsData, options?: PublishOptions): number {
     const body = bytesOf(data);
-    return this._host.n.wsPublish(
-      topic,
-      body,
-      options?.binary ?? typeof body !== 'string',
-      options?.compress ?? true,
-      this._sid,
-      options?.except,
-      options?.volatile,
-    );
+    const binary = options?.binary ?? typeof body !== 'string';
+    const compress = options?.compress ?? true;
+    const n = this._host.n.wsPublish(topic, body, binary, compress, this._sid, options?.except, options?.volatile);
+    // Cross-process pub/sub (gale.pubsub, cluster workers): the other processes' subscribers, after the local ones.
+    const relay = this._host.relay;
+    if (relay !== undefined && options?.local !== true)
+      relay(topic, body, binary, compress, options?.except, options?.volatile);
+    return n;
   }
 
   /**

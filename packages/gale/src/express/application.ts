@@ -33,7 +33,12 @@ import { View } from './view.js';
 type Fn = (...a: unknown[]) => unknown;
 type Engine = (path: string, options: object, cb: (err: unknown, html?: string) => void) => unknown;
 
-/** Options of `express()` (an addition to Express: it takes none). */
+/**
+ * Options of `express()` (an addition to Express: it takes none).
+ *
+ * @example
+ * const app = express({ server: { keepAliveTimeout: 10_000, maxHeaderSize: 32 * 1024 } });
+ */
 export interface ExpressOptions {
   /** Which Express major to imitate where 4 and 5 differ. Default 5 (`gale/express4` uses 4). */
   compat?: Compat;
@@ -44,7 +49,14 @@ export interface ExpressOptions {
   server?: Omit<GaleOptions, 'caseSensitive' | 'strict'>;
 }
 
-/** An Express application. */
+/**
+ * An Express application.
+ *
+ * @example
+ * const app: Application = express();
+ * app.set('trust proxy', 'loopback');
+ * app.get('/', (req, res) => res.send('hi'));
+ */
 export interface Application extends EventEmitter, RoutingMethods<Application> {
   (req: unknown, res: unknown, next?: Next): void;
   settings: Record<string, unknown>;

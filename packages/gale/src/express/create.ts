@@ -14,22 +14,87 @@ import { createRouter, Route, type RouterFn, type RouterOptions } from './router
 
 type Middleware = (req: never, res: never, next: (err?: unknown) => void) => void;
 
-/** The default export of `gale/express` (and `gale/express4`). */
+/**
+ * The default export of `gale/express` (and `gale/express4`).
+ *
+ * @example
+ * import express from 'gale/express';
+ * const app = express();
+ * app.use(express.json(), express.static('public'));
+ * const api = express.Router();
+ * app.use('/api', api);
+ */
 export interface Express {
   (options?: ExpressOptions): Application;
-  /** A router: `express.Router({ caseSensitive, strict, mergeParams })`. */
+  /**
+   * A router: `express.Router({ caseSensitive, strict, mergeParams })`.
+   *
+   * @example
+   * const users = express.Router();
+   * users.get('/:id', (req, res) => res.json({ id: req.params.id }));
+   * app.use('/users', users);
+   */
   Router(options?: RouterOptions): RouterFn;
+  /** The Route class (`router.route(path)` makes one). */
   Route: typeof Route;
+  /**
+   * body-parser's JSON parser (version 2 for Express 5, 1 for Express 4), with its options.
+   *
+   * @example
+   * app.use(express.json({ limit: '1mb' }));
+   */
   json(options?: object): Middleware;
+  /**
+   * body-parser's raw parser: `req.body` is a Buffer.
+   *
+   * @example
+   * app.post('/webhook', express.raw({ type: 'application/octet-stream' }), (req, res) => res.send(String(req.body.length)));
+   */
   raw(options?: object): Middleware;
+  /**
+   * body-parser's text parser: `req.body` is a string.
+   *
+   * @example
+   * app.use(express.text({ type: 'text/*' }));
+   */
   text(options?: object): Middleware;
+  /**
+   * body-parser's urlencoded parser.
+   *
+   * @example
+   * app.use(express.urlencoded({ extended: false }));
+   */
   urlencoded(options?: object): Middleware;
+  /**
+   * serve-static (version 2 for Express 5, 1 for Express 4), with its options.
+   *
+   * @example
+   * app.use('/assets', express.static('public', { maxAge: '1d' }));
+   */
   static(root: string, options?: object): Middleware;
   /** Express 4 only: the query-string middleware. */
   query?: (options?: unknown) => Middleware;
-  /** The prototypes every request and response inherits (add methods here). */
+  /**
+   * The prototype every request inherits (add methods here, as with Express).
+   *
+   * @example
+   * express.request.isMobile = function () { return /mobile/i.test(this.get('user-agent') ?? ''); };
+   */
   request: object;
+  /**
+   * The prototype every response inherits.
+   *
+   * @example
+   * express.response.ok = function (data) { return this.status(200).json({ ok: true, data }); };
+   */
   response: object;
+  /**
+   * Express's `express.application` (an object here: app methods live on each app).
+   *
+   * @example
+   * const app = express();
+   * app.set('json spaces', 2);
+   */
   application: object;
 }
 

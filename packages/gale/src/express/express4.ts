@@ -28,7 +28,46 @@ export { Route } from './router.js';
  */
 const express: Express = createExpress(4);
 
-export const { Router, json, raw, text, urlencoded, request, response, application } = express;
+export const { Router, json, raw, text, urlencoded } = express;
+/**
+ * The prototype every request of every app inherits (`express.request`).
+ *
+ * @example
+ * import { request } from 'gale/express4';
+ * Object.assign(request, { isJson() { return this.is('json') === 'json'; } });
+ */
+export const request: Express['request'] = express.request;
+/**
+ * The prototype every response inherits (`express.response`).
+ *
+ * @example
+ * import { response } from 'gale/express4';
+ * Object.assign(response, { ok(data) { return this.json({ ok: true, data }); } });
+ */
+export const response: Express['response'] = express.response;
+/**
+ * `express.application` (app methods live on each app here; settings go through `app.set`).
+ *
+ * @example
+ * import express, { application } from 'gale/express4';
+ * console.log(typeof application, typeof express().set);
+ */
+export const application: Express['application'] = express.application;
+/**
+ * `express.static` under a name that is a valid identifier for named imports.
+ *
+ * @example
+ * import express, { serveStatic } from 'gale/express4';
+ * const app = express();
+ * app.use(serveStatic('public'));
+ */
 export const serveStatic: Express['static'] = express.static;
+/**
+ * Express 4's `express.query()` middleware: `req.query` is already parsed by the app, so this only keeps old code
+ * working.
+ *
+ * @example
+ * app.use(express.query());
+ */
 export const query: NonNullable<Express['query']> = express.query as NonNullable<Express['query']>;
 export default express;

@@ -44,6 +44,38 @@ export type { ExpressServer } from './server.js';
  */
 const express: Express = createExpress(5);
 
-export const { Router, json, raw, text, urlencoded, request, response, application } = express;
+export const { Router, json, raw, text, urlencoded } = express;
+/**
+ * The prototype every request of every app inherits (`express.request`).
+ *
+ * @example
+ * import { request } from 'gale/express';
+ * Object.assign(request, { isJson() { return this.is('json') === 'json'; } });
+ */
+export const request: Express['request'] = express.request;
+/**
+ * The prototype every response inherits (`express.response`).
+ *
+ * @example
+ * import { response } from 'gale/express';
+ * Object.assign(response, { ok(data) { return this.json({ ok: true, data }); } });
+ */
+export const response: Express['response'] = express.response;
+/**
+ * `express.application` (app methods live on each app here; settings go through `app.set`).
+ *
+ * @example
+ * import express, { application } from 'gale/express';
+ * console.log(typeof application, typeof express().set);
+ */
+export const application: Express['application'] = express.application;
+/**
+ * `express.static` under a name that is a valid identifier for named imports.
+ *
+ * @example
+ * import express, { serveStatic } from 'gale/express';
+ * const app = express();
+ * app.use(serveStatic('public'));
+ */
 export const serveStatic: Express['static'] = express.static;
 export default express;

@@ -4,7 +4,12 @@
 import { METHODS } from 'node:http';
 import { type Compat, compileMatcher, type Match, type PathArg, type Seg, simplePaths } from './path.js';
 
-/** Calls the next layer; `'route'` skips the rest of a route, `'router'` leaves the router. */
+/**
+ * Calls the next layer; `'route'` skips the rest of a route, `'router'` leaves the router.
+ *
+ * @example
+ * app.get('/user/:id', (req, res, next) => (req.params.id === '0' ? next('route') : next()), (req, res) => res.send('user'));
+ */
 export type Next = (err?: unknown) => void;
 /** A middleware or route handler, as Express calls it. */
 export type Handler = (req: never, res: never, next: Next) => unknown;
@@ -98,7 +103,12 @@ interface MethodLayer {
   name: string;
 }
 
-/** A route: handlers per method for one path (`router.route(path).get(…).post(…)`). */
+/**
+ * A route: handlers per method for one path (`router.route(path).get(…).post(…)`).
+ *
+ * @example
+ * app.route('/book').get((req, res) => res.send('get')).post((req, res) => res.send('add'));
+ */
 export class Route {
   readonly path: PathArg;
   readonly stack: MethodLayer[] = [];

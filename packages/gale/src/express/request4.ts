@@ -5,6 +5,11 @@ import { EXTENDED_QUERY, ExpressRequest, QUERY_SET } from './request.js';
 /**
  * Express 4's request: `req.host` is the host name (deprecated), `req.param()`, the singular
  * accepts aliases, and `req.query` parsed once from the original URL by the app's parser.
+ *
+ * @example
+ * import express from 'gale/express4';
+ * const app = express();
+ * app.get('/u/:id?', (req, res) => res.send(req.param('id') ?? 'none')); // Express 4's req.param
  */
 export class ExpressRequest4 extends ExpressRequest {
   override get query(): Record<string, unknown> {

@@ -25,7 +25,14 @@ function contentType4(v: string): string {
   return out;
 }
 
-/** Express 4's response. */
+/**
+ * Express 4's response.
+ *
+ * @example
+ * import express from 'gale/express4';
+ * const app = express();
+ * app.get('/old', (req, res) => res.send(201, 'created')); // Express 4's res.send(status, body)
+ */
 export class ExpressResponse4 extends ExpressResponse {
   override _compat4(): boolean {
     return true;

@@ -32,15 +32,41 @@ export {
 
 type Fn = (...args: unknown[]) => unknown;
 
-/** A request handler's `req` (Express's properties, plus whatever middleware adds). */
+/**
+ * A request handler's `req` (Express's properties, plus whatever middleware adds).
+ *
+ * @example
+ * app.get('/me', (req: Request, res: Response) => res.json({ ip: req.ip, user: req.user }));
+ */
 // biome-ignore lint/suspicious/noExplicitAny: middleware adds arbitrary properties (req.user, req.session, …)
 export type Req = import('./request.js').ExpressRequest & { [key: string]: any };
-/** A request handler's `res`. */
+/**
+ * A request handler's `res`.
+ *
+ * @example
+ * const notFound = (req: Request, res: Response) => res.status(404).json({ missing: req.originalUrl });
+ */
 // biome-ignore lint/suspicious/noExplicitAny: as Req
 export type Res = import('./response.js').ExpressResponse & { [key: string]: any };
-/** `(req, res, next) => …`, as Express calls it. */
+/**
+ * `(req, res, next) => …`, as Express calls it.
+ *
+ * @example
+ * const timing: RequestHandler = (req, res, next) => {
+ *   const t = Date.now();
+ *   res.on('finish', () => console.log(req.method, req.url, Date.now() - t));
+ *   next();
+ * };
+ * app.use(timing);
+ */
 export type RequestHandler = (req: Req, res: Res, next: Next) => unknown;
-/** `(err, req, res, next) => …`: an error handler (four parameters). */
+/**
+ * `(err, req, res, next) => …`: an error handler (four parameters).
+ *
+ * @example
+ * const onError: ErrorRequestHandler = (err, req, res, next) => res.status(err.status ?? 500).send(err.message);
+ * app.use(onError);
+ */
 // biome-ignore lint/suspicious/noExplicitAny: errors are whatever was thrown
 export type ErrorRequestHandler = (err: any, req: Req, res: Res, next: Next) => unknown;
 /** Handlers as the routing methods take them (arrays are flattened). */
@@ -66,7 +92,14 @@ export interface RoutingMethods<T> {
   all(path: PathArg, ...handlers: unknown[]): T;
 }
 
-/** A router: callable as middleware, with Express's methods. */
+/**
+ * A router: callable as middleware, with Express's methods.
+ *
+ * @example
+ * const users = express.Router({ mergeParams: true });
+ * users.get('/:id', (req, res) => res.json({ id: req.params.id }));
+ * app.use('/users', users);
+ */
 export interface RouterFn extends RoutingMethods<RouterFn> {
   (req: unknown, res: unknown, next: Next): void;
   stack: Layer[];
@@ -85,6 +118,12 @@ export interface RouterFn extends RoutingMethods<RouterFn> {
   param(name: string | Fn, fn?: Fn): RouterFn;
 }
 
+/**
+ * Options of `express.Router(options)`: as Express's (`caseSensitive`, `strict`, `mergeParams`, all false by default).
+ *
+ * @example
+ * const r = express.Router({ caseSensitive: true, strict: true, mergeParams: true });
+ */
 export interface RouterOptions {
   caseSensitive?: boolean;
   strict?: boolean;

@@ -2,7 +2,13 @@
 // Browser-safe: no node: imports.
 import type { ValueCodec } from './codec.js';
 
-/** A WebSocket class: the browser's, Node 22's global one, or the `ws` package's (Node 20 has no global). */
+/**
+ * A WebSocket class: the browser's, Node 22's global one, or the `ws` package's (Node 20 has no global).
+ *
+ * @example
+ * import { WebSocket } from 'ws'; // Node 20; browsers and Node 22+ have globalThis.WebSocket
+ * const client = new FastWsClient('ws://localhost:3000/fast', { WebSocket });
+ */
 export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => object;
 
 // The part of the standard WebSocket API used here; browsers' and `ws`'s WebSocket both have it.
@@ -16,6 +22,12 @@ export interface SocketLike {
   close(code?: number, reason?: string): void;
 }
 
+/**
+ * How the client reconnects after a dropped connection: exponential backoff with jitter.
+ *
+ * @example
+ * const client = new FastWsClient(url, { reconnect: { delay: 250, factor: 2, maxDelay: 5000, retries: 10 } });
+ */
 export interface ReconnectOptions {
   /** First delay in ms (default 500); each attempt multiplies it by `factor` (2) up to `maxDelay` (10000). */
   delay?: number;
@@ -25,6 +37,12 @@ export interface ReconnectOptions {
   retries?: number;
 }
 
+/**
+ * Options of `new FastWsClient(url, options)`.
+ *
+ * @example
+ * const client = new FastWsClient('wss://example.com/fast', { replyTimeout: 2000, pingInterval: 15_000, maxQueue: 100 });
+ */
 export interface FastWsClientOptions {
   /** Default `globalThis.WebSocket`. On Node 20 pass the `ws` package's: `{ WebSocket }` from 'ws'. */
   WebSocket?: WebSocketConstructor;
@@ -41,7 +59,13 @@ export interface FastWsClientOptions {
   codec?: ValueCodec;
 }
 
-/** Client lifecycle events; these names cannot be server event names (as in fastWS). */
+/**
+ * Client lifecycle events; these names cannot be server event names (as in fastWS).
+ *
+ * @example
+ * client.on('connect', () => console.log('connected'));
+ * client.on('disconnect', (code, reason) => console.log('lost', code, reason));
+ */
 export interface FastWsClientEvents {
   /** The socket opened; 'connect' follows once the server's greeting arrived. */
   open: () => void;

@@ -15,7 +15,12 @@ import {
 } from './codec.js';
 import { defaultValueCodec } from './value.js';
 
-/** The few socket operations the protocol needs. Gale's `ws` object satisfies it as is. */
+/**
+ * The few socket operations the protocol needs. Gale's `ws` object satisfies it as is.
+ *
+ * @example
+ * const conn = new FastWsConnection({ send: (text) => ws.send(text), close: (code, reason) => ws.close(code, reason) });
+ */
 export interface RawSocket {
   send(text: string): unknown;
   close(code?: number, reason?: string): void;
@@ -25,7 +30,12 @@ export interface RawSocket {
   publish?(topic: string, text: string): unknown;
 }
 
-/** One event received from the client. */
+/**
+ * One event received from the client.
+ *
+ * @example
+ * conn.on('echo', (event: FastWsEvent) => event.reply(event.data)); // answers the client's emit('echo', data, true)
+ */
 export interface FastWsEvent {
   /** The name the listener was registered under (the wire only carries its hash). */
   name: string;
@@ -60,6 +70,13 @@ export interface FastWsLifecycle {
 type LifecycleName = keyof FastWsLifecycle;
 const LIFECYCLE = new Set<string>(['message', 'ping', 'pong', 'binary', 'close', 'error']);
 
+/**
+ * Options of `fastWsHandlers(setup, options)` and `new FastWsConnection(socket, options)`.
+ *
+ * @example
+ * const codec = createValueCodec();
+ * app.ws('/fast', fastWsHandlers((conn) => conn.on('echo', (e) => e.reply(e.data)), { codec }));
+ */
 export interface FastWsConnectionOptions {
   /** Value codec (replicator) shared by all connections; see createValueCodec. */
   codec?: ValueCodec;

@@ -9,7 +9,14 @@ export interface Serializer {
   deserialize(text: string): unknown;
 }
 
-/** Encodes one value to replicator text and back (without the 0x01/0x02 framing). */
+/**
+ * Encodes one value to replicator text and back (without the 0x01/0x02 framing).
+ *
+ * @example
+ * const codec = createValueCodec();
+ * const text = codec.encode({ when: new Date() }); // Dates, Maps, Sets, … survive the round trip
+ * const back = codec.decode(text);
+ */
 export interface ValueCodec {
   /** Throws on values the serializer cannot represent (a BigInt with JSON). */
   encode(value: unknown): string;

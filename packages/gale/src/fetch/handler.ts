@@ -11,6 +11,9 @@ import { GlobalResponse } from './web-response.js';
 /**
  * What a fetch handler gets after the request (Hono sees it as `c.env`): Gale's own request and response, and the
  * client's address as Deno gives it.
+ *
+ * @example
+ * app.fetch((request, info) => new Response(`from ${info.remoteAddr.hostname}, route ${info.req.path}`));
  */
 export class FetchInfo {
   /** Gale's request (cookies, `ip` under trustProxy, `log`, …). */
@@ -30,15 +33,32 @@ export class FetchInfo {
   }
 }
 
-/** A Web-standard request handler, as Bun.serve, Deno.serve and Hono's `app.fetch` take. */
+/**
+ * A Web-standard request handler, as Bun.serve, Deno.serve and Hono's `app.fetch` take.
+ *
+ * @example
+ * const handler: FetchHandler = (request) => Response.json({ url: request.url });
+ * await serve({ fetch: handler, port: 3000 });
+ */
 export type FetchHandler = (request: Request, info: FetchInfo) => Response | Promise<Response>;
 
-/** Anything with a `fetch` method (a Hono app, `export default { fetch }` modules). */
+/**
+ * Anything with a `fetch` method (a Hono app, `export default { fetch }` modules).
+ *
+ * @example
+ * const hono = new Hono().get('/', (c) => c.text('hi')); // anything with fetch(request, info)
+ * app.fetch('/hono', hono);
+ */
 export interface Fetchable {
   fetch(request: Request, info: FetchInfo): Response | Promise<Response>;
 }
 
-/** Answers an error thrown by a fetch handler; its Response is sent. */
+/**
+ * Answers an error thrown by a fetch handler; its Response is sent.
+ *
+ * @example
+ * await serve({ fetch: handler, onError: (err, request) => new Response(`failed: ${request.url}`, { status: 500 }) });
+ */
 export type FetchErrorHandler = (error: unknown, request: Request) => Response | Promise<Response>;
 
 /** @internal how one mounted fetch handler behaves */

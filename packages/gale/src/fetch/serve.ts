@@ -31,7 +31,12 @@ export function installFetchGlobals(): void {
   }
 }
 
-/** Options of `app.fetch(prefix, handler, options)`. */
+/**
+ * Options of `app.fetch(prefix, handler, options)`.
+ *
+ * @example
+ * app.fetch('/api', hono, { stripPrefix: false, onError: (err) => new Response('api failed', { status: 502 }) });
+ */
 export interface FetchMountOptions {
   /**
    * Cut the mount prefix from the URL the handler sees (as `app.use(prefix, router)` and Hono's `mount` do).
@@ -112,7 +117,12 @@ export function toHandler(
   });
 }
 
-/** Options of `serve()`: the fetch handler, where to listen, and any `gale()` option (bodyLimit, trustProxy, …). */
+/**
+ * Options of `serve()`: the fetch handler, where to listen, and any `gale()` option (bodyLimit, trustProxy, …).
+ *
+ * @example
+ * const server = await serve({ fetch: (req) => new Response('hi'), port: 0, hostname: '127.0.0.1', bodyLimit: 8 << 20 });
+ */
 export interface ServeOptions extends GaleOptions {
   /** The handler (or pass an object with a `fetch` method as the first argument of serve). */
   fetch: FetchHandler;
@@ -130,7 +140,14 @@ export interface ServeOptions extends GaleOptions {
   overrideGlobalObjects?: boolean;
 }
 
-/** A running fetch server. */
+/**
+ * A running fetch server.
+ *
+ * @example
+ * const server = await serve(hono, { port: 3000 });
+ * console.log(server.url);
+ * process.on('SIGTERM', () => server.close({ timeout: 10_000 }));
+ */
 export interface FetchServer {
   /** The bound port. */
   readonly port: number;

@@ -7,12 +7,20 @@ import type { Middleware } from '../chain.js';
 import type { Request } from '../request.js';
 import type { Response } from '../response.js';
 
-/** One allowed origin: an exact string, a RegExp, or true/false. */
+/**
+ * One allowed origin: an exact string, a RegExp, or true/false.
+ *
+ * @example
+ * app.use(cors({ origin: ['https://a.example', /\.b\.example$/] }));
+ */
 export type OriginMatcher = string | RegExp | boolean;
 
 /**
  * Decides the origin for a request: return (or resolve) the value to use as `origin` (true reflects the request's
  * Origin; false/undefined sends no CORS headers), or pass it to `callback` as the cors package's functions do.
+ *
+ * @example
+ * app.use(cors({ origin: (origin, callback) => callback(null, allowedOrigins.has(origin ?? '')) }));
  */
 export type OriginFunction = (
   origin: string | undefined,
@@ -20,7 +28,12 @@ export type OriginFunction = (
   req: Request,
 ) => unknown;
 
-/** Options of `cors()`: those of the cors npm package. */
+/**
+ * Options of `cors()`: those of the cors npm package.
+ *
+ * @example
+ * app.use('/api', cors({ origin: 'https://app.example', credentials: true, maxAge: 600, exposedHeaders: ['x-total'] }));
+ */
 export interface CorsOptions {
   /** `'*'` (default), an exact origin, a RegExp, a list of those, true (reflect), false (no CORS), or a function. */
   origin?: OriginMatcher | OriginMatcher[] | OriginFunction;
@@ -42,12 +55,20 @@ export interface CorsOptions {
   optionsSuccessStatus?: number;
 }
 
-/** Per-request options, as the cors package's options delegate. */
+/**
+ * Per-request options, as the cors package's options delegate.
+ *
+ * @example
+ * app.use(cors(async (req) => ({ origin: (await tenantOf(req)).origins, credentials: true })));
+ */
 export type CorsOptionsDelegate = (req: Request) => CorsOptions | Promise<CorsOptions>;
 
 /**
  * The compiled options: what a native engine needs to answer preflights itself when `dynamic` is false (the origin
  * decision needs no JavaScript).
+ *
+ * @example
+ * const policy = corsPolicy({ origin: '*' }); // what cors() compiles its options into
  */
 export interface CorsPolicy {
   /** The origin option after compilation ('*' for any origin). */
@@ -195,7 +216,12 @@ function run(
   return answer(req, res, next, p, origin);
 }
 
-/** The compiled policy of a `cors()` middleware (for an engine answering preflights natively), or undefined. */
+/**
+ * The compiled policy of a `cors()` middleware (for an engine answering preflights natively), or undefined.
+ *
+ * @example
+ * const policy = corsPolicy({ origin: 'https://app.example', credentials: true });
+ */
 export function corsPolicy(mw: unknown): CorsPolicy | undefined {
   return typeof mw === 'function' ? (mw as { [CORS_POLICY]?: CorsPolicy })[CORS_POLICY] : undefined;
 }

@@ -8,7 +8,12 @@ import { ErrorCodes, HttpError } from '../errors.js';
 import type { Request } from '../request.js';
 import type { Response } from '../response.js';
 
-/** Options of `csrf()`. */
+/**
+ * Options of `csrf()`.
+ *
+ * @example
+ * app.use(csrf({ cookie: { name: '__Host-csrf', sameSite: 'strict' }, ignoreMethods: ['GET', 'HEAD', 'OPTIONS'] }));
+ */
 export interface CsrfOptions {
   /** Methods that need no token. Default GET, HEAD, OPTIONS. */
   ignoreMethods?: string[];

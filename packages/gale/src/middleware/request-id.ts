@@ -6,7 +6,12 @@ import type { Middleware } from '../chain.js';
 import { assignRequestId, VALID_ID } from '../logging.js';
 import type { Request } from '../request.js';
 
-/** Options of `requestId()`. */
+/**
+ * Options of `requestId()`.
+ *
+ * @example
+ * app.use(requestId({ header: 'x-correlation-id', generator: () => crypto.randomUUID() }));
+ */
 export interface RequestIdOptions {
   /** Header read from the request and written on the response. Default `'X-Request-Id'`. */
   header?: string;

@@ -7,10 +7,20 @@ import type { Request } from '../request.js';
 import type { Response } from '../response.js';
 import type { HeaderValue } from '../response-headers.js';
 
-/** A CSP directive value: strings, or functions of the request and response (e.g. a nonce). */
+/**
+ * A CSP directive value: strings, or functions of the request and response (e.g. a nonce).
+ *
+ * @example
+ * app.use(security({ contentSecurityPolicy: { directives: { scriptSrc: ["'self'", (req, res) => `'nonce-${res.locals.nonce}'`] } } }));
+ */
 export type CspDirectiveValue = Iterable<string | ((req: Request, res: Response) => string)>;
 
-/** Content-Security-Policy options (as helmet's). */
+/**
+ * Content-Security-Policy options (as helmet's).
+ *
+ * @example
+ * const app = gale({ security: { contentSecurityPolicy: { useDefaults: true, directives: { imgSrc: ["'self'", 'data:'] } } } });
+ */
 export interface CspOptions {
   /** Start from the default directives (below). Default true. */
   useDefaults?: boolean;
@@ -24,6 +34,9 @@ export interface CspOptions {
  * Options of `security()` / `gale({ security })`: each header can be turned off with `false` or configured as in
  * helmet 8 (the same names; helmet's legacy aliases `hsts`, `noSniff`, `frameguard`, `dnsPrefetchControl`,
  * `ieNoOpen`, `permittedCrossDomainPolicies`, `hidePoweredBy`, `xssFilter` work too).
+ *
+ * @example
+ * const app = gale({ security: { strictTransportSecurity: { maxAge: 63072000, preload: true }, xFrameOptions: { action: 'deny' } } });
  */
 export interface SecurityOptions {
   contentSecurityPolicy?: boolean | CspOptions;

@@ -1,10 +1,28 @@
 // Session stores: the interface session() talks to, an in-process MemoryStore and a RedisStore over a client you
 // pass (ioredis or node-redis v4+; neither is a dependency of Gale). Data is kept as JSON.
 
-/** A session's data: anything JSON can hold. */
+/**
+ * A session's data: anything JSON can hold.
+ *
+ * @example
+ * app.post('/login', async (req) => {
+ *   req.session.user = 'ada'; // any JSON-serialisable values
+ *   return 'ok';
+ * });
+ */
 export type SessionData = Record<string, unknown>;
 
-/** Where store-backed sessions live. Methods may be synchronous or return promises. */
+/**
+ * Where store-backed sessions live. Methods may be synchronous or return promises.
+ *
+ * @example
+ * const store: SessionStore = {
+ *   get: async (sid) => cache.get(sid),
+ *   set: async (sid, data, ttlMs) => void cache.set(sid, data, ttlMs),
+ *   destroy: async (sid) => void cache.delete(sid),
+ * };
+ * app.use(session({ secret, store }));
+ */
 export interface SessionStore {
   /** The session's data, or undefined when there is none (or it expired). */
   get(id: string): SessionData | undefined | Promise<SessionData | undefined>;
@@ -77,7 +95,12 @@ interface NodeRedisLike {
   pExpire(key: string, ms: number): Promise<unknown>;
 }
 
-/** Options of `new RedisStore()`. */
+/**
+ * Options of `new RedisStore()`.
+ *
+ * @example
+ * app.use(session({ secret, store: new RedisStore({ client: new Redis(), prefix: 'sess:' }) }));
+ */
 export interface RedisStoreOptions {
   /** A connected ioredis (`new Redis()`) or node-redis v4+ (`createClient()`, connected) client. */
   client: IoRedisLike | NodeRedisLike;

@@ -11,7 +11,12 @@ import type { SessionData, SessionStore } from './session-stores.js';
 
 export type { SessionData, SessionStore } from './session-stores.js';
 
-/** Options of `session()`. */
+/**
+ * Options of `session()`.
+ *
+ * @example
+ * app.use(session({ secret: [newSecret, oldSecret], maxAge: 86_400_000, cookie: { sameSite: 'lax', secure: 'auto' } }));
+ */
 export interface SessionOptions {
   /** Secret(s) signing the cookie; the first signs, all verify (rotate by prepending). Required. */
   secret: string | string[];
@@ -63,6 +68,12 @@ interface Controller {
 /**
  * `req.session`: the data as properties (`req.session.user = …`), plus `id`, `regenerate()`, `destroy()`, `save()`
  * and `touch()`. Only JSON-serialisable values survive.
+ *
+ * @example
+ * app.post('/logout', async (req) => {
+ *   await req.session.destroy();
+ *   return 'bye';
+ * });
  */
 export class Session {
   [key: string]: unknown;

@@ -168,7 +168,13 @@ export class BroadcastOperator {
   }
 }
 
-/** What another server tells about one of its sockets. */
+/**
+ * What another server tells about one of its sockets.
+ *
+ * @example
+ * const sockets = await io.in('room').fetchSockets();
+ * for (const s of sockets) console.log(s.id, s.handshake.address, [...s.rooms]);
+ */
 export interface RemoteDetails {
   id: string;
   handshake: Handshake;
@@ -176,7 +182,12 @@ export interface RemoteDetails {
   data: unknown;
 }
 
-/** A socket on another server (from fetchSockets with a multi-server adapter). */
+/**
+ * A socket on another server (from fetchSockets with a multi-server adapter).
+ *
+ * @example
+ * for (const s of await io.fetchSockets()) if (s.data.user === 'ada') s.disconnect(true);
+ */
 export class RemoteSocket {
   readonly id: string;
   readonly handshake: Handshake;

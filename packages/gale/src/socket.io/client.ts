@@ -15,6 +15,12 @@ export interface WriteOptions {
   preEncoded?: boolean;
 }
 
+/**
+ * The Engine.IO connection behind a socket, shared by its namespaces (`socket.client`).
+ *
+ * @example
+ * io.on('connection', (socket) => console.log(socket.client.conn.transport.name));
+ */
 export class Client {
   readonly server: Server;
   readonly conn: EioSocket;

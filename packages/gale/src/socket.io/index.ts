@@ -20,6 +20,8 @@ export type { EngineServer } from './eio/server.js';
 export type { EioSocket } from './eio/socket.js';
 export type { NamespaceMiddleware } from './namespace.js';
 export { Namespace, ParentNamespace } from './namespace.js';
+export type { RedisAdapterOptions } from './redis-adapter.js';
+export { createRedisAdapter, RedisAdapter } from './redis-adapter.js';
 export type { NamespaceMatcher } from './server.js';
 export { Server } from './server.js';
 export { SessionAwareAdapter } from './session-adapter.js';

@@ -9,7 +9,12 @@ import type { Server } from './server.js';
 import { Socket } from './socket.js';
 import { type AnyArgs, type BroadcastOptions, type Packet, safely } from './types.js';
 
-/** A namespace middleware: `(socket, next)`; `next(err)` refuses the connection (connect_error). */
+/**
+ * A namespace middleware: `(socket, next)`; `next(err)` refuses the connection (connect_error).
+ *
+ * @example
+ * io.use((socket, next) => (socket.handshake.auth.token ? next() : next(new Error('unauthorized'))));
+ */
 export type NamespaceMiddleware = (socket: Socket, next: (err?: Error & { data?: unknown }) => void) => void;
 
 /** Events a namespace emits itself; emitting them to clients is refused. */
@@ -240,6 +245,10 @@ let parentCount = 0;
 /**
  * The parent of dynamic namespaces (`io.of(/^\/room-\d+$/)` or `io.of((name, auth, next) => …)`): its listeners
  * and middlewares are copied to each child created when a client first connects to a matching name.
+ *
+ * @example
+ * const games = io.of(/^\/game-\d+$/); // a ParentNamespace: its listeners and middleware reach each game-N
+ * games.on('connection', (socket) => socket.emit('welcome', socket.nsp.name));
  */
 export class ParentNamespace extends Namespace {
   readonly children = new Set<Namespace>();

@@ -13,7 +13,12 @@ import { SessionAwareAdapter } from './session-adapter.js';
 import type { Socket } from './socket.js';
 import type { AdapterConstructor, AnyArgs, Listener, ServerOptions } from './types.js';
 
-/** `io.of(fn)`: decides whether a namespace name is allowed (`next(null, true)`) as a dynamic namespace. */
+/**
+ * `io.of(fn)`: decides whether a namespace name is allowed (`next(null, true)`) as a dynamic namespace.
+ *
+ * @example
+ * io.of((name, auth, next) => next(null, name.startsWith('/tenant-')));
+ */
 export type NamespaceMatcher = (
   name: string,
   auth: Record<string, unknown>,

@@ -22,6 +22,9 @@ function nextOffset(): string {
 /**
  * The adapter used with `connectionStateRecovery`: keeps the sessions of sockets that dropped and the event
  * packets sent meanwhile (each gets an offset, appended as its last argument, which the client echoes back).
+ *
+ * @example
+ * const io = new Server(app, { connectionStateRecovery: { maxDisconnectionDuration: 120_000 } }); // uses this adapter
  */
 export class SessionAwareAdapter extends Adapter {
   private readonly sessions = new Map<string, SessionToPersist & { disconnectedAt: number }>();

@@ -34,7 +34,12 @@ const RECOVERABLE = new Set([
   'forced server close',
 ]);
 
-/** Why a socket disconnected, as socket.io names it. */
+/**
+ * Why a socket disconnected, as socket.io names it.
+ *
+ * @example
+ * socket.on('disconnect', (reason: DisconnectReason) => console.log(socket.id, reason)); // 'transport close', 'ping timeout', …
+ */
 export type DisconnectReason =
   | 'transport error'
   | 'transport close'
@@ -46,7 +51,12 @@ export type DisconnectReason =
   | 'client namespace disconnect'
   | 'server namespace disconnect';
 
-/** A packet middleware: `([event, ...args], next)`; `next(err)` emits 'error' on the socket instead. */
+/**
+ * A packet middleware: `([event, ...args], next)`; `next(err)` emits 'error' on the socket instead.
+ *
+ * @example
+ * socket.use(([event, ...args], next) => (event === 'admin' && !socket.data.admin ? next(new Error('forbidden')) : next()));
+ */
 export type PacketMiddleware = (event: AnyArgs, next: (err?: Error) => void) => void;
 
 const emitLocal = EventEmitter.prototype.emit;

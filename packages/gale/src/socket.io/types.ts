@@ -7,12 +7,28 @@ import type { Response } from '../response.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: event arguments are whatever the application sends
 export type AnyArgs = any[];
-/** An event listener: called with the event's arguments (and an ack function last when the sender asked for one). */
+/**
+ * An event listener: called with the event's arguments (and an ack function last when the sender asked for one).
+ *
+ * @example
+ * const onChat: Listener = (text, ack) => ack?.('received');
+ * socket.on('chat', onChat);
+ */
 export type Listener = (...args: AnyArgs) => void;
-/** A `(req, res, next)` middleware for Engine.IO's HTTP requests (`io.engine.use`). */
+/**
+ * A `(req, res, next)` middleware for Engine.IO's HTTP requests (`io.engine.use`).
+ *
+ * @example
+ * io.engine.use((req, res, next) => (req.headers.cookie ? next() : next(new Error('no cookie'))));
+ */
 export type EngineMiddleware = (req: Request, res: Response, next: (err?: unknown) => void) => void;
 
-/** `cookie` option: the Engine.IO session id as a cookie on the handshake response. */
+/**
+ * `cookie` option: the Engine.IO session id as a cookie on the handshake response.
+ *
+ * @example
+ * const io = new Server(app, { cookie: { name: 'io', httpOnly: true, sameSite: 'strict' } });
+ */
 export interface EngineCookieOptions {
   name?: string;
   path?: string | false;
@@ -24,7 +40,12 @@ export interface EngineCookieOptions {
   expires?: Date;
 }
 
-/** Options of `new Server(app, options)`, with socket.io 4's names and defaults. */
+/**
+ * Options of `new Server(app, options)`, with socket.io 4's names and defaults.
+ *
+ * @example
+ * const io = new Server(app, { path: '/socket.io', pingInterval: 25_000, cors: { origin: 'https://app.example' }, maxHttpBufferSize: 1e6 });
+ */
 export interface ServerOptions {
   /** URL path of the Engine.IO endpoint. Default '/socket.io'. */
   path?: string;
@@ -70,7 +91,12 @@ export interface ServerOptions {
   maxBackpressure?: number;
 }
 
-/** `socket.handshake`, as socket.io builds it. */
+/**
+ * `socket.handshake`, as socket.io builds it.
+ *
+ * @example
+ * io.on('connection', (socket) => console.log(socket.handshake.address, socket.handshake.auth, socket.handshake.query));
+ */
 export interface Handshake {
   /** The headers of the first request (lower-case names). */
   headers: Record<string, string | string[] | undefined>;
@@ -93,7 +119,12 @@ export interface Handshake {
   auth: Record<string, any>;
 }
 
-/** Flags of an emit or broadcast. */
+/**
+ * Flags of an emit or broadcast.
+ *
+ * @example
+ * io.volatile.compress(false).emit('tick', Date.now()); // flags of this broadcast
+ */
 export interface BroadcastFlags {
   volatile?: boolean;
   compress?: boolean;
@@ -104,14 +135,24 @@ export interface BroadcastFlags {
   expectSingleResponse?: boolean;
 }
 
-/** Who a broadcast reaches: members of `rooms` (every socket when empty) not in any room of `except`. */
+/**
+ * Who a broadcast reaches: members of `rooms` (every socket when empty) not in any room of `except`.
+ *
+ * @example
+ * io.of('/').adapter.broadcast(packet, { rooms: new Set(['room']), except: new Set([socket.id]) });
+ */
 export interface BroadcastOptions {
   rooms: Set<string>;
   except?: Set<string>;
   flags?: BroadcastFlags;
 }
 
-/** A Socket.IO packet (socket.io-parser's shape). */
+/**
+ * A Socket.IO packet (socket.io-parser's shape).
+ *
+ * @example
+ * io.of('/').adapter.broadcast({ type: 2, nsp: '/', data: ['news', { id: 1 }] }, { rooms: new Set(), except: new Set() });
+ */
 export interface Packet {
   type: number;
   nsp: string;
@@ -121,7 +162,16 @@ export interface Packet {
   attachments?: number;
 }
 
-/** What `persistSession` stores for connection state recovery. */
+/**
+ * What `persistSession` stores for connection state recovery.
+ *
+ * @example
+ * class MyAdapter extends Adapter {
+ *   override persistSession(session: SessionToPersist) {
+ *     sessions.set(session.pid, session);
+ *   }
+ * }
+ */
 export interface SessionToPersist {
   sid: string;
   pid: string;
@@ -130,7 +180,16 @@ export interface SessionToPersist {
   data: any;
 }
 
-/** A restored session: the stored one and the packets the client missed. */
+/**
+ * A restored session: the stored one and the packets the client missed.
+ *
+ * @example
+ * class MyAdapter extends Adapter {
+ *   override async restoreSession(pid: string, offset: string): Promise<Session | null> {
+ *     return sessions.get(pid) ?? null;
+ *   }
+ * }
+ */
 export interface Session extends SessionToPersist {
   missedPackets: unknown[][];
 }

@@ -25,6 +25,10 @@ interface WsContext {
 /**
  * The Engine.IO server. `io.engine` in gale/socket.io; emits 'connection' (an {@link EioSocket}),
  * 'connection_error', 'initial_headers' and 'headers' as engine.io does.
+ *
+ * @example
+ * io.engine.on('connection_error', (err) => console.log(err.code, err.message));
+ * console.log(io.engine.clientsCount);
  */
 export class EngineServer extends EventEmitter {
   readonly opts: EngineOptions;

@@ -27,6 +27,12 @@ export interface SendOptions {
   compress?: boolean;
 }
 
+/**
+ * An Engine.IO session (`socket.conn`): its transport, upgrades, and raw packets.
+ *
+ * @example
+ * io.on('connection', (socket) => socket.conn.on('upgrade', () => console.log('now', socket.conn.transport.name)));
+ */
 export class EioSocket extends EventEmitter {
   /** The session id (sid). */
   readonly id: string;
