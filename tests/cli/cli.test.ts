@@ -1,6 +1,6 @@
 // The `gale` command as a user runs it, in child processes over real sockets: `gale start` and `gale dev` on the
-// demo (dev restarts when a watched file changes, and a changed handler answers differently after it), --workers
-// says it is not available yet, `gale --version` names the engine and the binary loaded, `gale bench` passes a
+// demo (dev restarts when a watched file changes, and a changed handler answers differently after it; --workers runs
+// it in gale.cluster() workers), `gale --version` names the engine and the binary loaded, `gale bench` passes a
 // healthy route and fails one that answers errors, and bad input gets a message instead of a stack.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -90,15 +90,24 @@ test('gale start --port sets PORT for the app; a missing entry is a message, not
   assert.match(unknown.stderr, /Unknown option '--wrokers'.*gale --help/);
 });
 
-test('gale start --workers says multi-core workers are not available yet (exit 2), unless gale has them', T, () => {
-  const r = sync(['start', demo, '--workers', '2']);
-  if (r.status === 2)
-    assert.match(r.stderr, /--workers: multi-core workers are not available in this version of gale yet/);
-  else
-    assert.fail(
-      `--workers now exists in gale: the CLI test must start the demo with it (exit ${r.status}): ${r.stderr}`,
-    );
-  assert.match(sync(['start', demo, '--workers', 'many']).stderr, /--workers many: give a count/);
+test('gale start --workers 2 runs the demo in two cluster workers on one port, and stops on SIGTERM', T, async (t) => {
+  const free = gale();
+  const { port } = await free.listen(0, '127.0.0.1');
+  await free.close(); // a port that was free a moment ago (with SO_REUSEPORT, port 0 would differ per worker)
+  const g = gale_(['start', demo, '--workers', '2', '--port', String(port)], t);
+  await g.next(/starting 2 workers/);
+  await g.next(new RegExp(`listening on http://localhost:${port}/json`));
+  await g.next(new RegExp(`listening on http://localhost:${port}/json`));
+  for (let i = 0; i < 4; i++) {
+    const res = await fetch(`http://127.0.0.1:${port}/json`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { foo: 'bar', one: [2, 'three'], bar: { baz: 'quux' } });
+  }
+  g.child.kill('SIGTERM');
+  assert.equal(await g.exited, 0, g.output());
+  const bad = sync(['start', demo, '--workers', 'many']);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /--workers many: give a count \(1, 2, …\) or auto/);
 });
 
 test('gale dev restarts the demo when a watched file changes', T, async (t) => {

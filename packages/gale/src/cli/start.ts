@@ -1,6 +1,6 @@
 // `gale start [entry]`: runs the app in this process (no supervisor in between: signals, exit codes and
-// `process.argv[1]` are the app's own), after applying --port/--host/--env-file to its environment.
-// --workers is the hook for multi-core serving; see workersHook.
+// `process.argv[1]` are the app's own), after applying --port/--host/--env-file to its environment; with
+// --workers, this process is gale.cluster()'s primary and the workers run the entry.
 import { pathToFileURL } from 'node:url';
 import { applyEnv, CliError, resolveEntry, typeScriptLoader } from './common.js';
 
@@ -28,37 +28,50 @@ export interface StartOptions {
   args: string[];
 }
 
-/** Runs the app; resolves to -1 (the app's server keeps the process alive and decides its exit). */
+/** Runs the app; resolves to -1 (the app's server, or the cluster's primary, keeps the process alive). */
 export async function start(o: StartOptions): Promise<number> {
   const entry = resolveEntry(o.entry, START_CANDIDATES);
   applyEnv(process.env, o);
-  if (o.workers !== undefined) await workersHook(o.workers);
   const loader = typeScriptLoader(entry);
+  if (o.workers !== undefined) return startWorkers(entry, o, loader?.tsx);
   if (loader?.tsx) await import(loader.tsx);
   process.argv = [process.argv[0] as string, entry, ...o.args];
   await import(pathToFileURL(entry).href);
   return -1;
 }
 
+/** What `--workers` needs from gale: `gale.cluster(entry, options)` (packages/gale/src/cluster). */
+type ClusterFn = (
+  entry: string | URL,
+  options: { workers?: number | string; args?: string[]; execArgv?: string[] },
+) => { done: Promise<number> };
+
 /**
- * `--workers <n>`: multi-core serving is being built as gale's cluster support (`gale.cluster` /
- * `app.listen({ workers })`). Until this version of gale exports it, the option is refused with that message
- * rather than starting one process that looks like n. When it exists, the count reaches the app as GALE_WORKERS,
- * which the cluster support reads as its default worker count.
+ * `--workers <n|auto>`: this process becomes the primary of `gale.cluster()`, which forks n workers that each run
+ * the entry (one port for all, SO_REUSEPORT; respawn on crash; SIGHUP reloads without downtime; SIGTERM/SIGINT drain
+ * and stop). The primary never imports the entry itself. A gale without the cluster support refuses the option
+ * (exit 2) rather than starting one process that looks like n.
  */
-export async function workersHook(value: string): Promise<void> {
-  const n = value === 'auto' ? 0 : Number(value);
-  if (!Number.isInteger(n) || n < 0) {
+async function startWorkers(entry: string, o: StartOptions, tsx: string | undefined): Promise<number> {
+  const value = o.workers as string;
+  if (value !== 'auto' && !(Number.isInteger(Number(value)) && Number(value) >= 1)) {
     throw new CliError(`--workers ${value}: give a count (1, 2, …) or auto (one per core)`);
   }
   const gale = (await import('../index.js')) as Record<string, unknown>;
-  const cluster = gale.cluster ?? (gale.gale as Record<string, unknown> | undefined)?.cluster;
-  if (cluster === undefined) {
+  const cluster = gale.cluster as ClusterFn | undefined;
+  if (typeof cluster !== 'function') {
     throw new CliError(
       '--workers: multi-core workers are not available in this version of gale yet. Start without --workers ' +
         '(one process, one core), or run several processes behind a load balancer.',
       2,
     );
   }
-  process.env.GALE_WORKERS = String(n);
+  const c = cluster(pathToFileURL(entry), {
+    workers: value,
+    args: o.args,
+    // The workers load a TypeScript entry the way this process would have (tsx's loader).
+    ...(tsx ? { execArgv: [...process.execArgv, '--import', tsx] } : {}),
+  });
+  process.exitCode = await c.done;
+  return -1;
 }
