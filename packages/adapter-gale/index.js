@@ -117,9 +117,10 @@ export default function adapter(opts = {}) {
             include: [`${entries}/**`],
             values: {
               ENV_PREFIX: JSON.stringify(envPrefix),
-              PRECOMPRESS: JSON.stringify(precompress),
-              STATIC: JSON.stringify(layout),
-              WORKERS: JSON.stringify(workers),
+              // Names that appear nowhere else: the plugin replaces inside strings too.
+              ADAPTER_GALE_PRECOMPRESS: JSON.stringify(precompress),
+              ADAPTER_GALE_STATIC: JSON.stringify(layout),
+              ADAPTER_GALE_WORKERS: JSON.stringify(workers ?? null),
             },
             preventAssignment: true,
           }),

@@ -1,7 +1,7 @@
 // @ts-check
 // The built app as a Gale router (`handler`): client assets and prerendered pages as native static mounts (never
 // entering JavaScript), everything else through SvelteKit's `server.respond()` as a fetch handler. The adapter
-// bundles this file; SERVER, MANIFEST, STATIC and PRECOMPRESS are replaced then (see ../index.js).
+// bundles this file; SERVER, MANIFEST and the ADAPTER_GALE_* placeholders are replaced then (see ../index.js).
 import './shims.js';
 import { manifest } from 'MANIFEST';
 import { Server } from 'SERVER';
@@ -20,10 +20,10 @@ import { dir, env, env_prefix, parse_as_bytes, parse_origin } from './env.js';
  *   prerendered: string[];
  * }}
  */
-const layout = STATIC;
+const layout = ADAPTER_GALE_STATIC;
 
 /** @type {boolean} */
-const precompressed = PRECOMPRESS;
+const precompressed = ADAPTER_GALE_PRECOMPRESS;
 
 const server = new Server(manifest);
 

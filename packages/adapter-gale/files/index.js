@@ -1,13 +1,12 @@
 // @ts-check
 // The standalone server (`node build`): a Gale app with the SvelteKit handler, configured from the environment as
 // adapter-node's server is (HOST, PORT, timeouts, BODY_SIZE_LIMIT, graceful shutdown on SIGINT/SIGTERM). SETUP (the
-// adapter's `setup` module, or nothing) and WORKERS are filled in when the adapter bundles this file.
+// adapter's `setup` module, or nothing) and the ADAPTER_GALE_* placeholder are filled in when the adapter bundles it.
 
 import setup from 'SETUP';
 import process from 'node:process';
 import * as galeModule from 'gale';
 import { env, timeout_env } from './env.js';
-import { body_size_limit, handler } from './handler.js';
 
 const { gale } = galeModule;
 
@@ -42,49 +41,65 @@ if (!/^\d+$/.test(port) || Number(port) > 65535) {
 }
 
 /** @type {number | 'auto' | undefined} */
-const configured_workers = WORKERS;
+const configured_workers = ADAPTER_GALE_WORKERS ?? undefined;
 const workers_env = env('WORKERS', '');
 const workers = workers_env === '' ? configured_workers : workers_env === 'auto' ? 'auto' : Number(workers_env);
 if (workers !== undefined && workers !== 'auto' && !(Number.isInteger(workers) && workers >= 1)) {
   throw new Error(`Invalid WORKERS: '${workers_env}'. Give a whole number of processes (1 or more) or 'auto'.`);
 }
-if (workers !== undefined && workers !== 1 && !('cluster' in galeModule)) {
+const clustered = workers !== undefined && workers !== 1;
+if (clustered && !('cluster' in galeModule)) {
   throw new Error(
     `adapter-gale: workers: ${workers} needs Gale's multi-process support (gale's cluster), which the installed ` +
-      'gale does not have yet. Run one process per port (remove the workers option / WORKERS) until it lands.',
+      'gale does not have. Upgrade gale, or run one process per port (remove the workers option / WORKERS).',
   );
 }
 
-const app = gale({
-  bodyLimit: body_size_limit,
-  // SvelteKit's routes and static files are case-sensitive; so are the engine's mounts here.
-  caseSensitive: true,
-  ...(keep_alive_timeout === undefined ? {} : { keepAliveTimeout: keep_alive_timeout * 1000 }),
-  ...(headers_timeout === undefined ? {} : { headersTimeout: headers_timeout * 1000 }),
-});
-if (typeof setup === 'function') await setup(app);
-app.use(handler);
+/** @type {import('gale').App | undefined} The Gale app (in a worker, or the only process); undefined in a primary. */
+let server;
 
-/** @type {Promise<void> | undefined} */
-let closing;
-/** @param {'SIGINT' | 'SIGTERM'} reason */
-function graceful_shutdown(reason) {
-  if (closing) return;
-  // In-flight requests finish (with Connection: close), idle connections close, the rest are cut at the deadline.
-  closing = app.close({ timeout: shutdown_timeout * 1000 }).then(() => {
-    // @ts-expect-error custom events cannot be typed
-    process.emit('sveltekit:shutdown', reason);
+if (clustered && galeModule.cluster.isPrimary) {
+  // This process becomes the primary: `workers` processes run this same file and listen on the port together
+  // (SO_REUSEPORT); crashed ones are respawned, SIGHUP reloads them one by one, SIGTERM/SIGINT drain them within
+  // SHUTDOWN_TIMEOUT, and app.publish (the WebSocket pub/sub of the setup module) reaches every worker.
+  const primary = galeModule.cluster(import.meta.url, {
+    workers,
+    drainTimeout: shutdown_timeout * 1000,
   });
+  primary.ready.catch((err) => {
+    console.error(`adapter-gale: ${err instanceof Error ? err.message : err}`);
+  });
+} else {
+  // Imported here so that a cluster's primary never loads the app.
+  const { body_size_limit, handler } = await import('./handler.js');
+  const app = gale({
+    bodyLimit: body_size_limit,
+    // SvelteKit's routes and static files are case-sensitive; so are the engine's mounts here.
+    caseSensitive: true,
+    ...(keep_alive_timeout === undefined ? {} : { keepAliveTimeout: keep_alive_timeout * 1000 }),
+    ...(headers_timeout === undefined ? {} : { headersTimeout: headers_timeout * 1000 }),
+  });
+  if (typeof setup === 'function') await setup(app);
+  app.use(handler);
+  server = app;
+
+  /** @type {Promise<void> | undefined} */
+  let closing;
+  /** @param {'SIGINT' | 'SIGTERM'} reason */
+  const graceful_shutdown = (reason) => {
+    if (closing) return;
+    // In-flight requests finish (Connection: close), idle connections close, the rest are cut at the deadline.
+    closing = app.close({ timeout: shutdown_timeout * 1000 }).then(() => {
+      // @ts-expect-error custom events cannot be typed
+      process.emit('sveltekit:shutdown', reason);
+    });
+  };
+  process.on('SIGTERM', graceful_shutdown);
+  process.on('SIGINT', graceful_shutdown);
+
+  const address = await app.listen(Number(port), host);
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  console.log(`Listening on http://${shown}:${address.port}`);
 }
-process.on('SIGTERM', graceful_shutdown);
-process.on('SIGINT', graceful_shutdown);
-
-const address = await app.listen(Number(port), host);
-console.log(
-  `Listening on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`,
-);
-
-/** The Gale app (add nothing after start; use the adapter's `setup` module instead). */
-const server = app;
 
 export { host, path, port, server };

@@ -1,8 +1,8 @@
 // Types of the placeholders the adapter fills in when it bundles files/ (for type-checking only; not shipped).
 declare const ENV_PREFIX: string;
-declare const PRECOMPRESS: boolean;
-declare const WORKERS: number | 'auto' | undefined;
-declare const STATIC: {
+declare const ADAPTER_GALE_PRECOMPRESS: boolean;
+declare const ADAPTER_GALE_WORKERS: number | 'auto' | null;
+declare const ADAPTER_GALE_STATIC: {
   immutable: { prefix: string; dir: string } | null;
   mounts: [url: string, dir: string, name: string][];
   files: [pathname: string, file: string][];
