@@ -1,7 +1,7 @@
 // Static options that would do nothing are refused or warned about when the mount is made (static-options.ts):
 // wrong types and serve-static's names throw a TypeError that says what to write; `compress` without `cache` warns
 // (GALE_STATIC_OPTION_UNUSED) and still serves; normalised forms (extensions with a dot, a fallback with a slash)
-// work over a real socket; `requestLogging: true` without a logger warns.
+// work over a real socket; `requestLogging: true` without a logger warns; an unknown `etag` value throws.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -114,4 +114,15 @@ test('requestLogging: true without a logger warns; with a logger it does not', T
   const withLogger = await warningsDuring(() => apps.push(gale({ requestLogging: true, logger })));
   assert.deepEqual(withLogger, []);
   for (const a of apps) await a.close();
+});
+
+test('an etag value gale() does not know is refused instead of turning ETags off', T, async () => {
+  for (const etag of ['Weak', 'on', 1]) {
+    assert.throws(() => gale({ etag: etag as never }), {
+      name: 'TypeError',
+      message: `gale(): etag is true/'weak', 'strong' or false; got ${JSON.stringify(etag)}`,
+    });
+  }
+  const ok = gale({ etag: 'strong' });
+  await ok.close();
 });

@@ -17,8 +17,8 @@ import {
   EV_BODY,
   EV_CLOSED,
   EV_DRAIN,
-  EV_WS_CLOSE,
   EV_TOPIC,
+  EV_WS_CLOSE,
   EV_WS_DRAIN,
   type NativeOptions,
   type NativeServer,
@@ -78,6 +78,15 @@ export class App extends Router {
     const { development, logger, ...engine } = options;
     // In a gale.cluster() worker every app shares its port with the other workers (SO_REUSEPORT).
     if (engine.reusePort === undefined && hooks.reusePort) engine.reusePort = true;
+    // A value the etag switch below does not know ('Weak', 'on') would turn ETags off without a word.
+    if (
+      options.etag !== undefined &&
+      typeof options.etag !== 'boolean' &&
+      options.etag !== 'weak' &&
+      options.etag !== 'strong'
+    ) {
+      throw new TypeError(`gale(): etag is true/'weak', 'strong' or false; got ${JSON.stringify(options.etag)}`);
+    }
     this.dev = development ?? process.env.NODE_ENV === 'development';
     this.caseSensitive = options.caseSensitive ?? false;
     this.logger = logger ?? consoleLogger;
