@@ -3,6 +3,7 @@
 import { gale } from 'gale';
 import { ensureLargeFile, prerenderedDir, publicDir } from './assets.mjs';
 import { registerChat } from './chat.mjs';
+import { registerDemoPage } from './page.mjs';
 import { registerWsScenarios } from './ws-scenarios.mjs';
 
 const app = gale();
@@ -64,6 +65,9 @@ registerWsScenarios(app);
 // Socket.IO (gale/socket.io) at /socket.io/: the /chat namespace (join a room, message the room) and `echo` with an ack.
 const io = registerChat(app);
 
+// The demo page at /demo/: chat with rooms, the fast-ws round trip, an SSE clock and the benchmark charts.
+registerDemoPage(app);
+
 // A fixed response answered entirely by the native engine, never entering JavaScript.
 app.fixed('GET', '/health', { body: 'ok' });
 
@@ -83,3 +87,4 @@ const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '0.0.0.0';
 const addr = await app.listen(port, host);
 console.log(`Gale demo listening on http://localhost:${addr.port}/json`);
+console.log(`Demo page: http://localhost:${addr.port}/demo/`);
