@@ -142,7 +142,11 @@ function scenarioText(
     `${runShape(runMeta)}; ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), ` +
     `Node ${process.version}, ${localDate(started)}\n\n` +
     (scenario.kind === 'static' ? `${STATIC_NOTE}\n\n` : '') +
-    markdownTable(results, o.tool.id, { vsNginx: scenario.kind === 'static', vsHono: scenario.kind === 'fetch' })
+    markdownTable(results, o.tool.id, {
+      vsNginx: scenario.kind === 'static',
+      vsHono: scenario.kind === 'fetch',
+      vsAdapterNode: scenario.kind === 'sveltekit',
+    })
   );
 }
 

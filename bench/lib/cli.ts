@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { RunSettings } from './measure.ts';
 import { findScenario, type Scenario, scenarios } from './scenarios.ts';
 import { findServer, type Mode, makeModes, type ServerDef, servers, serves } from './servers.ts';
+import { SVELTEKIT_GROUP, sveltekitScenarios } from './sveltekit.ts';
 import { tools } from './tools.ts';
 import { type WsScenarioId, wsOnlyServers, wsScenarioIds } from './ws.ts';
 
@@ -45,6 +46,8 @@ Scenarios (default: all of them): ${scenarios.map((s) => s.id).join(', ')}
   WebSocket: ${wsScenarioIds.join(', ')} (ws / express-ws / @fastify/websocket apps, driven by gale-loadgen-ws;
   sio-echo: Socket.IO 4 on node:http (--servers socketio), driven by socket.io-client; Gale serves all but sio-echo)
   (static, static-large, static-range and prerendered serve the files of examples/demo)
+  sveltekit: sveltekit-ssr, sveltekit-static, sveltekit-prerendered (examples/sveltekit on adapter-gale and
+  adapter-node, built first with vite: ~1 min when not cached)
 Options:
   --servers a,b,…     servers to compare (default: ${[...servers.map((s) => s.name), ...wsOnlyServers].join(',')});
                       gale-nocache and nginx* run only the static scenarios (the others show "—"), nginx* are
@@ -131,7 +134,12 @@ export function parseOptions(argv: string[]): Options | 'help' {
   if (quick && command !== 'run') throw new Error('--quick runs the scenarios; it cannot be combined with sweep');
   const isWs = (id: string): id is WsScenarioId => (wsScenarioIds as readonly string[]).includes(id);
   // No scenario named: the whole matrix (every HTTP and WebSocket scenario); the sweep defaults to json.
-  const ids = rest.length ? rest : command === 'sweep' ? ['json'] : [...scenarios.map((s) => s.id), ...wsScenarioIds];
+  const requested = rest.flatMap((id) => (id === SVELTEKIT_GROUP ? sveltekitScenarios.map((s) => s.id) : [id]));
+  const ids = requested.length
+    ? requested
+    : command === 'sweep'
+      ? ['json']
+      : [...scenarios.map((s) => s.id), ...wsScenarioIds];
   const wsScenarios = ids.filter(isWs);
   if (wsScenarios.length && command !== 'run') throw new Error('the WebSocket scenarios cannot be swept');
   const scenarioIds = ids.filter((id) => !isWs(id));

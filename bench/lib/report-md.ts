@@ -50,7 +50,7 @@ export interface RunMeta {
 interface SavedScenario {
   id: string;
   description: string;
-  kind?: 'dynamic' | 'static' | 'fetch';
+  kind?: 'dynamic' | 'static' | 'fetch' | 'sveltekit';
 }
 
 export interface ScenarioFile extends RunMeta {
@@ -112,7 +112,10 @@ const modeLabel = (m: { mode: string; depth: number }): string => (m.depth > 1 ?
  * mode with its ratio to Express 5 and to node:http (and to nginx for the static scenarios), then plain-mode p99 and
  * server CPU per request.
  */
-export function headlineTable(ms_: readonly Measurement[], opts: { vsNginx?: boolean; vsHono?: boolean } = {}): string {
+export function headlineTable(
+  ms_: readonly Measurement[],
+  opts: { vsNginx?: boolean; vsHono?: boolean; vsAdapterNode?: boolean } = {},
+): string {
   const serversSeen = [...new Map(ms_.map((m) => [m.server, m.label])).entries()];
   const modes = [...new Map(ms_.map((m) => [m.mode, m.depth])).entries()].map(([mode, depth]) => ({ mode, depth }));
   const get = (server: string, mode: string) => ms_.find((m) => m.server === server && m.mode === mode);
@@ -125,6 +128,7 @@ export function headlineTable(ms_: readonly Measurement[], opts: { vsNginx?: boo
     ['node-http', 'vs node:http'],
     ...(opts.vsNginx ? [['nginx', 'vs nginx']] : []),
     ...(opts.vsHono ? [['hono-node', 'vs Hono on node-server']] : []),
+    ...(opts.vsAdapterNode ? [['sveltekit-node', 'vs adapter-node']] : []),
   ] as const;
   const first = modes[0];
   const head = [
@@ -289,7 +293,13 @@ export async function writeReport(dir: string): Promise<{ report: string; charts
       const sc = f.scenario;
       out.push(`### ${sc.id}: ${sc.description}`, '');
       out.push(`${runShape(f)}; ${day(f.started)}.`, '');
-      out.push(headlineTable(f.results, { vsNginx: sc.kind === 'static', vsHono: sc.kind === 'fetch' }));
+      out.push(
+        headlineTable(f.results, {
+          vsNginx: sc.kind === 'static',
+          vsHono: sc.kind === 'fetch',
+          vsAdapterNode: sc.kind === 'sveltekit',
+        }),
+      );
       const b = bars(f);
       if (b.data.length) {
         const name = chartName(sc.id, tool);
@@ -309,7 +319,11 @@ export async function writeReport(dir: string): Promise<{ report: string; charts
       out.push(
         '<details><summary>All figures: min–max, latency, CPU, memory, notes</summary>',
         '',
-        markdownTable(f.results, tool, { vsNginx: sc.kind === 'static', vsHono: sc.kind === 'fetch' }),
+        markdownTable(f.results, tool, {
+          vsNginx: sc.kind === 'static',
+          vsHono: sc.kind === 'fetch',
+          vsAdapterNode: sc.kind === 'sveltekit',
+        }),
         '</details>',
         '',
       );

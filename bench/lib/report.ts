@@ -68,7 +68,7 @@ const modeLabel = (m: Measurement): string => (m.depth > 1 ? `pipelined ×${m.de
 export function markdownTable(
   ms: readonly Measurement[],
   tool = 'wrk',
-  opts: { vsNginx?: boolean; vsHono?: boolean } = {},
+  opts: { vsNginx?: boolean; vsHono?: boolean; vsAdapterNode?: boolean } = {},
 ): string {
   const baseline = (server: string, mode: string): Summary | null => {
     const b = ms.find((x) => x.server === server && x.mode === mode);
@@ -80,6 +80,7 @@ export function markdownTable(
     ['express', 'vs Express'],
     ...(opts.vsNginx ? [['nginx', 'vs nginx']] : []),
     ...(opts.vsHono ? [['hono-node', 'vs Hono on node-server']] : []),
+    ...(opts.vsAdapterNode ? [['sveltekit-node', 'vs adapter-node']] : []),
   ] as const;
   const dashes = (n: number): string => Array(n).fill('—').join(' | ');
   const lines = [

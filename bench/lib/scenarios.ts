@@ -2,13 +2,14 @@
 // sends and the exact response every counted answer must match.
 import { createHash } from 'node:crypto';
 import { LARGE_SIZE, prerenderedFile, publicFile } from './assets.ts';
+import { sveltekitScenarios } from './sveltekit.ts';
 
 /**
  * `dynamic` scenarios need application code (routes, JSON); `static` ones only serve files, so static-file servers
  * such as nginx can run them too; `fetch` ones are answered by a Web-standard fetch handler (Request → Response), so
- * only the fetch-handler servers run them.
+ * only the fetch-handler servers run them; `sveltekit` ones ask the SvelteKit example (lib/sveltekit.ts).
  */
-export type ScenarioKind = 'dynamic' | 'static' | 'fetch';
+export type ScenarioKind = 'dynamic' | 'static' | 'fetch' | 'sveltekit';
 
 export interface Scenario {
   id: string;
@@ -155,6 +156,7 @@ export const scenarios: readonly Scenario[] = [
     body: prerenderedFile('prerendered.html'),
     expectHeaders: VALIDATORS,
   }),
+  ...sveltekitScenarios,
 ];
 
 export function findScenario(id: string): Scenario | undefined {

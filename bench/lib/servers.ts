@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nginxLaunch, nginxMissing } from './nginx.ts';
 import type { Scenario, ScenarioKind } from './scenarios.ts';
+import { sveltekitServers } from './sveltekit.ts';
 
 export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoDir = resolve(benchDir, '..');
@@ -149,6 +150,8 @@ export const servers: readonly ServerDef[] = [
   },
   { name: 'hono-node', label: 'Hono on @hono/node-server', entry: app('fetch-hono-node.mjs'), kinds: ['fetch'] },
   ...(uwsPath ? [uwsServer] : []),
+  // sveltekit-*: the SvelteKit example on adapter-gale and adapter-node (`npm run bench -- sveltekit`).
+  ...sveltekitServers,
 ];
 
 export function findServer(name: string): ServerDef | undefined {

@@ -21,7 +21,8 @@ import { fileURLToPath } from 'node:url';
 export const exampleDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoDir = join(exampleDir, '..', '..');
 const adapterDir = join(repoDir, 'packages', 'adapter-gale');
-const SKIP = new Set(['node_modules', 'build', '.svelte-kit']);
+// scripts/ holds this file and the servers that run a build; only this file can change what a build writes.
+const SKIP = new Set(['node_modules', 'build', '.svelte-kit', 'scripts']);
 const VERSIONED = [
   '@sveltejs/kit',
   'svelte',
@@ -48,6 +49,7 @@ function hashTree(hash, root, dir = root) {
 export function buildKey(adapter) {
   const hash = createHash('sha256');
   hashTree(hash, exampleDir);
+  hash.update(readFileSync(fileURLToPath(import.meta.url)));
   if (adapter === 'gale') hashTree(hash, adapterDir);
   for (const name of VERSIONED) {
     const pkg = JSON.parse(readFileSync(join(repoDir, 'node_modules', name, 'package.json'), 'utf8'));
