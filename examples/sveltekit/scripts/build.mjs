@@ -13,6 +13,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,17 +93,33 @@ function runVite(adapter, dir) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** Removes builds of other sources not used for a day (each is a few MB; edits make new ones). */
+function pruneOld(cache, keep) {
+  if (!existsSync(cache)) return;
+  for (const name of readdirSync(cache)) {
+    const p = join(cache, name);
+    try {
+      if (p !== keep && Date.now() - statSync(p).mtimeMs > 86_400_000) rmSync(p, { recursive: true, force: true });
+    } catch {
+      // another process removed it first
+    }
+  }
+}
+
 /**
  * The directory of a finished build of the example with `adapter` ('gale' or 'node'); its `build/` holds the
  * server (`build/index.js`). Built on first use, then reused while the sources stay the same.
  */
 export async function buildExample(adapter, { log = () => {} } = {}) {
   if (adapter !== 'gale' && adapter !== 'node') throw new TypeError(`adapter must be 'gale' or 'node', got ${adapter}`);
-  const root = join(tmpdir(), 'gale-sveltekit-build', buildKey(adapter));
+  const cache = join(tmpdir(), 'gale-sveltekit-build');
+  const root = join(cache, buildKey(adapter));
+  pruneOld(cache, root);
   const dir = join(root, adapter);
   const done = join(dir, '.complete');
   const lock = `${dir}.lock`;
   mkdirSync(root, { recursive: true });
+  utimesSync(root, new Date(), new Date()); // in use: pruneOld keeps it
   // The built server imports its production dependencies (gale) by name: resolve them from the repository.
   if (!existsSync(join(root, 'node_modules'))) {
     try {
