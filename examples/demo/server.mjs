@@ -1,10 +1,15 @@
 // The demo `npm start` serves: every scenario of ../shared/bench/scenarios.md that Gale serves so far,
 // with the exact bodies and headers given there. Port 3000, or PORT.
-import { gale } from 'gale';
+import { cluster, gale } from 'gale';
 import { ensureLargeFile, prerenderedDir, publicDir } from './assets.mjs';
 import { registerChat } from './chat.mjs';
 import { registerDemoPage } from './page.mjs';
 import { registerWsScenarios } from './ws-scenarios.mjs';
+
+// WORKERS=n npm start (a count or `auto`): this process becomes the primary of n workers that run this same file and
+// share the port; it respawns crashed workers, reloads them on SIGHUP and stops them on SIGTERM/SIGINT (README,
+// "Scaling out"). The primary waits here until the cluster has stopped, then exits: the app below runs in the workers.
+if (process.env.WORKERS && cluster.isPrimary) await cluster(import.meta.url, { workers: process.env.WORKERS }).done;
 
 const app = gale();
 

@@ -93,8 +93,9 @@ test(
   'a publish reaches the subscribers of another process through Redis; a topic nobody else wants sends nothing',
   T,
   async () => {
-    const a = await peer();
-    const b = await peer();
+    // Heartbeats (also SPUBLISHed) are a minute apart here, so Redis's SPUBLISH count is the publishes' alone.
+    const a = await peer(60_000);
+    const b = await peer(60_000);
     const onA = await a.sub(['room']);
     const onB = await b.sub(['room']);
     await until('A learning that B wants "room"', 5000, () => a.bus.wanted('room'));
@@ -104,6 +105,7 @@ test(
 
     // Redis counts the commands: publishes on a topic only A has cost none; on a wanted one, one each.
     const solo = await a.sub(['only-a']);
+    await until('B hearing of A’s new topic (its announcement is an SPUBLISH too)', 5000, () => b.bus.wanted('only-a'));
     const shardedBefore = await commandCalls('spublish');
     for (let i = 0; i < 50; i++) a.app.publish('only-a', `"${i}"`);
     await solo.next<unknown>((m) => m === '49');

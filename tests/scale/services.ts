@@ -198,7 +198,7 @@ export async function startNginx(httpBlock: string, ports: number[]): Promise<Pr
   const root = process.getuid?.() === 0 ? 'user root;\n' : '';
   writeFileSync(
     join(dir, 'nginx.conf'),
-    `${root}worker_processes 1;\nerror_log ${dir}/error.log warn;\npid ${dir}/nginx.pid;\nevents { worker_connections 1024; }\n` +
+    `${root}worker_processes 1;\nerror_log stderr info;\npid ${dir}/nginx.pid;\nevents { worker_connections 1024; }\n` +
       `http {\n  access_log off;\n  client_body_temp_path ${dir}/body;\n  proxy_temp_path ${dir}/proxy;\n` +
       `  fastcgi_temp_path ${dir}/fastcgi;\n  uwsgi_temp_path ${dir}/uwsgi;\n  scgi_temp_path ${dir}/scgi;\n${httpBlock}\n}\n`,
   );
@@ -241,7 +241,7 @@ export async function startInstance(env: Record<string, string>, workers = 2, pe
     PER_WORKER_PORT: perWorker ? '1' : '',
     ...env,
   });
-  await proc.waitFor(/worker \d+ \(pid \d+, generation \d+\) listening/, 30_000, workers);
+  await proc.waitFor(/worker \d+ \(pid \d+, generation \d+\) listening/, 60_000, workers);
   return {
     proc,
     port,

@@ -74,7 +74,11 @@ before(async () => {
   galeClient = await client(galePort);
   sioClient = await client(sioPort);
   // Both servers subscribe their request channels: wait until each sees the other.
-  await until('both servers on the Redis channels', 5000, async () => (await galeIo.of('/').adapter.serverCount()) === 2);
+  await until(
+    'both servers on the Redis channels',
+    5000,
+    async () => (await galeIo.of('/').adapter.serverCount()) === 2,
+  );
   closeAll = async () => {
     galeClient.close();
     sioClient.close();
@@ -108,7 +112,10 @@ test('room broadcasts cross both ways, binary included, except honoured', T, asy
   const seen: string[] = [];
   sioClient.on('limited', () => seen.push('sio'));
   const atGale2 = once(galeClient, 'limited');
-  galeIo.to('room').except(sioClient.id as string).emit('limited');
+  galeIo
+    .to('room')
+    .except(sioClient.id as string)
+    .emit('limited');
   await atGale2;
   const marker = once(sioClient, 'marker');
   galeIo.to('room').emit('marker');

@@ -6,8 +6,9 @@ import type { Logger } from '../logging.js';
 /** Options of `cluster(entry, options)`. */
 export interface ClusterOptions {
   /**
-   * Worker processes: a number, `'auto'` (one per core: `os.availableParallelism()`), or the same as a string
-   * (so `process.env.WORKERS` can be passed as it is). Default `'auto'`.
+   * Worker processes: a number, `'auto'` or 0 (one per core: `os.availableParallelism()`), or the same as a string
+   * (so `process.env.WORKERS` can be passed as it is). Default: `GALE_WORKERS` from the environment (what
+   * `gale start --workers n` sets), else `'auto'`.
    */
   workers?: number | 'auto' | string;
   /** ms a worker gets to drain (in-flight requests finish, WebSockets closed with 1001) on reload and shutdown. Default 10 000. */
@@ -92,7 +93,10 @@ function ms(name: string, v: unknown, dflt: number): number {
 
 /** The worker count `workers` asks for. */
 export function workerCount(workers: ClusterOptions['workers']): number {
-  if (workers === undefined || workers === 'auto') return os.availableParallelism();
+  // GALE_WORKERS is what `gale start --workers n` sets (0 meaning one per core).
+  const w = workers ?? process.env.GALE_WORKERS;
+  if (w === undefined || w === 'auto' || w === 0 || w === '0') return os.availableParallelism();
+  workers = w;
   const n = typeof workers === 'string' && /^\s*\d+\s*$/.test(workers) ? Number(workers) : workers;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 1024) {
     throw new TypeError(

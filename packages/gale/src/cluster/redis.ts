@@ -1,5 +1,5 @@
 // The Redis pub/sub transport: control messages (JSON) on `<prefix>:ctl`, publishes on one channel per topic
-// (`<prefix>:t:<topic>`, sharded SSUBSCRIBE/SPUBLISH when the server has them) in a small binary frame. A process
+// (`<prefix>:t:<topic>`) in a small binary frame; all of them sharded (SSUBSCRIBE/SPUBLISH) when the server has it. A process
 // subscribes only the channels of topics it has subscribers for, so Redis delivers each publish only where it is
 // wanted. Two ioredis connections (the subscriber one cannot publish); ioredis reconnects by itself, and on every
 // reconnection the bus announces its state again. Publishes are never queued while Redis is away (they would
@@ -194,10 +194,11 @@ export class RedisTransport implements Transport {
       this.detected = true;
     }
     // ioredis subscribes again what it had; subscribe whatever was wanted meanwhile (idempotent).
-    await sub.subscribe(this.ctl);
-    const channels = [...this.host.localTopics()].map((t) => this.channel(t));
+    // The control channel is a shard channel too when topics are: ioredis leaves subscriber mode when the count
+    // of one kind of subscription drops to 0, so mixing kinds on one connection breaks it.
+    const channels = [this.ctl, ...[...this.host.localTopics()].map((t) => this.channel(t))];
     for (const t of this.host.localTopics()) this.wanted.add(t);
-    if (channels.length > 0) await this.subscribeChannels(channels);
+    await this.subscribeChannels(channels);
     this.subReady = true;
     this.maybeUp();
   }
@@ -263,7 +264,10 @@ export class RedisTransport implements Transport {
   }
 
   control(m: Control): void {
-    this.pub?.publish(this.ctl, JSON.stringify(m)).catch((err: unknown) => this.down(err as Error));
+    const pub = this.pub;
+    if (pub === undefined) return;
+    const send = this.sharded ? (pub.spublish as (c: string, f: string) => Promise<number>) : pub.publish;
+    send.call(pub, this.ctl, JSON.stringify(m)).catch((err: unknown) => this.down(err as Error));
   }
 
   data(m: DataMessage, channels: readonly string[]): Promise<void> {

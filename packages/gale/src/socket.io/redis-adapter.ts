@@ -54,6 +54,11 @@ interface PendingRequest {
 // biome-ignore lint/suspicious/noExplicitAny: decoded requests from other servers
 type Request = any;
 
+/** A client call's promise whose failure (Redis away, connection closing) must not become an unhandled rejection. */
+function quiet(r: unknown): void {
+  if (r !== null && typeof (r as Promise<unknown>)?.catch === 'function') (r as Promise<unknown>).catch(() => {});
+}
+
 const uid = () => randomBytes(6).toString('hex').slice(0, 6);
 const isNumeric = (s: string) => s !== '' && !Number.isNaN(Number(s)) && !Number.isNaN(Number.parseFloat(s));
 
@@ -122,14 +127,14 @@ export class RedisAdapter extends Adapter {
     if (this.isV4) {
       this.handlers.psub = (msg: Buffer, channel: Buffer) => this.onMessage(channel, msg);
       this.handlers.sub = (msg: Buffer, channel: Buffer) => void this.onRequest(channel, msg);
-      subClient.pSubscribe(`${this.channel}*`, this.handlers.psub, true);
-      subClient.subscribe(channels, this.handlers.sub, true);
+      quiet(subClient.pSubscribe(`${this.channel}*`, this.handlers.psub, true));
+      quiet(subClient.subscribe(channels, this.handlers.sub, true));
     } else {
       this.handlers.pmessageBuffer = (_p: Buffer, channel: Buffer, msg: Buffer) => this.onMessage(channel, msg);
       this.handlers.messageBuffer = (channel: Buffer, msg: Buffer) => void this.onRequest(channel, msg);
-      subClient.psubscribe(`${this.channel}*`);
+      quiet(subClient.psubscribe(`${this.channel}*`));
       subClient.on('pmessageBuffer', this.handlers.pmessageBuffer);
-      subClient.subscribe(channels);
+      quiet(subClient.subscribe(channels));
       subClient.on('messageBuffer', this.handlers.messageBuffer);
     }
     // Without an error listener a Redis outage would be an uncaught 'error' event.
@@ -276,8 +281,7 @@ export class RedisAdapter extends Adapter {
   /** PUBLISH, never throwing: with Redis away the other servers are simply not reached. */
   private send(channel: string, message: unknown): void {
     try {
-      const r = this.pubClient.publish(channel, message);
-      if (r && typeof r.catch === 'function') r.catch(() => {});
+      quiet(this.pubClient.publish(channel, message));
     } catch {}
   }
 
@@ -496,12 +500,12 @@ export class RedisAdapter extends Adapter {
   override close(): void {
     const channels = [this.requestChannel, this.responseChannel, this.specificResponseChannel];
     if (this.isV4) {
-      this.subClient.pUnsubscribe(`${this.channel}*`, this.handlers.psub, true);
-      for (const c of channels) this.subClient.unsubscribe(c, this.handlers.sub, true);
+      quiet(this.subClient.pUnsubscribe(`${this.channel}*`, this.handlers.psub, true));
+      for (const c of channels) quiet(this.subClient.unsubscribe(c, this.handlers.sub, true));
     } else {
-      this.subClient.punsubscribe(`${this.channel}*`);
+      quiet(this.subClient.punsubscribe(`${this.channel}*`));
       this.subClient.off('pmessageBuffer', this.handlers.pmessageBuffer);
-      this.subClient.unsubscribe(channels);
+      quiet(this.subClient.unsubscribe(channels));
       this.subClient.off('messageBuffer', this.handlers.messageBuffer);
     }
     this.pubClient.off('error', this.onError);
