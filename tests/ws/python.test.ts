@@ -1,47 +1,13 @@
 // Interop with a second independent client: Python's `websockets` library (Debian python3-websockets, or
 // installed from PyPI into a temporary directory when no Python on this machine has it).
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { withApp } from '../helpers.js';
-
-/** The PyPI version installed when no Python here has `websockets` (Debian's python3-websockets is 10.x). */
-const PINNED = '17.4';
-const script = join(dirname(fileURLToPath(import.meta.url)), 'py', 'client.py');
-
-/** Debian's python3-websockets when installed (the legacy client API), else null. */
-function systemPython(): { python: string; env: NodeJS.ProcessEnv } | null {
-  const r = spawnSync('/usr/bin/python3', ['-c', 'import websockets'], { stdio: 'ignore' });
-  return r.status === 0 ? { python: '/usr/bin/python3', env: process.env } : null;
-}
-
-/** websockets==PINNED from PyPI (the asyncio client API), installed once per machine into a fixed folder. */
-function pinnedPython(): { python: string; env: NodeJS.ProcessEnv } {
-  const target = join(tmpdir(), `gale-pyws-${PINNED}`);
-  const env = { ...process.env, PYTHONPATH: target };
-  if (spawnSync('python3', ['-c', 'import websockets'], { env, stdio: 'ignore' }).status !== 0) {
-    const staging = mkdtempSync(join(tmpdir(), 'gale-pyws-staging-'));
-    execFileSync('python3', ['-m', 'pip', 'install', '--quiet', '--target', staging, `websockets==${PINNED}`], {
-      stdio: 'inherit',
-      timeout: 120_000,
-    });
-    // A rename is atomic: a parallel run never sees a half-installed folder.
-    try {
-      renameSync(staging, target);
-    } catch {
-      rmSync(staging, { recursive: true, force: true });
-    }
-  }
-  return { python: 'python3', env };
-}
+import { PINNED, type Python, pinnedPython, runClient, systemPython } from './py/python.js';
 
 // Both client generations when this machine has Debian's; the pinned PyPI one always (a fresh machine without
 // python3-websockets must pass too).
-const clients: [string, () => { python: string; env: NodeJS.ProcessEnv }][] = [[`websockets ${PINNED}`, pinnedPython]];
+const clients: [string, () => Python][] = [[`websockets ${PINNED}`, pinnedPython]];
 const sys = systemPython();
 if (sys) clients.push(['Debian python3-websockets', () => sys]);
 
@@ -65,18 +31,7 @@ for (const [clientName, findPython] of clients)
           close: (_ws, code, reason) => closes.push([code, reason]),
         });
       });
-      const { python, env } = findPython();
-      const out = await new Promise<string>((resolve, reject) => {
-        const args = [script, `ws://127.0.0.1:${port}/echo`, mode];
-        const child = spawn(python, args, { env, timeout: 50_000 });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d));
-        child.stderr.on('data', (d: Buffer) => (stderr += d));
-        child.on('close', (code: number) =>
-          code === 0 ? resolve(stdout) : reject(new Error(`python exited ${code}: ${stderr}`)),
-        );
-      });
+      const out = await runClient(findPython(), [`ws://127.0.0.1:${port}/echo`, mode]);
       const { version, ...r } = JSON.parse(out);
       t.diagnostic(`websockets ${version}`);
       assert.deepEqual(r, {

@@ -78,7 +78,13 @@ pub(crate) unsafe extern "C" fn req_local(env: napi_env, info: napi_callback_inf
 
 pub(crate) unsafe extern "C" fn req_remote(env: napi_env, info: napi_callback_info) -> napi_value {
     on_req(env, info, |r, _| match r.peer() {
-        Some(a) => addr_array(env, a),
+        Some(a) => {
+            let arr = addr_array(env, a);
+            // [address, port, family, secure]
+            // SAFETY: arr is an array from the current scope.
+            unsafe { napi::sys::napi_set_element(env, arr, 3, nu::boolean(env, r.secure())) };
+            arr
+        }
         None => nu::null(env),
     })
 }

@@ -304,3 +304,86 @@ pub(crate) unsafe extern "C" fn static_mount(
         Err(msg) => nu::throw(env, &msg, false),
     }
 }
+
+/// Bytes of a string or Uint8Array property (None when absent).
+fn bytes_prop(env: napi_env, obj: napi_value, name: &std::ffi::CStr) -> Option<Vec<u8>> {
+    let v = nu::get_prop(env, obj, name);
+    match nu::type_of(env, v) {
+        ValueType::napi_string => nu::get_string(env, v),
+        ValueType::napi_undefined | ValueType::napi_null => None,
+        _ => nu::get_bytes(env, v).map(<[u8]>::to_vec),
+    }
+}
+
+fn cert_pem(env: napi_env, obj: napi_value) -> Option<gale_server::tls::CertPem> {
+    Some(gale_server::tls::CertPem {
+        cert: bytes_prop(env, obj, c"cert")?,
+        key: bytes_prop(env, obj, c"key")?,
+    })
+}
+
+/// `setTls({ cert, key, sni: [[name, { cert, key }]], ca, alpn: [..], minVersion })`: serve (or reload)
+/// TLS; throws an Error saying what is wrong, and then the previous certificates stay in use.
+pub(crate) unsafe extern "C" fn set_tls(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
+    let s = unsafe { server(data) };
+    let o = argv[0];
+    if nu::type_of(env, o) != ValueType::napi_object {
+        return nu::throw(env, "setTls(options): options must be an object", true);
+    }
+    let mut t = gale_server::tls::TlsOptions {
+        default: cert_pem(env, o),
+        ca: bytes_prop(env, o, c"ca").unwrap_or_default(),
+        ..Default::default()
+    };
+    let list = |name: &std::ffi::CStr| -> Vec<napi_value> {
+        let v = nu::get_prop(env, o, name);
+        let mut is = false;
+        // SAFETY: v is a value from the current scope.
+        unsafe { sys::napi_is_array(env, v, &mut is) };
+        if !is {
+            return Vec::new();
+        }
+        let mut len = 0u32;
+        // SAFETY: v is an array.
+        unsafe { sys::napi_get_array_length(env, v, &mut len) };
+        (0..len)
+            .map(|i| {
+                let mut item = ptr::null_mut();
+                // SAFETY: i < len; item is an out-pointer.
+                unsafe { sys::napi_get_element(env, v, i, &mut item) };
+                item
+            })
+            .collect()
+    };
+    for entry in list(c"sni") {
+        let (Some(name), Some(pem)) = (
+            nu::get_string(env, nu::get_prop(env, entry, c"name")),
+            cert_pem(env, entry),
+        ) else {
+            return nu::throw(env, "setTls: each sni entry needs name, cert and key", true);
+        };
+        t.sni
+            .push((String::from_utf8_lossy(&name).into_owned(), pem));
+    }
+    t.alpn = list(c"alpn")
+        .into_iter()
+        .filter_map(|v| nu::get_string(env, v))
+        .collect();
+    t.min_version = match nu::get_string(env, nu::get_prop(env, o, c"minVersion")).as_deref() {
+        None | Some(b"TLSv1.2") => 0x0303,
+        Some(b"TLSv1.3") => 0x0304,
+        Some(other) => {
+            let msg = format!(
+                "tls.minVersion must be 'TLSv1.2' or 'TLSv1.3', not {:?}",
+                String::from_utf8_lossy(other)
+            );
+            return nu::throw(env, &msg, true);
+        }
+    };
+    match s.set_tls(&t) {
+        Ok(()) => nu::undefined(env),
+        Err(msg) => nu::throw(env, &msg, false),
+    }
+}

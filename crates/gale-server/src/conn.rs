@@ -55,6 +55,9 @@ pub(crate) struct Conn {
     pub proxy_pending: bool,
     /// WebSocket state once upgraded (boxed: most connections never upgrade).
     pub ws: Option<Box<crate::ws::WsConn>>,
+    /// The TLS session of an HTTPS listener's connection: the engine's bytes are plaintext, rustls
+    /// turns them into records (and the reverse).
+    pub tls: Option<Box<rustls::ServerConnection>>,
 }
 
 impl Conn {
@@ -77,6 +80,7 @@ impl Conn {
             eof: false,
             proxy_pending: false,
             ws: None,
+            tls: None,
         }
     }
 

@@ -80,6 +80,8 @@ pub(crate) struct Inner {
     pub ws_except: Vec<u32>,
     /// Scratch of dynamic compression: the plain body, the compressed one, the header lines.
     pub cz: [Vec<u8>; 3],
+    /// TLS for new connections (swapped by `reload_tls`; established ones keep their own).
+    pub tls: Option<std::sync::Arc<rustls::ServerConfig>>,
 }
 
 /// What the parse loop wants next.
@@ -135,6 +137,7 @@ impl Inner {
             ws_publish_gen: 0,
             ws_except: Vec::new(),
             cz: [Vec::new(), Vec::new(), Vec::new()],
+            tls: None,
         })
     }
 
@@ -173,6 +176,13 @@ impl Inner {
                         continue;
                     }
                     let _ = sock.set_nodelay(true);
+                    let tls = match &self.tls {
+                        Some(cfg) => match crate::tls::connection(cfg) {
+                            Some(t) => Some(t),
+                            None => continue,
+                        },
+                        None => None,
+                    };
                     let entry = self.conns.vacant_entry();
                     let key = entry.key();
                     if self
@@ -187,6 +197,7 @@ impl Inner {
                     {
                         let conn = entry.insert(Conn::new(sock, peer, self.now));
                         conn.proxy_pending = self.cfg.proxy_protocol;
+                        conn.tls = tls;
                     }
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
@@ -314,6 +325,13 @@ impl Inner {
             }
             match c.phase {
                 Phase::Lingering if age > 2_000 => expired.push((cid, None, false)),
+                // A TLS handshake that never finishes: closed like a head that never ends.
+                Phase::Head
+                    if age > cfg.headers_timeout_ms
+                        && c.tls.as_ref().is_some_and(|t| t.is_handshaking()) =>
+                {
+                    expired.push((cid, None, false))
+                }
                 Phase::Head if c.partial && age > cfg.headers_timeout_ms => {
                     expired.push((cid, None, true))
                 }

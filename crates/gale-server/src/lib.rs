@@ -13,6 +13,7 @@ mod request;
 mod respond;
 mod serve;
 mod statics;
+pub mod tls;
 mod uv;
 mod view;
 mod wire;

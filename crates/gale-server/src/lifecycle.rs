@@ -245,6 +245,23 @@ impl Server {
         Ok(bound)
     }
 
+    /// Serves TLS on this server's listener: new connections handshake with `opts`. Called before
+    /// `listen`, and again to reload certificates: established connections keep the config they
+    /// started with. A bad config is an Err that says what is wrong, and the old one stays.
+    pub fn set_tls(&self, opts: &crate::tls::TlsOptions) -> Result<(), String> {
+        let cfg = crate::tls::server_config(opts)?;
+        let mut inner = self.inner.borrow_mut();
+        if inner.cfg.proxy_protocol {
+            return Err(
+                "tls with proxyProtocol is not supported: terminate TLS at the balancer, or let it pass \
+                 TLS through without a PROXY header"
+                    .into(),
+            );
+        }
+        inner.tls = Some(cfg);
+        Ok(())
+    }
+
     /// Graceful shutdown: stop accepting, close idle connections, answer in-flight requests with
     /// `Connection: close`. `Event::Closed` follows once every connection is gone.
     pub fn close(&self) {

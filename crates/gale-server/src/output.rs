@@ -79,6 +79,24 @@ impl Inner {
             let Some(conn) = self.conns.get_mut(cid) else {
                 return;
             };
+            if let Some(tls) = conn.tls.as_mut() {
+                // TLS: the plaintext goes into rustls, its records onto the socket.
+                let mut pos = conn.wpos;
+                let r =
+                    crate::tls::flush(&mut conn.sock, tls, &conn.wbuf, &mut pos, &mut progressed);
+                conn.wpos = pos;
+                match r {
+                    crate::tls::TlsFlush::Done => {}
+                    crate::tls::TlsFlush::Blocked => {
+                        stall(conn, progressed);
+                        return;
+                    }
+                    crate::tls::TlsFlush::Failed => {
+                        self.close_conn(cid);
+                        return;
+                    }
+                }
+            }
             while conn.wpos < conn.wbuf.len() {
                 match conn.sock.write(&conn.wbuf[conn.wpos..]) {
                     Ok(0) => {
@@ -114,7 +132,12 @@ impl Inner {
                 break;
             };
             let before = body.remaining;
-            match send_file(&conn.sock, body) {
+            let sent = match conn.tls.as_mut() {
+                // No sendfile under TLS: the file is read in pieces and encrypted in user space.
+                Some(tls) => crate::tls::send_body(&mut conn.sock, tls, body, &mut progressed),
+                None => send_file(&conn.sock, body),
+            };
+            match sent {
                 Ok(true) => {
                     req.file = None;
                     req.ended = true;
@@ -136,6 +159,10 @@ impl Inner {
             if conn.eof {
                 self.close_conn(cid);
                 return;
+            }
+            if let Some(tls) = conn.tls.as_mut() {
+                tls.send_close_notify();
+                crate::tls::push_out(&mut conn.sock, tls);
             }
             let _ = conn.sock.shutdown(Shutdown::Write);
             conn.phase = Phase::Lingering;

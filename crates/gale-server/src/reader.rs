@@ -118,7 +118,27 @@ impl Server {
                 let r = {
                     let mut inner = self.inner.borrow_mut();
                     match inner.conns.get_mut(cid) {
-                        Some(c) => read_into(&mut c.sock, &mut buf),
+                        Some(c) => match c.tls.as_mut() {
+                            None => read_into(&mut c.sock, &mut buf),
+                            Some(tls) => {
+                                let r = match crate::tls::read(&mut c.sock, tls, &mut buf) {
+                                    crate::tls::TlsRead::More => ReadResult::Full,
+                                    crate::tls::TlsRead::Drained(true) => ReadResult::Short,
+                                    crate::tls::TlsRead::Drained(false) => ReadResult::WouldBlock,
+                                    crate::tls::TlsRead::Eof => ReadResult::Eof,
+                                    crate::tls::TlsRead::Failed => {
+                                        // Send the alert rustls queued, then close.
+                                        crate::tls::push_out(&mut c.sock, tls);
+                                        ReadResult::Error
+                                    }
+                                };
+                                // Handshake messages (and alerts) wait in rustls for the flush.
+                                if tls.wants_write() && !matches!(r, ReadResult::Error) {
+                                    inner.touch(cid);
+                                }
+                                r
+                            }
+                        },
                         None => ReadResult::Error,
                     }
                 };

@@ -10,6 +10,7 @@ use crate::Server;
 pub struct ReqView<'a> {
     req: &'a Req,
     peer: Option<SocketAddr>,
+    secure: bool,
 }
 
 impl<'a> ReqView<'a> {
@@ -71,6 +72,11 @@ impl<'a> ReqView<'a> {
     pub fn peer(&self) -> Option<SocketAddr> {
         self.peer
     }
+
+    /// The request came over TLS.
+    pub fn secure(&self) -> bool {
+        self.secure
+    }
 }
 
 impl Server {
@@ -81,7 +87,8 @@ impl Server {
         let req = inner.reqs.get(idx);
         let conn = (!req.detached).then(|| inner.conns.get(req.conn)).flatten();
         let peer = conn.map(|c| c.peer);
-        Some(f(&ReqView { req, peer }))
+        let secure = conn.is_some_and(|c| c.tls.is_some());
+        Some(f(&ReqView { req, peer, secure }))
     }
 
     /// The local address request `id`'s connection arrived on (None when it is gone). A syscall,

@@ -24,12 +24,13 @@ import {
   type NativeServer,
   native,
 } from './native.js';
-import type { AddressInfo, FixedResponse, GaleOptions, ServerStats, StaticOptions } from './options.js';
+import type { AddressInfo, FixedResponse, GaleOptions, ListenOptions, ServerStats, StaticOptions } from './options.js';
 import { Request } from './request.js';
 import { type RequestConfig, requestConfig } from './request-config.js';
 import { Response, type ResponseHost } from './response.js';
 import { type Entry, Router, router, type Usable } from './router.js';
 import { isStreamSource } from './stream.js';
+import { nativeTls, type TlsOptions } from './tls.js';
 import { type ViewEngine, Views } from './views.js';
 import type { PublishOptions, WsData } from './ws.js';
 import { WsHub } from './ws-route.js';
@@ -71,6 +72,9 @@ export class App extends Router {
   private readonly hub: WsHub;
   private closed: Promise<void> | undefined;
   private readonly topicListeners = new Set<(topic: string, active: boolean) => void>();
+  /** The TLS options the app listens with (files are re-read from these on reload). */
+  private tlsOptions: TlsOptions | undefined;
+  private offHup: (() => void) | undefined;
   private resolveClosed: (() => void) | undefined;
 
   constructor(options: GaleOptions = {}) {
@@ -324,12 +328,53 @@ export class App extends Router {
   }
 
   /** Starts accepting connections. Port 0 picks a free port; resolves to the bound address. */
-  async listen(port = 0, host = '0.0.0.0'): Promise<AddressInfo> {
-    const [address, boundPort, family] = this.n.listen(host, port);
+  async listen(port?: number, host?: string): Promise<AddressInfo>;
+  /**
+   * Starts accepting connections, with TLS when `tls` is given (HTTPS and WSS, terminated by the engine).
+   *
+   * @example
+   * await app.listen({ port: 443, tls: { cert: './site.crt', key: './site.key', reloadOnSighup: true } });
+   */
+  async listen(options: ListenOptions): Promise<AddressInfo>;
+  async listen(portOrOptions: number | ListenOptions = 0, hostArg = '0.0.0.0'): Promise<AddressInfo> {
+    const o = typeof portOrOptions === 'object' ? portOrOptions : { port: portOrOptions, host: hostArg };
+    const host = o.host ?? '0.0.0.0';
+    if (o.tls !== undefined) {
+      this.tlsOptions = o.tls;
+      this.n.setTls(nativeTls(o.tls));
+      if (o.tls.reloadOnSighup) {
+        const onHup = () => {
+          try {
+            this.reloadTls();
+            this.logger.info?.('gale: TLS certificates reloaded (SIGHUP)');
+          } catch (err) {
+            this.logger.error?.({ err }, 'gale: TLS reload on SIGHUP failed; the previous certificates stay in use');
+          }
+        };
+        process.on('SIGHUP', onHup);
+        this.offHup = () => process.off('SIGHUP', onHup);
+      }
+    }
+    const [address, boundPort, family] = this.n.listen(host, o.port ?? 0);
     this.listening = true;
     const bound = { address, port: boundPort, family };
     hooks.listening?.(this, bound);
     return bound;
+  }
+
+  /**
+   * Loads new TLS certificates (or, without arguments, re-reads the files `listen({ tls })` was given): new
+   * handshakes use them, established connections carry on with theirs. Throws saying what is wrong with a bad
+   * certificate or key, and then the previous ones stay in use.
+   *
+   * @example
+   * process.on('SIGUSR2', () => app.reloadTls({ cert: renewed.cert, key: renewed.key }));
+   */
+  reloadTls(options?: TlsOptions): void {
+    const next = options === undefined ? this.tlsOptions : { ...this.tlsOptions, ...options };
+    if (next === undefined) throw new Error('reloadTls(): this app was not started with listen({ tls })');
+    this.n.setTls(nativeTls(next));
+    this.tlsOptions = next;
   }
 
   /** Open connections right now. */
@@ -375,6 +420,7 @@ export class App extends Router {
   close(options: { timeout?: number } = {}): Promise<void> {
     if (this.closed) return this.closed;
     hooks.draining.add(this); // readiness (gale health) answers 503 from now on
+    this.offHup?.();
     if (!this.listening) {
       this.closed = Promise.resolve();
       return this.closed;

@@ -15,6 +15,8 @@ export interface NativeServer {
   connections(): number;
   /** [connections, websockets, requestsInFlight, requestRecords, requestsTotal, pendingOutput, acceptPaused] */
   stats(): [number, number, number, number, number, number, boolean];
+  /** Serve (or reload) TLS; throws saying what is wrong (the old certificates stay). */
+  setTls(options: import('./tls.js').NativeTls): void;
   end(
     id: number,
     status: number,
@@ -44,7 +46,7 @@ export interface NativeServer {
   headers(id: number): string[] | undefined;
   header(id: number, lowerName: string): string | undefined;
   body(id: number): Buffer | undefined;
-  remote(id: number): [address: string, port: number, family: string] | null | undefined;
+  remote(id: number): [address: string, port: number, family: string, secure: boolean] | null | undefined;
   /** The connection's local end. */
   local(id: number): [address: string, port: number, family: string] | undefined;
   version(id: number): number | undefined;

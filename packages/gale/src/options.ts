@@ -175,6 +175,16 @@ export interface AddressInfo {
   family: string;
 }
 
+/** The options form of `app.listen`. */
+export interface ListenOptions {
+  /** Port; 0 (the default) picks a free one. */
+  port?: number;
+  /** Address to bind. Default `0.0.0.0` (all IPv4 interfaces). */
+  host?: string;
+  /** Serve HTTPS/WSS with these certificates (see `TlsOptions`). */
+  tls?: import('./tls.js').TlsOptions;
+}
+
 /**
  * Byte counts: a number, or a string like `'100kb'`, `'1mb'`.
  *

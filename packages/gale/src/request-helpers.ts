@@ -212,7 +212,7 @@ export function hostnameOf(req: Request): string | undefined {
 export function protocolOf(req: Request, trust: TrustFn): string {
   const x = req.lazy();
   if (x.protocol === undefined) {
-    let proto = 'http';
+    let proto = req._secureConn ? 'https' : 'http';
     if (trust(req.remoteAddress, 0)) {
       const h = req.get('x-forwarded-proto') || proto;
       const comma = h.indexOf(',');

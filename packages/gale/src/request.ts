@@ -83,6 +83,7 @@ export class Request implements RequestHelpers, RequestBodyReaders {
   private _source: BodySource | undefined;
   private _ip: string | undefined;
   private _rport: number | undefined;
+  private _tls: boolean | undefined;
   private _version: number | undefined;
   /** @internal */ _abort: AbortController | undefined;
   /** @internal */ _aborted = false;
@@ -254,6 +255,13 @@ export class Request implements RequestHelpers, RequestBodyReaders {
     const r = this._n.remote(this._id);
     this._ip = r?.[0] ?? '';
     this._rport = r?.[1];
+    this._tls = r?.[3] === true;
+  }
+
+  /** @internal the connection is TLS (HTTPS/WSS served by the engine) */
+  get _secureConn(): boolean {
+    if (this._ip === undefined) this.readRemote();
+    return this._tls === true;
   }
 
   /** Aborts when the client disconnects before the response ends. */
@@ -305,7 +313,7 @@ export class Request implements RequestHelpers, RequestBodyReaders {
   }
   get protocol(): string {
     const trust = this._cfg.trust;
-    if (trust === undefined) return 'http';
+    if (trust === undefined) return this._secureConn ? 'https' : 'http';
     return protocolOf(this, trust);
   }
   get secure(): boolean {

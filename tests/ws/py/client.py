@@ -4,15 +4,19 @@
 # asyncio client of websockets >= 14 (where the negotiated extensions live on `ws.protocol`).
 import asyncio
 import json
+import ssl
 import sys
 
 import websockets
 from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
 
 
-async def main(url: str, mode: str) -> None:
+async def main(url: str, mode: str, ca: str | None) -> None:
     out = {}
     options = {"compression": "deflate" if mode == "deflate" else None}
+    if ca:
+        # wss:// with the test CA; the certificate names 127.0.0.1 too.
+        options["ssl"] = ssl.create_default_context(cafile=ca)
     if mode == "deflate-server-bits":
         # An offer naming server_max_window_bits: the client fails the handshake unless the answer
         # names it too (RFC 7692 §7.1.2.1).
@@ -40,4 +44,4 @@ async def main(url: str, mode: str) -> None:
     print(json.dumps(out))
 
 
-asyncio.run(main(sys.argv[1], sys.argv[2]))
+asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None))

@@ -1,0 +1,80 @@
+// TLS options of `app.listen({ tls })`: PEM given as strings, Buffers or file paths, turned into what the
+// engine takes (crates/gale-node setup.rs setTls), and re-read from the same files on reload (SIGHUP).
+import { readFileSync } from 'node:fs';
+
+/** PEM text, its bytes, or the path of a PEM file. */
+export type PemSource = string | Uint8Array;
+
+/** A certificate chain and its private key. */
+export interface TlsCertificate {
+  /** The certificate chain, server certificate first (PEM). */
+  cert: PemSource;
+  /** The private key (PEM; PKCS#8, PKCS#1 or SEC1, unencrypted). */
+  key: PemSource;
+}
+
+/**
+ * TLS for `app.listen({ port, tls })`: HTTPS and WSS served by the engine with rustls (TLS 1.2 and 1.3, session
+ * tickets). Paths are read when the server starts and again on `app.reloadTls()` / SIGHUP.
+ *
+ * @example
+ * await app.listen({
+ *   port: 443,
+ *   tls: {
+ *     cert: '/etc/ssl/site.crt', key: '/etc/ssl/site.key',
+ *     sni: { 'api.example.com': { cert: '/etc/ssl/api.crt', key: '/etc/ssl/api.key' } },
+ *     reloadOnSighup: true,
+ *   },
+ * });
+ */
+export interface TlsOptions extends Partial<TlsCertificate> {
+  /** Certificates by host name (`a.example.com`, or `*.example.com`); `cert`/`key` serve every other name. */
+  sni?: Record<string, TlsCertificate>;
+  /** Intermediate certificates appended to every chain (PEM). */
+  ca?: PemSource;
+  /** ALPN protocols offered, in order of preference. Default `['http/1.1']`. */
+  alpn?: string[];
+  /** Lowest TLS version accepted. Default `'TLSv1.2'`. */
+  minVersion?: 'TLSv1.2' | 'TLSv1.3';
+  /** Re-read the certificate files on SIGHUP (new handshakes use them; open connections carry on). Default false. */
+  reloadOnSighup?: boolean;
+}
+
+/** What the engine's setTls takes. */
+export interface NativeTls {
+  cert?: string | Uint8Array;
+  key?: string | Uint8Array;
+  ca?: string | Uint8Array;
+  sni: { name: string; cert: string | Uint8Array; key: string | Uint8Array }[];
+  alpn: string[];
+  minVersion?: string;
+}
+
+function pem(src: PemSource | undefined, what: string): string | Uint8Array | undefined {
+  if (src === undefined) return undefined;
+  if (src instanceof Uint8Array) return src;
+  if (typeof src !== 'string') throw new TypeError(`tls.${what}: give PEM text, a Buffer, or a file path`);
+  if (src.includes('-----BEGIN')) return src;
+  try {
+    return readFileSync(src);
+  } catch (err) {
+    throw new Error(`tls.${what}: cannot read ${JSON.stringify(src)}: ${(err as Error).message}`);
+  }
+}
+
+/** Resolves `o` (reading any files) into the engine's form. */
+export function nativeTls(o: TlsOptions): NativeTls {
+  if ((o.cert === undefined) !== (o.key === undefined)) throw new TypeError('tls: give both cert and key');
+  return {
+    cert: pem(o.cert, 'cert'),
+    key: pem(o.key, 'key'),
+    ca: pem(o.ca, 'ca'),
+    sni: Object.entries(o.sni ?? {}).map(([name, c]) => ({
+      name,
+      cert: pem(c.cert, `sni[${name}].cert`) as string | Uint8Array,
+      key: pem(c.key, `sni[${name}].key`) as string | Uint8Array,
+    })),
+    alpn: o.alpn ?? ['http/1.1'],
+    minVersion: o.minVersion,
+  };
+}
