@@ -223,6 +223,13 @@ test('build/handler.js is a router for a Gale app of one’s own', { timeout: 60
     `import { gale } from 'gale';
 import { handler } from './build/handler.js';
 const app = gale();
+const hits = [];
+// Runs for every request that enters JavaScript; native static mounts never do.
+app.use((req, _res, next) => {
+  hits.push(req.path);
+  return next();
+});
+app.get('/hits', () => hits);
 app.get('/healthz', () => 'ok');
 app.use(handler);
 app.get('/after', () => 'declared after the handler');
@@ -257,4 +264,15 @@ process.on('SIGTERM', () => app.close({ timeout: 1000 }));
   assert.match(home.text, /SvelteKit on Gale/);
   assert.equal((await request(`${url}/static.html`)).headers['content-type'], 'text/html; charset=utf-8');
   assert.equal((await request(`${url}/nope`)).status, 404);
+  // Client files, prerendered pages and immutable assets were answered without entering JavaScript; SSR pages and
+  // the prerendered /blog (a route lives below it, so it has no mount) went through the router.
+  const js = /import\("\.\/(_app\/immutable\/entry\/[^"]+\.js)"\)/.exec(home.text)?.[1];
+  for (const path of ['/prerendered.html', '/robots.txt', '/static', `/${js}`, '/blog']) {
+    assert.equal((await request(url + path)).status, 200, path);
+  }
+  const hits = JSON.parse((await request(`${url}/hits`)).text) as string[];
+  assert.deepEqual(
+    hits.filter((p) => p !== '/hits'),
+    ['/healthz', '/after', '/', '/nope', '/blog'],
+  );
 });
