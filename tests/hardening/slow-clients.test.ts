@@ -86,8 +86,9 @@ test('slowloris: 1 000 connections sending a head byte by byte get 408 within he
   );
   assert.equal(res.opened, 1000);
   assert.deepEqual(res.statuses, { '408': 1000 }, 'every slow connection is answered 408');
-  // headersTimeout counts from the first byte; the engine checks it at a quarter of the timeout.
-  assert.ok(res.maxMs < 2000 + 400 + 1500, `last 408 after ${res.maxMs} ms`);
+  // headersTimeout counts from the first byte (sent within 400 ms of the start); the engine checks it at a
+  // quarter of the timeout. The margin is for a loaded machine: a server that never times out fails either way.
+  assert.ok(res.maxMs < 2000 + 400 + 4000, `last 408 after ${res.maxMs} ms`);
   assert.ok(res.minMs >= 2000, `first 408 after ${res.minMs} ms: not before the timeout`);
   // A starved server would make these wait for seconds.
   assert.ok(Math.max(...during) < 500, `a normal request took ${Math.max(...during)} ms during the attack`);

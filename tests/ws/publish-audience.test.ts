@@ -77,8 +77,12 @@ test('volatile publish skips a socket whose send buffer is full; the others get 
   const big = Buffer.alloc(256 * 1024, 120);
   let liveGot = 0;
   live.on('message', () => liveGot++);
-  for (let i = 0; i < 40; i++) app.publish('news', big);
-  await sleep(300);
+  // Until the stuck socket's backlog shows in the engine (its kernel buffers are full by then).
+  for (let i = 0; i < 200 && app.stats().pendingOutput < 4 * 1024 * 1024; i++) {
+    app.publish('news', big);
+    await sleep(10);
+  }
+  assert.ok(app.stats().pendingOutput >= 4 * 1024 * 1024, 'the stuck socket has a backlog');
   const reached = app.publish('news', 'volatile', { volatile: true });
   assert.equal(reached, 1, 'only the reading client is reached');
   assert.equal(app.publish('news', 'normal'), 2, 'a normal publish still queues for both');
