@@ -22,6 +22,7 @@ import { nginxVersion } from './lib/nginx.ts';
 import { allowedCpus, commandExists, effectiveOpenFileLimit, isRunning } from './lib/proc.ts';
 import { formatDuration, markdownTable, summarize, writeResults } from './lib/report.ts';
 import { runShape, scenarioFileName, writeReport } from './lib/report-md.ts';
+import { BUN, DENO, type RuntimePackage, runtimeBinary } from './lib/runtimes.ts';
 import { describeBody, type Scenario } from './lib/scenarios.ts';
 import { benchDir, notRun, repoDir, type ServerDef } from './lib/servers.ts';
 import { runSoak } from './lib/soak.ts';
@@ -55,6 +56,18 @@ function gitCommit(): string | null {
   }
 }
 
+/** The version of Bun or Deno when a server of `o` runs on it (installing it on first use), else null. */
+function runtimeVersion(o: Options, name: string, rt: RuntimePackage): string | null {
+  if (!o.servers.some((s) => s.name === name) && !o.wsServerNames.includes(name)) return null;
+  const r = runtimeBinary(rt);
+  return 'version' in r ? r.version : null;
+}
+
+/** The results file suffix of a run whose Node servers ran on other Nodes (`node20-26`), so runs do not overwrite. */
+export function nodeVariant(o: Pick<Options, 'nodes'>): string {
+  return o.nodes.some((n) => !n.own) ? `node${o.nodes.map((n) => n.major).join('-')}` : '';
+}
+
 export function meta(o: Options, started: Date) {
   return {
     started: started.toISOString(),
@@ -64,6 +77,8 @@ export function meta(o: Options, started: Date) {
     cores: os.cpus().length,
     loadavg: os.loadavg(),
     node: process.version,
+    /** The Nodes the Node-based servers ran on (`--node`). */
+    serverNodes: o.nodes.map((n) => ({ version: n.version, path: n.path, own: n.own })),
     tool: `${o.tool.id}: ${o.tool.version()}`,
     toolId: o.tool.id,
     toolDescribe: o.command === 'sweep' ? o.tool.id : o.tool.describe(o.connections, o.threads),
@@ -75,6 +90,8 @@ export function meta(o: Options, started: Date) {
       fastify: pkgVersion('fastify'),
       '@fastify/static': pkgVersion('@fastify/static'),
       gale: pkgVersion('gale'),
+      bun: runtimeVersion(o, 'bun', BUN),
+      deno: runtimeVersion(o, 'deno', DENO),
       nginx: o.servers.some((s) => s.name.startsWith('nginx')) ? nginxVersion() : null,
     },
     commit: gitCommit(),
@@ -157,7 +174,7 @@ function writeScenario(
   results: Measurement[],
   runMeta: RunMetaData,
 ): string {
-  return writeResults(outDir, scenarioFileName(scenario.id, o.tool.id), {
+  return writeResults(outDir, scenarioFileName(scenario.id, o.tool.id, nodeVariant(o)), {
     ...runMeta,
     finished: new Date().toISOString(),
     loadavgAfter: os.loadavg(),
@@ -344,6 +361,11 @@ async function main(): Promise<number> {
   }
   if (o.serverCpu === o.loadCpu) log('warning: server and load generator share one core; figures are not comparable');
 
+  if (o.nodes.some((n) => !n.own)) {
+    log(
+      `Node-based servers run on: ${o.nodes.map((n) => `${n.version}${n.own ? " (the harness's)" : ` (${n.path})`}`).join(', ')}`,
+    );
+  }
   const started = new Date();
   const outDir = o.out ?? join(benchDir, 'results', `${localDate(started)}-${os.hostname()}${o.quick ? '-quick' : ''}`);
   const runnable = o.servers.filter((s) => !s.unavailable?.());
@@ -400,13 +422,14 @@ async function main(): Promise<number> {
       loadCpu: o.loadCpu,
       nofile: effectiveOpenFileLimit(o.nofile),
       ...(o.idleConnections ? { idleConnections: o.idleConnections } : {}),
+      nodes: o.nodes,
     };
     const plan = wsPlan(wsO);
     log(
       `WebSocket: ${o.wsScenarios.join(', ')} · ${plan.runs} server runs · ${wsO.iterations} × ${wsO.durationS}s, ` +
         `gale-loadgen-ws · expected ~${formatDuration(plan.estimateS)}`,
     );
-    const ws = await runWs(wsO, outDir, log, {
+    const ws = await runWs(wsO, outDir, log, nodeVariant(o), {
       ...meta(o, started),
       wsOptions: wsO,
       wsVersions: {

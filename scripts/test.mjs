@@ -27,6 +27,7 @@ if (selected.length === 0) {
   process.exit(1);
 }
 selected.sort();
+console.log(`${selected.length} test files on Node ${process.version} (${process.execPath})`);
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...selected], {
   cwd: root,
   stdio: 'inherit',

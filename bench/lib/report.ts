@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Measurement } from './measure.ts';
+import { baselineName } from './servers.ts';
 
 /** A load tool above this share of its core is the bottleneck: the req/s figure measures the tool, not the server. */
 export const TOOL_BOUND_PCT = 90;
@@ -70,8 +71,10 @@ export function markdownTable(
   tool = 'wrk',
   opts: { vsNginx?: boolean; vsHono?: boolean; vsAdapterNode?: boolean } = {},
 ): string {
-  const baseline = (server: string, mode: string): Summary | null => {
-    const b = ms.find((x) => x.server === server && x.mode === mode);
+  const has = (server: string) => ms.some((x) => x.server === server);
+  const baseline = (row: string, server: string, mode: string): Summary | null => {
+    const name = baselineName(row, server, has);
+    const b = ms.find((x) => x.server === name && x.mode === mode);
     return b ? summarize(b) : null;
   };
   const ratio = (s: Summary, b: Summary | null): string => (b ? `${(s.medianRps / b.medianRps).toFixed(2)}×` : '—');
@@ -105,9 +108,9 @@ export function markdownTable(
     anyBound ||= s.toolBound;
     lines.push(
       `| ${m.label} | ${modeLabel(m)} | ${int(s.medianRps)}${s.toolBound ? ' ‡' : ''} | ${int(s.minRps)}–${int(s.maxRps)} | ` +
-        `${lat(s.p50Us, m.depth > 1 ? ' †' : '')} | ${lat(s.p99Us, m.depth > 1 ? ' †' : '')} | ${s.cpuUsPerReq === null ? '—' : s.cpuUsPerReq.toFixed(1)} | ` +
+        `${lat(s.p50Us, m.depth > 1 ? ' †' : '')} | ${lat(s.p99Us, m.depth > 1 ? ' †' : '')} | ${s.cpuUsPerReq === null ? '—' : s.cpuUsPerReq.toFixed(2)} | ` +
         `${s.peakRssMiB === null ? '—' : s.peakRssMiB.toFixed(1)} | ` +
-        `${baselines.map(([server]) => ratio(s, baseline(server, m.mode))).join(' | ')} |`,
+        `${baselines.map(([server]) => ratio(s, baseline(m.server, server, m.mode))).join(' | ')} |`,
     );
   }
   notes.push(...notRunNotes);
@@ -132,8 +135,9 @@ export function markdownTable(
     );
   }
   notes.push(
-    '- CPU µs/req = server utime+stime (all threads) over the counted run ÷ responses. ' +
-      'Peak RSS = VmHWM of the server process. Ratios compare median req/s in the same mode.',
+    '- CPU µs/req = server utime+stime (all threads) over the counted run ÷ responses: where the load tool is the ' +
+      'limit (‡) it still ranks the servers. Peak RSS = VmHWM of the server process. Ratios compare median req/s in ' +
+      'the same mode (a server on another Node with the baseline on that Node when it ran too).',
   );
   return `${lines.join('\n')}\n\n${notes.join('\n')}\n`;
 }

@@ -1,12 +1,14 @@
 // Servers under test as data: most are one file in bench/apps/ started with `node` (plus `--import tsx` for .ts) and
-// listening on 127.0.0.1:$PORT; nginx is started from a generated config (lib/nginx.ts). `unavailable()` explains why
-// a server cannot run (e.g. Gale not built yet: FAILED), `skip()` why it is left out (nginx not installed: skipped).
+// listening on 127.0.0.1:$PORT; nginx is started from a generated config (lib/nginx.ts), Bun and Deno apps with their
+// npm binaries (lib/runtimes.ts). `unavailable()` explains why a server cannot run (e.g. Gale not built yet: FAILED),
+// `skip()` why it is left out (nginx not installed: skipped). `onNodes()` runs the Node-based ones on other Nodes.
 
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nginxLaunch, nginxMissing } from './nginx.ts';
+import { BUN, DENO, type NodeRuntime, runtimeBinary, runtimeUnavailable } from './runtimes.ts';
 import type { Scenario, ScenarioKind } from './scenarios.ts';
 import { sveltekitServers } from './sveltekit.ts';
 
@@ -36,8 +38,10 @@ export interface ServerDef {
   entry?: string;
   /** Extra environment for the server process. */
   env?: Record<string, string>;
-  /** Starts something other than a Node app (nginx). */
+  /** Starts something other than a Node app (nginx, Bun, Deno). */
   launch?: (ctx: LaunchContext) => Launch;
+  /** The Node binary a Node app runs on (default: the harness's own; see `onNodes()`). */
+  node?: string;
   /**
    * Scenario kinds it serves (default: dynamic and static); the others are shown as "—" (not served), never as a
    * figure. Only the servers that list `fetch` run the fetch-handler scenarios.
@@ -96,6 +100,49 @@ const uwsServer: ServerDef = {
   unavailable: uwsUnavailable,
 };
 
+/**
+ * How Bun or Deno runs `file` (a Bun.serve / Deno.serve app) on ctx.port, with the pinned npm binary. Deno gets the
+ * network on 127.0.0.1 only, reads inside the repo (Gale's fast-ws class), and no update check (it would reach outside
+ * the registry).
+ */
+export function runtimeLaunch(
+  runtime: 'bun' | 'deno',
+  file: string,
+  env: Record<string, string> = {},
+): (ctx: LaunchContext) => Launch {
+  return (ctx) => {
+    const bin = runtimeBinary(runtime === 'bun' ? BUN : DENO);
+    if ('failure' in bin) throw new Error(bin.failure);
+    const common = { ...env, PORT: String(ctx.port), NODE_ENV: 'production' };
+    if (runtime === 'bun') return { cmd: bin.path, args: [file], env: { ...common, DO_NOT_TRACK: '1' } };
+    return {
+      cmd: bin.path,
+      args: ['run', '--no-prompt', '--allow-net=127.0.0.1', '--allow-env', `--allow-read=${repoDir}`, file],
+      env: {
+        ...common,
+        DENO_NO_UPDATE_CHECK: '1',
+        DENO_DIR: join(repoDir, '.cache', 'bench-runtimes', 'deno-dir'),
+      },
+    };
+  };
+}
+
+/** Bun.serve and Deno.serve: the dynamic HTTP scenarios (lib/ws.ts has their WebSocket rows). */
+export const bunServer: ServerDef = {
+  name: 'bun',
+  label: 'Bun.serve',
+  launch: runtimeLaunch('bun', app('bun.mjs')),
+  kinds: ['dynamic'],
+  unavailable: () => runtimeUnavailable(BUN),
+};
+export const denoServer: ServerDef = {
+  name: 'deno',
+  label: 'Deno.serve',
+  launch: runtimeLaunch('deno', app('deno.mjs')),
+  kinds: ['dynamic'],
+  unavailable: () => runtimeUnavailable(DENO),
+};
+
 export const servers: readonly ServerDef[] = [
   { name: 'node-http', label: 'node:http', entry: app('node-http.mjs') },
   { name: 'express', label: 'Express 5', entry: app('express.mjs') },
@@ -152,6 +199,8 @@ export const servers: readonly ServerDef[] = [
   ...(uwsPath ? [uwsServer] : []),
   // sveltekit-*: the SvelteKit example on adapter-gale and adapter-node (`npm run bench -- sveltekit`).
   ...sveltekitServers,
+  bunServer,
+  denoServer,
 ];
 
 export function findServer(name: string): ServerDef | undefined {
@@ -191,11 +240,54 @@ export function nodeArgs(server: ServerDef): string[] {
   return server.entry.endsWith('.ts') ? ['--import', 'tsx', server.entry] : [server.entry];
 }
 
+/** Whether `server` is a Node app (runs on `node`, so `--node` applies to it). */
+export const isNodeServer = (server: ServerDef): boolean => !server.launch && !!server.entry;
+
+/**
+ * `list` with every Node-based server once per Node of `nodes`: on the harness's own Node it keeps its name; on
+ * another it is named `<name>-node<major>` and labelled `<label> (Node <major>)`, so both can share a table.
+ */
+export function onNodes<T extends ServerDef>(list: readonly T[], nodes: readonly NodeRuntime[]): T[] {
+  return list.flatMap((s) =>
+    isNodeServer(s)
+      ? nodes.map((n) =>
+          n.own
+            ? { ...s, node: n.path }
+            : { ...s, name: `${s.name}-node${n.major}`, label: `${s.label} (Node ${n.major})`, node: n.path },
+        )
+      : [s],
+  );
+}
+
+/** The name a row of `server` had before `onNodes()` suffixed it (`gale-node26` → `gale`). */
+export const baseName = (name: string): string => name.replace(/-node\d+$/, '');
+
+/**
+ * The row of baseline server `base` to compare `server` with: the same Node variant when there is one (`gale-node26`
+ * is compared with `node-http-node26`), else the plain one.
+ */
+export function baselineName(server: string, base: string, has: (name: string) => boolean): string {
+  const suffix = server.slice(baseName(server).length);
+  return suffix && has(base + suffix) ? base + suffix : base;
+}
+
+/**
+ * Rows of `results` in the order their plain server first appears, each Node variant right after its plain row
+ * (`gale`, `gale-node26`, `node-http`, `node-http-node26`).
+ */
+export function byServerFamily<T extends { server: string }>(results: readonly T[]): T[] {
+  const order = [...new Set(results.map((m) => baseName(m.server)))];
+  return results
+    .map((m, i) => ({ m, i }))
+    .sort((a, b) => order.indexOf(baseName(a.m.server)) - order.indexOf(baseName(b.m.server)) || a.i - b.i)
+    .map((x) => x.m);
+}
+
 /** The command line that starts `server` on ctx.port: its `launch`, or `node <entry>` with PORT and NODE_ENV. */
 export function launchServer(server: ServerDef, ctx: LaunchContext): Launch {
   if (server.launch) return server.launch(ctx);
   return {
-    cmd: process.execPath,
+    cmd: server.node ?? process.execPath,
     args: nodeArgs(server),
     env: { ...server.env, PORT: String(ctx.port), NODE_ENV: 'production' },
   };

@@ -1,6 +1,7 @@
 // The Markdown table of one WebSocket scenario (printed by the harness and put in report.md): servers as rows, the
 // headline figure with its ratios to Express 5 + express-ws and to ws on node:http, then the details and notes.
 import { median, TOOL_BOUND_PCT } from './report.ts';
+import { baselineName } from './servers.ts';
 import type { LatencySummary, WsIteration, WsMeasurement, WsScenarioId } from './ws.ts';
 
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -89,9 +90,10 @@ export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): 
     const m = ms_.find((x) => x.server === name);
     return m ? wsSummary(m) : null;
   };
-  const bases = [base('express'), base('node-http')];
+  const has = (name: string) => ms_.some((x) => x.server === name);
   let anyBound = false;
   for (const m of ms_) {
+    const bases = ['express', 'node-http'].map((b) => base(baselineName(m.server, b, has)));
     const label = m.server.startsWith('gale') ? `**${m.label}**` : m.label;
     if (m.notImplemented) {
       lines.push(`| ${label} | — not implemented yet |${' |'.repeat(cols - 1)}`);

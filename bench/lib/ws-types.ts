@@ -1,4 +1,5 @@
 // Types of the WebSocket runs (lib/ws.ts): options, the generator's JSON line, iterations and measurements.
+import type { NodeRuntime } from './runtimes.ts';
 import type { WsScenarioId } from './ws.ts';
 
 /** Parameters of the WebSocket runs. */
@@ -25,6 +26,8 @@ export interface WsOptions {
   holdS?: number;
   /** sio-echo: the client's worker threads (default 1: the client is pinned to one core). */
   sioWorkers?: number;
+  /** The Nodes the Node-based servers run on (default: the harness's own; `--node`). */
+  nodes?: NodeRuntime[];
 }
 
 /** The generator's JSON line (bench/loadgen/README.md, "gale-loadgen-ws"). */

@@ -9,7 +9,19 @@ import { loadgen, loadgenBinary } from './loadgen.ts';
 import { type RunningServer, startServer, stopServer } from './measure.ts';
 import { cpuSeconds, type Pinned, vmKiB } from './proc.ts';
 import { writeResults } from './report.ts';
-import { benchDir, galeUnavailable, repoDir, type ServerDef, uwsPath, uwsUnavailable } from './servers.ts';
+import { ownNode } from './runtimes.ts';
+import {
+  baseName,
+  benchDir,
+  bunServer,
+  denoServer,
+  galeUnavailable,
+  onNodes,
+  repoDir,
+  type ServerDef,
+  uwsPath,
+  uwsUnavailable,
+} from './servers.ts';
 import { sioCommand, sioUnavailable } from './sio.ts';
 import { outputTail, runPinnedTool } from './toolrun.ts';
 import { wsTable } from './ws-table.ts';
@@ -26,6 +38,7 @@ export type {
 
 export const wsScenarioIds = ['ws-echo', 'fastws-echo', 'sio-echo', 'ws-broadcast', 'ws-idle'] as const;
 export type WsScenarioId = (typeof wsScenarioIds)[number];
+const BUN_DENO_WS: readonly WsScenarioId[] = ['ws-echo', 'fastws-echo', 'ws-broadcast', 'ws-idle'];
 
 /** The scenarios measured in echoes/s (one message at a time per connection, waiting for each answer). */
 export const isEcho = (s: WsScenarioId): boolean => s === 'ws-echo' || s === 'fastws-echo' || s === 'sio-echo';
@@ -95,7 +108,16 @@ export const wsServers: readonly WsServer[] = [
   { name: 'socketio', label: 'Socket.IO 4 on node:http', entry: app('sio-node-http.mjs'), serves: ['sio-echo'] },
   // Only with GALE_BENCH_UWS naming a local uWebSockets.js build (see lib/servers.ts).
   ...(uwsPath ? [{ name: 'uws', label: 'uWebSockets.js', entry: app('uws.mjs'), unavailable: uwsUnavailable }] : []),
+  // The same apps as their HTTP rows (apps/bun.mjs, apps/deno.mjs): Bun's built-in WebSockets and pub/sub, Deno's
+  // WebSocket API (broadcast by looping over the open sockets). Neither speaks Socket.IO here.
+  { ...bunServer, label: 'Bun.serve (built-in WebSocket, pub/sub)', serves: BUN_DENO_WS },
+  { ...denoServer, label: 'Deno.serve (Deno.upgradeWebSocket)', serves: BUN_DENO_WS },
 ];
+
+/** The servers of `o`: those named (by their plain names), Node-based ones once per Node of `o.nodes`. */
+export function pickWsServers(o: Pick<WsOptions, 'serverNames' | 'nodes'>): WsServer[] {
+  return onNodes(wsServers, o.nodes ?? [ownNode()]).filter((s) => o.serverNames.includes(baseName(s.name)));
+}
 
 /** Servers that take part only in the WebSocket scenarios (accepted by `--servers` beside the HTTP ones). */
 export const wsOnlyServers: readonly string[] = ['socketio'];
@@ -315,7 +337,7 @@ function peakRss(rs: RunningServer): number | null {
 
 /** How many server runs `o` makes and about how long they take, in seconds. */
 export function wsPlan(o: WsOptions): { runs: number; estimateS: number } {
-  const picked = wsServers.filter((s) => o.serverNames.includes(s.name) && !s.notImplemented);
+  const picked = pickWsServers(o).filter((s) => !s.notImplemented);
   let runs = 0;
   let estimateS = 0;
   for (const sc of o.scenarios) {
@@ -335,12 +357,14 @@ export async function runWs(
   o: WsOptions,
   outDir: string,
   log: (s: string) => void,
+  /** Results file suffix (run.ts nodeVariant): `ws/<scenario>.<variant>.json`. */
+  variant = '',
   meta: Record<string, unknown> = {},
 ): Promise<{ text: string; failed: number }> {
   const bin = wsBinary();
   const out: string[] = [];
   let failed = 0;
-  const picked = wsServers.filter((s) => o.serverNames.includes(s.name));
+  const picked = pickWsServers(o);
   const total = o.scenarios.reduce(
     (n, sc) => n + picked.filter((s) => !s.notImplemented && wsServes(s, sc)).length * o.iterations,
     0,
@@ -366,7 +390,12 @@ export async function runWs(
       }
       results.push(m);
     }
-    writeResults(join(outDir, 'ws'), scenario, { ...meta, scenario, description: wsScenarioText[scenario], results });
+    writeResults(join(outDir, 'ws'), variant ? `${scenario}.${variant}` : scenario, {
+      ...meta,
+      scenario,
+      description: wsScenarioText[scenario],
+      results,
+    });
     out.push(`\n## ${scenario}: ${wsScenarioText[scenario]}\n\n${wsTable(scenario, results)}`);
   }
   return { text: out.join(''), failed };
