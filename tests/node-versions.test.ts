@@ -1,8 +1,9 @@
-// What Gale says about Node versions stays true: every package.json states the same engines.node, the Node running
+// What Gale says about Node versions stays true: every package.json (root, packages/*, create-gale's template) states
+// the same engines.node, the Node running
 // this test is inside it (CI runs the suite on 20, 22, 24 and 26, so each of them is checked), and the README's
 // "Supported Node versions" line quotes that range and names every major CI tests (scripts/test-node-versions.mjs).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -48,7 +49,15 @@ test('satisfies() reads the engines range the way npm does for ^ and >=', () => 
 test('engines.node is the same in every package.json and admits the Node running the tests', () => {
   const range = engines('package.json');
   assert.ok(range, 'package.json has engines.node');
-  assert.equal(engines('packages/gale/package.json'), range, 'packages/gale/package.json states the same range');
+  // Every workspace package (gale, adapter-gale, create-gale, …) and the app create-gale writes.
+  const pkgs = readdirSync(join(root, 'packages'))
+    .map((d) => `packages/${d}/package.json`)
+    .filter((p) => existsSync(join(root, p)));
+  assert.ok(pkgs.includes('packages/gale/package.json'));
+  if (existsSync(join(root, 'packages/create-gale/template/package.json'))) {
+    pkgs.push('packages/create-gale/template/package.json');
+  }
+  for (const p of pkgs) assert.equal(engines(p), range, `${p} states the same engines.node as package.json`);
   assert.ok(
     satisfies(process.version, range),
     `Node ${process.version} runs the tests but engines.node is "${range}": widen it or refuse this version`,
