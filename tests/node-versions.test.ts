@@ -1,7 +1,7 @@
 // What Gale says about Node versions stays true: every package.json (root, packages/*, create-gale's template) states
-// the same engines.node, the Node running
-// this test is inside it (CI runs the suite on 20, 22, 24 and 26, so each of them is checked), and the README's
-// "Supported Node versions" line quotes that range and names every major CI tests (scripts/test-node-versions.mjs).
+// the same engines.node, the Node running this test is inside it (CI runs the suite on 20, 22, 24 and 26, so each of
+// them is checked), and the README's "Supported Node versions" line quotes that range and names every major CI tests
+// (scripts/test-node-versions.mjs).
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
