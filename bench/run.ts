@@ -23,6 +23,7 @@ import { allowedCpus, commandExists, effectiveOpenFileLimit, isRunning } from '.
 import { formatDuration, markdownTable, summarize, writeResults } from './lib/report.ts';
 import { runShape, scenarioFileName, writeReport } from './lib/report-md.ts';
 import { BUN, DENO, type RuntimePackage, runtimeBinary } from './lib/runtimes.ts';
+import { runScale } from './lib/scale.ts';
 import { describeBody, type Scenario } from './lib/scenarios.ts';
 import { benchDir, notRun, repoDir, type ServerDef } from './lib/servers.ts';
 import { runSoak } from './lib/soak.ts';
@@ -316,6 +317,7 @@ async function runMatrix(o: Options, outDir: string, started: Date, total: numbe
 
 async function main(): Promise<number> {
   if (process.argv[2] === 'soak') return soakCommand(process.argv.slice(3));
+  if (process.argv[2] === 'scale') return scaleCommand(process.argv.slice(3));
   let o: Options | 'help';
   try {
     o = parseOptions(process.argv.slice(2));
@@ -456,6 +458,29 @@ async function main(): Promise<number> {
   }
   log(`${o.quick ? 'quick check' : 'bench'} done in ${formatDuration((Date.now() - started.getTime()) / 1000)}`);
   return code;
+}
+
+/** `scale [--duration S] [--connections N] [--samples N] [--subs N] [--out DIR]`: see bench/lib/scale.ts. */
+async function scaleCommand(args: string[]): Promise<number> {
+  const get = (name: string, dflt: number) => {
+    const i = args.indexOf(`--${name}`);
+    const n = i >= 0 ? Number(args[i + 1]) : dflt;
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number ≥ 1`);
+    return n;
+  };
+  const i = args.indexOf('--out');
+  const out =
+    i >= 0 ? resolve(args[i + 1] ?? '.') : join(benchDir, 'results', `${localDate(new Date())}-${os.hostname()}`);
+  return runScale(
+    {
+      durationS: get('duration', 10),
+      connections: get('connections', 50),
+      samples: get('samples', 1000),
+      subs: get('subs', 50),
+      out,
+    },
+    log,
+  );
 }
 
 /** `soak [--requests N] [--ws-cycles N] [--uploads N] [--out DIR]`: see bench/lib/soak.ts. */

@@ -37,7 +37,8 @@ function installCleanup(): void {
 }
 
 export interface SpawnOptions {
-  cpu: number;
+  /** A core, or a taskset list such as '0,1'. */
+  cpu: number | string;
   nofile: number;
   env?: NodeJS.ProcessEnv;
   /** Bytes of stdout/stderr kept (the tail). */

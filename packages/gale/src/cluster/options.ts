@@ -38,7 +38,8 @@ export interface ClusterOptions {
   exit?: boolean;
   /**
    * Cross-process pub/sub of the workers' apps (`app.publish`/`ws.publish` reach every worker): `'ipc'` (through
-   * the primary, default), a Redis URL (every worker talks to Redis: other machines too), or `false`.
+   * the primary), a Redis URL (every worker talks to Redis: other machines too), or `false`. Default: the
+   * `GALE_PUBSUB` environment variable (`ipc`, a Redis URL or `off`), else `'ipc'`.
    */
   pubsub?: 'ipc' | string | false;
   /** ms between the memory reports of each worker. Default 5 000. */
@@ -109,7 +110,8 @@ export function workerCount(workers: ClusterOptions['workers']): number {
 /** @internal */
 export function resolveOptions(o: ClusterOptions): ResolvedOptions {
   const drainTimeout = ms('drainTimeout', o.drainTimeout, 10_000);
-  const pubsub = o.pubsub ?? 'ipc';
+  const env = process.env.GALE_PUBSUB;
+  const pubsub = o.pubsub ?? (env === 'off' ? false : env || 'ipc');
   if (pubsub !== false && typeof pubsub !== 'string') {
     throw new TypeError(`cluster(): pubsub must be 'ipc', a Redis URL or false (got ${String(pubsub)})`);
   }
