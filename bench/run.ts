@@ -160,11 +160,7 @@ function scenarioText(
     `${runShape(runMeta)}; ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), ` +
     `Node ${process.version}, ${localDate(started)}\n\n` +
     (scenario.kind === 'static' ? `${STATIC_NOTE}\n\n` : '') +
-    markdownTable(results, o.tool.id, {
-      vsNginx: scenario.kind === 'static',
-      vsHono: scenario.kind === 'fetch',
-      vsAdapterNode: scenario.kind === 'sveltekit',
-    })
+    markdownTable(results, o.tool.id, { kind: scenario.kind })
   );
 }
 

@@ -6,9 +6,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { basename, join } from 'node:path';
 import { type BarDatum, renderSvg, type SweepDatum, scenarioChartSpec, sweepChartSpec } from './charts.ts';
 import type { Measurement } from './measure.ts';
-import { markdownTable, type Summary, summarize } from './report.ts';
+import { baselinesFor, markdownTable, type Summary, summarize } from './report.ts';
 import { sweepTables } from './report-sweep.ts';
 import { loadWsResults, wsReportSections } from './report-ws.ts';
+import type { ScenarioKind } from './scenarios.ts';
 import { scenarios } from './scenarios.ts';
 import { baselineName, byServerFamily } from './servers.ts';
 
@@ -118,10 +119,7 @@ const modeLabel = (m: { mode: string; depth: number }): string => (m.depth > 1 ?
  * request (two decimals: where the load tool is the limit, ‡, CPU per request still ranks servers), then the p99 of
  * the first mode.
  */
-export function headlineTable(
-  ms_: readonly Measurement[],
-  opts: { vsNginx?: boolean; vsHono?: boolean; vsAdapterNode?: boolean } = {},
-): string {
+export function headlineTable(ms_: readonly Measurement[], opts: { kind?: ScenarioKind } = {}): string {
   const serversSeen = [...new Map(ms_.map((m) => [m.server, m.label])).entries()];
   const modes = [...new Map(ms_.map((m) => [m.mode, m.depth])).entries()].map(([mode, depth]) => ({ mode, depth }));
   const get = (server: string, mode: string) => ms_.find((m) => m.server === server && m.mode === mode);
@@ -130,13 +128,7 @@ export function headlineTable(
     const m = get(server, mode);
     return m ? summarize(m) : null;
   };
-  const bases = [
-    ['express', 'vs Express'],
-    ['node-http', 'vs node:http'],
-    ...(opts.vsNginx ? [['nginx', 'vs nginx']] : []),
-    ...(opts.vsHono ? [['hono-node', 'vs Hono on node-server']] : []),
-    ...(opts.vsAdapterNode ? [['sveltekit-node', 'vs adapter-node']] : []),
-  ] as const;
+  const bases = baselinesFor(opts.kind, 'express');
   const first = modes[0];
   const head = [
     'server',
@@ -337,13 +329,7 @@ export async function writeReport(dir: string): Promise<{ report: string; charts
       const sc = f.scenario;
       out.push(`### ${sc.id}: ${sc.description}`, '');
       out.push(`${runShape(f)}; ${day(f.started)}.`, '');
-      out.push(
-        headlineTable(f.results, {
-          vsNginx: sc.kind === 'static',
-          vsHono: sc.kind === 'fetch',
-          vsAdapterNode: sc.kind === 'sveltekit',
-        }),
-      );
+      out.push(headlineTable(f.results, { kind: sc.kind }));
       const b = bars(f);
       if (b.data.length) {
         const name = chartName(sc.id, tool);
@@ -363,11 +349,7 @@ export async function writeReport(dir: string): Promise<{ report: string; charts
       out.push(
         '<details><summary>All figures: min–max, latency, CPU, memory, notes</summary>',
         '',
-        markdownTable(f.results, tool, {
-          vsNginx: sc.kind === 'static',
-          vsHono: sc.kind === 'fetch',
-          vsAdapterNode: sc.kind === 'sveltekit',
-        }),
+        markdownTable(f.results, tool, { kind: sc.kind }),
         '</details>',
         '',
       );

@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Measurement } from './measure.ts';
+import type { ScenarioKind } from './scenarios.ts';
 import { baselineName } from './servers.ts';
 
 /** A load tool above this share of its core is the bottleneck: the req/s figure measures the tool, not the server. */
@@ -63,14 +64,38 @@ const lat = (us: number | null, mark = ''): string =>
 const modeLabel = (m: Measurement): string => (m.depth > 1 ? `pipelined ×${m.depth}` : 'plain');
 
 /**
- * `tool` is the load tool's id (`wrk`, `loadgen`): the notes under the table depend on it. `vsNginx` adds a ratio to
- * nginx (the static scenarios), `vsHono` one to Hono on @hono/node-server (the fetch-handler scenarios).
+ * The peer each kind of scenario is also compared with, besides Express and node:http: nginx for static files, Hono
+ * on @hono/node-server for fetch handlers, adapter-node for SvelteKit, the same Express app on Express 5 for
+ * gale/express.
  */
-export function markdownTable(
-  ms: readonly Measurement[],
-  tool = 'wrk',
-  opts: { vsNginx?: boolean; vsHono?: boolean; vsAdapterNode?: boolean } = {},
-): string {
+export const KIND_BASELINE: Partial<Record<ScenarioKind, readonly [server: string, label: string]>> = {
+  static: ['nginx', 'vs nginx'],
+  fetch: ['hono-node', 'vs Hono on node-server'],
+  sveltekit: ['sveltekit-node', 'vs adapter-node'],
+  'express-app': ['express-app', 'vs the app on Express 5'],
+};
+
+/** The ratio columns of a scenario's tables. */
+export function baselinesFor(kind: ScenarioKind | undefined, first: 'express' | 'node-http' = 'node-http') {
+  const common: (readonly [string, string])[] =
+    first === 'express'
+      ? [
+          ['express', 'vs Express'],
+          ['node-http', 'vs node:http'],
+        ]
+      : [
+          ['node-http', 'vs node:http'],
+          ['express', 'vs Express'],
+        ];
+  const extra = kind === undefined ? undefined : KIND_BASELINE[kind];
+  return extra ? [...common, extra] : common;
+}
+
+/**
+ * `tool` is the load tool's id (`wrk`, `loadgen`): the notes under the table depend on it. `kind` adds the ratio to
+ * that kind's peer (`KIND_BASELINE`).
+ */
+export function markdownTable(ms: readonly Measurement[], tool = 'wrk', opts: { kind?: ScenarioKind } = {}): string {
   const has = (server: string) => ms.some((x) => x.server === server);
   const baseline = (row: string, server: string, mode: string): Summary | null => {
     const name = baselineName(row, server, has);
@@ -78,13 +103,7 @@ export function markdownTable(
     return b ? summarize(b) : null;
   };
   const ratio = (s: Summary, b: Summary | null): string => (b ? `${(s.medianRps / b.medianRps).toFixed(2)}×` : '—');
-  const baselines = [
-    ['node-http', 'vs node:http'],
-    ['express', 'vs Express'],
-    ...(opts.vsNginx ? [['nginx', 'vs nginx']] : []),
-    ...(opts.vsHono ? [['hono-node', 'vs Hono on node-server']] : []),
-    ...(opts.vsAdapterNode ? [['sveltekit-node', 'vs adapter-node']] : []),
-  ] as const;
+  const baselines = baselinesFor(opts.kind);
   const dashes = (n: number): string => Array(n).fill('—').join(' | ');
   const lines = [
     `| server | mode | median req/s | min–max req/s | p50 | p99 | CPU µs/req | peak RSS MiB | ${baselines.map((b) => b[1]).join(' | ')} |`,

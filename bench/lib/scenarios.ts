@@ -9,7 +9,7 @@ import { sveltekitScenarios } from './sveltekit.ts';
  * such as nginx can run them too; `fetch` ones are answered by a Web-standard fetch handler (Request → Response), so
  * only the fetch-handler servers run them; `sveltekit` ones ask the SvelteKit example (lib/sveltekit.ts).
  */
-export type ScenarioKind = 'dynamic' | 'static' | 'fetch' | 'sveltekit';
+export type ScenarioKind = 'dynamic' | 'static' | 'fetch' | 'sveltekit' | 'express-app';
 
 export interface Scenario {
   id: string;
@@ -110,6 +110,19 @@ export const scenarios: readonly Scenario[] = [
     status: 200,
     contentType: 'application/json',
     body: '{"hello":"world"}',
+  }),
+  scenario({
+    id: 'express-app',
+    kind: 'express-app',
+    description:
+      'GET / → {"hello":"world"} from an Express app with cors(), helmet() and express.json(): the same app file on ' +
+      'Express 5 and on gale/express (issue 13)',
+    path: '/',
+    status: 200,
+    contentType: 'application/json',
+    body: '{"hello":"world"}',
+    // Proof that cors and helmet ran on every server.
+    expectHeaders: { 'access-control-allow-origin': '*', 'x-content-type-options': 'nosniff' },
   }),
   scenario({
     id: 'static',

@@ -196,6 +196,25 @@ export const servers: readonly ServerDef[] = [
     unavailable: galeUnavailable,
   },
   { name: 'hono-node', label: 'Hono on @hono/node-server', entry: app('fetch-hono-node.mjs'), kinds: ['fetch'] },
+  // express-app: one Express app file (apps/express-app.mjs: cors, helmet, express.json, GET / → JSON) run by
+  // Express 5, Express 4 and gale/express.
+  { name: 'express-app', label: 'Express 5 (the app)', entry: app('express-app.mjs'), kinds: ['express-app'] },
+  {
+    name: 'express4-app',
+    label: 'Express 4 (the app)',
+    entry: app('express-app.mjs'),
+    env: { EXPRESS_IMPL: 'express4' },
+    kinds: ['express-app'],
+    unavailable: express4Unavailable,
+  },
+  {
+    name: 'gale-express',
+    label: 'gale/express (the app)',
+    entry: app('express-app.mjs'),
+    env: { EXPRESS_IMPL: 'gale/express' },
+    kinds: ['express-app'],
+    unavailable: galeUnavailable,
+  },
   ...(uwsPath ? [uwsServer] : []),
   // sveltekit-*: the SvelteKit example on adapter-gale and adapter-node (`npm run bench -- sveltekit`).
   ...sveltekitServers,
