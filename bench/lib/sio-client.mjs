@@ -65,7 +65,9 @@ async function workerMain({ url, connections, messages, size, timeoutMs, deadlin
       send();
     };
     const send = () => {
-      if (sent >= messages || now() >= deadline) return end();
+      // A connection that got through sends at least once, even past the deadline (a slow connect must not turn a
+      // server that never acks into "no valid message").
+      if (sent >= messages || (sent > 0 && now() >= deadline)) return end();
       sent++;
       c.pending = true;
       c.since = now();
@@ -150,31 +152,38 @@ async function main() {
   const connections = Number(v.connections);
   const workers = Math.max(1, Math.min(Number(v.workers), connections));
   const durationMs = Number(v.duration) * 1000;
-  const start = now();
   const parts = Array.from(
     { length: workers },
     (_, i) => Math.floor(connections / workers) + (i < connections % workers ? 1 : 0),
   );
-  const results = await Promise.all(
-    parts.map(
-      (n) =>
-        new Promise((resolve, reject) => {
-          const w = new Worker(new URL(import.meta.url), {
-            workerData: {
-              url: v.url,
-              connections: n,
-              messages: Number(v.messages),
-              size: Number(v.size),
-              timeoutMs: Number(v.timeout) * 1000,
-              // An absolute time: each worker has its own performance.timeOrigin.
-              deadlineEpoch: performance.timeOrigin + start + durationMs,
-            },
-          });
-          w.once('message', resolve);
-          w.once('error', reject);
-        }),
-    ),
+  // The run starts once every worker has loaded socket.io-client (which can take most of a second on a loaded
+  // machine): a deadline counted from before would leave a short run with no time to connect.
+  const ws = parts.map(
+    (n) =>
+      new Worker(new URL(import.meta.url), {
+        workerData: {
+          url: v.url,
+          connections: n,
+          messages: Number(v.messages),
+          size: Number(v.size),
+          timeoutMs: Number(v.timeout) * 1000,
+        },
+      }),
   );
+  const results = ws.map(
+    (w) =>
+      new Promise((resolve, reject) => {
+        w.on('message', (m) => {
+          if (m !== 'ready') resolve(m);
+        });
+        w.once('error', reject);
+      }),
+  );
+  await Promise.all(ws.map((w) => new Promise((resolve) => w.once('message', resolve))));
+  const start = now();
+  // An absolute time: each worker has its own performance.timeOrigin.
+  for (const w of ws) w.postMessage({ deadlineEpoch: performance.timeOrigin + start + durationMs });
+  const done = await Promise.all(results);
   const secs = (now() - start) / 1000;
   const all = {
     connects: 0,
@@ -186,7 +195,7 @@ async function main() {
     connectUs: [],
     echoUs: [],
   };
-  for (const r of results) {
+  for (const r of done) {
     all.connects += r.connects;
     all.valid += r.valid;
     all.invalid += r.invalid;
@@ -221,7 +230,9 @@ async function main() {
 if (isMainThread) await main();
 else {
   const d = workerData;
-  const deadline = d.deadlineEpoch - performance.timeOrigin;
+  parentPort?.postMessage('ready');
+  const { deadlineEpoch } = await new Promise((resolve) => parentPort?.once('message', resolve));
+  const deadline = deadlineEpoch - performance.timeOrigin;
   parentPort?.postMessage(await workerMain({ ...d, deadline }));
   process.exit(0);
 }
