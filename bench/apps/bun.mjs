@@ -16,6 +16,9 @@ const text = (s) => new Response(s, { headers: TEXT_HEADERS });
  */
 const step = (next) => async (req) => await next(req);
 const chain = step(step(step(step(step(async () => json({ hello: 'world' }))))));
+// middleware-sync: five plain synchronous steps, then the answer.
+const syncSteps = (i) => (i < 5 ? syncSteps(i + 1) : json({ hello: 'world' }));
+
 const middleware = async (req) => {
   try {
     return await chain(req);
@@ -42,6 +45,7 @@ const server = Bun.serve({
     '/text': () => text('Hello 世界'),
     '/hello/:name': (req) => text(`Hello ${req.params.name}`), // Bun percent-decodes params itself
     '/mw': middleware,
+    '/mw-sync': () => syncSteps(0),
     '/echo': upgrade('echo'),
     '/broadcast': upgrade('broadcast'),
     '/fws': (req, srv) => {

@@ -18,6 +18,9 @@ const notFound = () => new Response('Not Found', { status: 404, headers: TEXT_HE
  */
 const step = (next) => async (req) => await next(req);
 const chain = step(step(step(step(step(async () => json({ hello: 'world' }))))));
+// middleware-sync: five plain synchronous steps, then the answer.
+const syncSteps = (i) => (i < 5 ? syncSteps(i + 1) : json({ hello: 'world' }));
+
 const middleware = async (req) => {
   try {
     return await chain(req);
@@ -86,6 +89,8 @@ function handler(req) {
       return text('Hello 世界');
     case '/mw':
       return middleware(req);
+    case '/mw-sync':
+      return syncSteps(0);
     case '/echo':
     case '/fws':
     case '/broadcast':

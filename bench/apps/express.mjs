@@ -28,6 +28,11 @@ const noop = async (_req, _res, next) => {
 app.get('/mw', noop, noop, noop, noop, noop, (_req, res) => {
   res.json({ hello: 'world' });
 });
+// middleware-sync: five synchronous `(req, res, next) => next()` steps.
+const pass = (_req, _res, next) => next();
+app.get('/mw-sync', pass, pass, pass, pass, pass, (_req, res) => {
+  res.json({ hello: 'world' });
+});
 app.use('/static', express.static(publicDir));
 app.use(express.static(prerenderedDir));
 

@@ -20,6 +20,11 @@ app.get('/hello/:name', async (req, reply) => {
 // middleware: five no-op async preHandler hooks on the route and an error handler.
 const noop = async () => {};
 app.get('/mw', { preHandler: [noop, noop, noop, noop, noop] }, async () => ({ hello: 'world' }));
+// middleware-sync: five callback-style preHandler hooks that call done() at once, and a synchronous handler.
+const pass = (_req, _reply, done) => done();
+app.get('/mw-sync', { preHandler: [pass, pass, pass, pass, pass] }, (_req, reply) => {
+  reply.send({ hello: 'world' });
+});
 app.setErrorHandler(async (_err, _req, reply) => reply.code(500).send({ error: 'internal' }));
 await app.register(fastifyStatic, { root: publicDir, prefix: '/static/' });
 // A second root at /: its wildcard route /* sits beside the routes above, which are matched first.

@@ -17,6 +17,9 @@ const noop = async (_req, _res, next) => {
   await next();
 };
 app.get('/mw', noop, noop, noop, noop, noop, () => ({ hello: 'world' }));
+// middleware-sync: five Express-style synchronous steps.
+const pass = (_req, _res, next) => next();
+app.get('/mw-sync', pass, pass, pass, pass, pass, () => ({ hello: 'world' }));
 app.onError((_err, _req, res) => res.status(500).json({ error: 'internal' }));
 app.static('/static', publicDir, { cache: process.env.STATIC_CACHE !== '0' });
 app.static('/', prerenderedDir);

@@ -91,6 +91,12 @@ async function runSteps(res) {
   res.end(JSON.stringify({ hello: 'world' }));
 }
 
+function runSyncSteps(res, i) {
+  if (i < 5) return runSyncSteps(res, i + 1);
+  res.writeHead(200, JSON_HEADERS);
+  res.end(JSON.stringify({ hello: 'world' }));
+}
+
 const server = http.createServer((req, res) => {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -99,6 +105,11 @@ const server = http.createServer((req, res) => {
     if (path === '/') {
       res.writeHead(200, JSON_HEADERS);
       res.end(JSON.stringify({ hello: 'world' }));
+      return;
+    }
+    if (path === '/mw-sync') {
+      // Five plain synchronous steps in front of the answer, as a baseline for middleware-sync.
+      runSyncSteps(res, 0);
       return;
     }
     if (path === '/mw') {

@@ -39,6 +39,13 @@ app.get('/mw', (res) => {
   })();
 });
 
+// middleware-sync: five plain synchronous steps (uWS has no middleware), then the answer.
+const syncSteps = (res, i) => {
+  if (i < 5) return syncSteps(res, i + 1);
+  reply(res, JSON_TYPE, JSON.stringify({ hello: 'world' }));
+};
+app.get('/mw-sync', (res) => syncSteps(res, 0));
+
 app.ws('/echo', {
   idleTimeout: 0,
   maxPayloadLength: 16 * 1024 * 1024,

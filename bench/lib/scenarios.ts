@@ -101,6 +101,16 @@ export const scenarios: readonly Scenario[] = [
     body: '{"hello":"world"}',
   }),
   scenario({
+    id: 'middleware-sync',
+    description:
+      'GET /mw-sync behind 5 Express-style `(req, res, next) => next()` steps (plain function calls where a server ' +
+      'has no middleware) → {"hello":"world"}',
+    path: '/mw-sync',
+    status: 200,
+    contentType: 'application/json',
+    body: '{"hello":"world"}',
+  }),
+  scenario({
     id: 'fetch-hello',
     kind: 'fetch',
     description:

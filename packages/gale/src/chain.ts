@@ -68,25 +68,19 @@ export function compose(
   scopes: readonly (readonly ErrorHandler[])[],
   host: ChainHost,
 ): (req: Request, res: Response) => Promise<void> | undefined {
-  const n = steps.length;
   const mws = steps.map((s) => s.fn);
   // Mount points as Express shows them (req.baseUrl); all '' for an app-level chain, which then
   // never touches req._base.
   const bases = [...steps.map((s) => s.base), handlerBase];
-  const mounted = bases.some((b) => b !== '') ? bases : undefined;
-  return (req, res) => {
-    let failed = false;
-    const fail = (err: unknown): void => {
-      if (failed) {
-        // A second error (e.g. after the first was answered): the app logs it.
-        host.fail(err, req, res);
-        return;
-      }
-      failed = true;
-      handleScopedError(err, req, res, scopes, host);
-    };
-    return run(mws, n, handler, req, res, fail, host, mounted);
+  const chain: Chain = {
+    mws,
+    n: mws.length,
+    handler,
+    scopes,
+    host,
+    bases: bases.some((b) => b !== '') ? bases : undefined,
   };
+  return (req, res) => new Run(chain, req, res).step(0);
 }
 
 /** Hands `err` to the error handlers in `scopes` (innermost first), then to the app's default answer. */
@@ -127,61 +121,115 @@ export function handleScopedError(
   handleError(err, req, res, 0);
 }
 
-function run(
-  mws: readonly Middleware[],
-  n: number,
-  handler: Handler,
-  req: Request,
-  res: Response,
-  fail: (err: unknown) => void,
-  host: ChainHost,
-  bases: readonly string[] | undefined,
-): Promise<void> | undefined {
-  const step = (i: number): Promise<void> | undefined => {
-    if (bases !== undefined) req._base = bases[i] as string;
-    if (i === n) {
-      let out: unknown;
-      try {
-        out = handler(req, res, (err?: unknown) => {
-          if (err !== undefined && err !== null) fail(err);
-          else host.notFound(req, res);
-          return RESOLVED;
-        });
-      } catch (err) {
-        fail(err);
-        return undefined;
-      }
-      if (out === undefined) return undefined;
-      const sent = host.reply(out, req, res);
-      return sent === undefined ? undefined : sent.then(undefined, fail);
+/** A route's chain as `compose` prepared it, shared by all its requests. */
+interface Chain {
+  readonly mws: readonly Middleware[];
+  readonly n: number;
+  readonly handler: Handler;
+  readonly scopes: readonly (readonly ErrorHandler[])[];
+  readonly host: ChainHost;
+  /** Mount point of each level and of the handler; undefined when all are ''. */
+  readonly bases: readonly string[] | undefined;
+}
+
+// One request's run through a chain. What `next()` returns never rejects (an error is handed to the error handlers
+// where it happens), so a middleware that calls `next()` without awaiting it cannot leave a rejection unhandled,
+// and a level needs no promise of its own unless its middleware returned one. A synchronous chain runs without any
+// promise; an Express-style `(req, res, next) => next()` passes the downstream promise up as it is (none when the
+// downstream finished synchronously); only a middleware that returned its own promise gets one `.then` to catch
+// its rejection. One object per request plus one `next` per level reached: no other closure.
+class Run {
+  private failed = false;
+  private onReject: ((err: unknown) => void) | undefined;
+
+  constructor(
+    private readonly c: Chain,
+    private readonly req: Request,
+    private readonly res: Response,
+  ) {}
+
+  /** Hands an error to the scoped error handlers once; a later one is only logged by the app. */
+  fail(err: unknown): void {
+    if (this.failed) {
+      this.c.host.fail(err, this.req, this.res);
+      return;
     }
+    this.failed = true;
+    handleScopedError(err, this.req, this.res, this.c.scopes, this.c.host);
+  }
+
+  /** `fail` as a function for `.then`, made the first time a level returns a promise. */
+  private rejecter(): (err: unknown) => void {
+    if (this.onReject === undefined) this.onReject = (err: unknown) => this.fail(err);
+    return this.onReject;
+  }
+
+  step(i: number): Promise<void> | undefined {
+    const { c, req, res } = this;
+    const bases = c.bases;
+    if (bases !== undefined) req._base = bases[i] as string;
+    if (i === c.n) return this.end();
     let called = false;
+    // The downstream's promise once `next()` ran: undefined while not called or when it finished synchronously.
+    let rest: Promise<void> | undefined;
     const next: Next = (err?: unknown) => {
-      if (called) return Promise.reject(new GaleError(ErrorCodes.NEXT_TWICE, 'next() was called more than once'));
+      if (called) return nextTwice();
       called = true;
       if (err !== undefined && err !== null) {
-        fail(err);
+        this.fail(err);
         return RESOLVED;
       }
-      const rest = step(i + 1);
+      rest = this.step(i + 1);
       if (bases === undefined) return rest ?? RESOLVED;
       // Back in this middleware: it sees its own mount point again.
       const mine = bases[i] as string;
       req._base = mine;
       if (rest === undefined) return RESOLVED;
-      return rest.then(() => {
+      rest = rest.then(() => {
         req._base = mine;
       });
+      return rest;
     };
     let out: unknown;
     try {
-      out = (mws[i] as Middleware)(req, res, next);
+      out = (c.mws[i] as Middleware)(req, res, next);
     } catch (err) {
-      fail(err);
+      this.fail(err);
       return undefined;
     }
-    if (isThenable(out)) return Promise.resolve(out).then(undefined, fail) as Promise<void>;
-    return undefined;
-  };
-  return step(0);
+    // `return next()` (or `next()` and nothing returned): the downstream's own promise, or none, is this level's.
+    if (out === rest || out === undefined || out === RESOLVED) return rest;
+    if (out instanceof Promise) return out.then(undefined, this.rejecter()) as Promise<void>;
+    if (isThenable(out)) return Promise.resolve(out).then(undefined, this.rejecter()) as Promise<void>;
+    return rest;
+  }
+
+  /** The end of the chain: the handler, and the reply of what it returned. */
+  private end(): Promise<void> | undefined {
+    const { c, req, res } = this;
+    let out: unknown;
+    try {
+      out = c.handler(req, res, (err?: unknown) => {
+        if (err !== undefined && err !== null) this.fail(err);
+        else c.host.notFound(req, res);
+        return RESOLVED;
+      });
+    } catch (err) {
+      this.fail(err);
+      return undefined;
+    }
+    if (out === undefined) return undefined;
+    const sent = c.host.reply(out, req, res);
+    return sent === undefined ? undefined : sent.then(undefined, this.rejecter());
+  }
 }
+
+/** A second `next()` from one middleware: a rejection for whoever awaits it, marked handled so that a call nobody
+ * awaits (Express style) cannot end the process with an unhandled rejection. */
+function nextTwice(): Promise<void> {
+  const p = Promise.reject(new GaleError(ErrorCodes.NEXT_TWICE, 'next() was called more than once'));
+  p.catch(ignore);
+  return p;
+}
+
+function ignore(): void {}
