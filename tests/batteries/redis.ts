@@ -25,6 +25,9 @@ function freePort(): Promise<number> {
   });
 }
 
+/** A bound on a wait that does not itself keep the process alive once the wait is over. */
+const bounded = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
+
 export async function withRedis(t: TestContext): Promise<RunningRedis> {
   const bin = ensureCommand('redis-server', 'redis-server');
   const port = await freePort();
@@ -43,8 +46,14 @@ export async function withRedis(t: TestContext): Promise<RunningRedis> {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   t.after(async () => {
     if (child.exitCode === null) child.kill('SIGTERM');
-    await Promise.race([exited, sleep(3000)]);
-    if (child.exitCode === null) child.kill('SIGKILL');
+    await Promise.race([exited, bounded(3000)]);
+    if (child.exitCode === null) {
+      child.kill('SIGKILL');
+      await Promise.race([exited, bounded(3000)]);
+    }
+    // Its output pipes would keep this test process alive until they see EOF (a loaded CI run saw them open).
+    child.stdout?.destroy();
+    child.stderr?.destroy();
   });
   const client = new Redis({ port, host: HOST, lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
   client.on('error', () => {}); // refused connects while the server starts are retried below
