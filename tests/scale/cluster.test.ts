@@ -6,7 +6,19 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { get, type Instance, Proc, post, sleep, startInstance, tempDir, until, WsClient, within } from './services.js';
+import {
+  backgroundLoad,
+  get,
+  type Instance,
+  Proc,
+  post,
+  sleep,
+  startInstance,
+  tempDir,
+  until,
+  WsClient,
+  within,
+} from './services.js';
 
 const T = { timeout: 45_000 };
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -172,28 +184,20 @@ describe('gale.cluster() with two workers', () => {
   test('a worker killed with SIGKILL is respawned while the other keeps serving', T, async () => {
     const before = await bySlot(inst.port, 2);
     const victim = before.get(1) as Who;
-    let ok = 0;
-    let failed = 0;
-    let stop = false;
-    const load = (async () => {
-      while (!stop) {
-        try {
-          const r = await get(inst.port, '/hello', { timeout: 3000 });
-          if (r.status === 200 && r.body === 'hello') ok++;
-          else failed++;
-        } catch {
-          failed++;
-        }
-      }
-    })();
-    await sleep(200);
-    process.kill(victim.pid, 'SIGKILL');
-    await inst.proc.waitFor(new RegExp(`worker 1 \\(pid ${victim.pid}\\) was killed by SIGKILL`), 5000);
-    const okAtKill = ok;
-    await inst.proc.waitFor(/respawning worker 1 in \d+ ms/, 5000);
-    const after = await bySlot(inst.port, 2);
-    stop = true;
-    await load;
+    const load = backgroundLoad(inst.port, '/hello');
+    let after: Map<number, Who>;
+    let okAtKill: number;
+    try {
+      await sleep(200);
+      process.kill(victim.pid, 'SIGKILL');
+      await inst.proc.waitFor(new RegExp(`worker 1 \\(pid ${victim.pid}\\) was killed by SIGKILL`), 5000);
+      okAtKill = load.counts.ok;
+      await inst.proc.waitFor(/respawning worker 1 in \d+ ms/, 5000);
+      after = await bySlot(inst.port, 2);
+    } finally {
+      await load.stop();
+    }
+    const { ok, failed } = load.counts;
     assert.notEqual(after.get(1)?.pid, victim.pid, 'a new process in place 1');
     assert.equal(after.get(0)?.pid, before.get(0)?.pid, 'place 0 untouched');
     assert.ok(ok > okAtKill, 'requests kept succeeding after the kill');

@@ -8,6 +8,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { ensureCommand } from '../system-tools.js';
@@ -15,8 +16,29 @@ import { ensureCommand } from '../system-tools.js';
 export const HOST = '127.0.0.1';
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const live = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const c of live) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+const procs = new Set<Proc>();
+const killAll = () => {
+  for (const c of live) {
+    if (c.exitCode !== null || c.signalCode !== null) continue;
+    // A process group (npm and what it started) goes as a whole.
+    if ((c as ChildProcess & { group?: boolean }).group) {
+      try {
+        process.kill(-(c.pid as number), 'SIGKILL');
+      } catch {}
+    } else c.kill('SIGKILL');
+  }
+};
+process.on('exit', killAll);
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    killAll();
+    process.exit(1);
+  });
+}
+// Whatever a test file left running (a failed before() that started only some programs, say) is stopped after the
+// file's tests, so the test process can end instead of waiting on its children.
+after(async () => {
+  await Promise.all([...procs].map((p) => p.stop('SIGTERM', 5000)));
 });
 
 /** `p`'s value, or undefined if it takes longer than `ms` (the timer never outlives the wait). */
@@ -103,9 +125,18 @@ export class Proc {
   output = '';
   readonly exited: Promise<{ code: number | null; signal: string | null }>;
 
-  constructor(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, cwd?: string) {
-    this.child = spawn(cmd, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** With `group`, the program leads a process group of its own and stop() signals the whole group (npm start). */
+  constructor(
+    cmd: string,
+    args: string[],
+    env: NodeJS.ProcessEnv = process.env,
+    cwd?: string,
+    readonly group = false,
+  ) {
+    this.child = spawn(cmd, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: group });
+    (this.child as ChildProcess & { group?: boolean }).group = group;
     live.add(this.child);
+    procs.add(this);
     const take = (d: Buffer) => {
       this.output += d.toString();
       if (process.env.SCALE_DEBUG) process.stderr.write(d);
@@ -115,6 +146,7 @@ export class Proc {
     this.exited = new Promise((resolve) =>
       this.child.once('exit', (code, signal) => {
         live.delete(this.child);
+        procs.delete(this);
         resolve({ code, signal });
       }),
     );
@@ -128,21 +160,32 @@ export class Proc {
   }
 
   /** Waits until the output matches `re` (counting matches: the `n`th). */
-  waitFor(re: RegExp, ms: number, n = 1): Promise<RegExpMatchArray[]> {
+  async waitFor(re: RegExp, ms: number, n = 1): Promise<RegExpMatchArray[]> {
     const g = new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`);
-    return until(`${re} ×${n} in the output of ${this.child.spawnfile}`, ms, () => {
-      if (!this.running) throw new Error(`exited: ${this.output.slice(-1500)}`);
-      const all = [...this.output.matchAll(g)];
-      return all.length >= n ? all : undefined;
-    });
+    try {
+      return await until(`${re} ×${n} in the output of ${this.child.spawnfile}`, ms, () => {
+        if (!this.running) throw new Error('it exited');
+        const all = [...this.output.matchAll(g)];
+        return all.length >= n ? all : undefined;
+      });
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; its output ends with:\n${this.output.slice(-2000)}`);
+    }
   }
 
   /** Sends `signal`, waits up to `ms` for the exit, then SIGKILL. */
   async stop(signal: NodeJS.Signals = 'SIGTERM', ms = 8000): Promise<{ code: number | null; signal: string | null }> {
-    if (this.running) this.child.kill(signal);
+    const send = (sig: NodeJS.Signals) => {
+      if (!this.running) return;
+      try {
+        if (this.group) process.kill(-this.pid, sig);
+        else this.child.kill(sig);
+      } catch {}
+    };
+    send(signal);
     const r = await within(this.exited, ms);
     if (r !== undefined) return r;
-    this.child.kill('SIGKILL');
+    send('SIGKILL');
     return this.exited;
   }
 }
@@ -285,6 +328,36 @@ export function get(
     req.setTimeout(opts.timeout ?? 5000, () => req.destroy(new Error(`GET ${path} on ${port} timed out`)));
     req.on('error', reject);
   });
+}
+
+/**
+ * Sequential GETs on new connections until stopped (or for at most `maxMs`): counts answers with status 200 and
+ * failures (other statuses, errors), pausing 10 ms after a failure so a dead port is not hammered.
+ */
+export function backgroundLoad(port: number, path: string, maxMs = 60_000) {
+  const counts = { ok: 0, failed: 0 };
+  let stopped = false;
+  const until = Date.now() + maxMs;
+  const done = (async () => {
+    while (!stopped && Date.now() < until) {
+      try {
+        const r = await get(port, path, { timeout: 3000 });
+        if (r.status === 200) counts.ok++;
+        else counts.failed++;
+      } catch {
+        counts.failed++;
+        await sleep(10);
+      }
+    }
+  })();
+  return {
+    counts,
+    stop: async () => {
+      stopped = true;
+      await done;
+      return counts;
+    },
+  };
 }
 
 /** POST a text body on a new connection. */

@@ -28,6 +28,7 @@ import {
   tempDir,
   until,
   WsClient,
+  within,
 } from './services.js';
 
 const T = { timeout: 60_000 };
@@ -229,7 +230,13 @@ describe('behind nginx and HAProxy', () => {
       while (!stop) {
         const c = new WsClient(`ws://127.0.0.1:${N}/ws`);
         try {
-          await c.opened;
+          if (
+            (await within(
+              c.opened.then(() => true),
+              5000,
+            )) !== true
+          )
+            throw new Error('the upgrade timed out');
           while (!stop) {
             const id = `w${w}-${n}`;
             c.send({ id, topic: 'chat', text: id });
@@ -258,25 +265,28 @@ describe('behind nginx and HAProxy', () => {
       reloaded = true;
     })();
     reload.catch(() => {});
-    for (let i = 0; i < 20; i++) {
-      const doneBefore = reloaded;
-      const p = spawn(
-        loadgen,
-        ['--url', `http://127.0.0.1:${N}/hello`, '--connections', '8', '--duration', '2', '--expect-body', 'hello'],
-        { stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      let out = '';
-      p.stdout.on('data', (d) => {
-        out += d;
-      });
-      const code = await new Promise<number | null>((r) => p.once('exit', r));
-      const line = out.trim().split('\n').pop() ?? '';
-      assert.ok(line.startsWith('{'), `gale-loadgen exited ${code}: ${out}`);
-      runs.push(JSON.parse(line));
-      if (doneBefore) break;
+    try {
+      for (let i = 0; i < 20; i++) {
+        const doneBefore = reloaded;
+        const p = spawn(
+          loadgen,
+          ['--url', `http://127.0.0.1:${N}/hello`, '--connections', '8', '--duration', '2', '--expect-body', 'hello'],
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        let out = '';
+        p.stdout.on('data', (d) => {
+          out += d;
+        });
+        const code = await new Promise<number | null>((r) => p.once('exit', r));
+        const line = out.trim().split('\n').pop() ?? '';
+        assert.ok(line.startsWith('{'), `gale-loadgen exited ${code}: ${out}`);
+        runs.push(JSON.parse(line));
+        if (doneBefore) break;
+      }
+      await reload;
+    } finally {
+      stop = true; // the writers end even when something above failed
     }
-    await reload;
-    stop = true;
     const sent = await Promise.all(writers);
 
     const total = runs.reduce((s, r) => s + r.requests, 0);
