@@ -3,6 +3,7 @@
 // exceptions, with backoff), SIGUSR2 memory report, SIGHUP zero-downtime reload, a failed reload, SIGTERM.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -258,6 +259,35 @@ describe('gale.cluster() with two workers', () => {
     for (const w of workers.values()) await until(`worker ${w.pid} gone`, 3000, () => !alive(w.pid));
     assert.match(inst.proc.output, /gale cluster: stopped/);
   });
+});
+
+test('drainDelay: a stopping worker answers readiness with 503 while it still serves, then goes', T, async () => {
+  const inst = await startInstance({ INSTANCE: 'delay', DRAIN_DELAY: '1500' }, 1);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const on = (path: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      http
+        .get({ host: '127.0.0.1', port: inst.port, path, agent }, (res) => {
+          let body = '';
+          res.on('data', (d) => {
+            body += d;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        })
+        .on('error', reject);
+    });
+  try {
+    const who = JSON.parse((await on('/')).body) as Who;
+    assert.equal((await on('/readyz')).status, 200);
+    process.kill(who.pid, 'SIGTERM'); // as the primary does on reload and stop
+    await sleep(200);
+    assert.deepEqual(await on('/readyz'), { status: 503, body: 'not ready: draining\n' });
+    assert.equal(JSON.parse((await on('/')).body).pid, who.pid, 'still serving during the delay');
+    await inst.proc.waitFor(new RegExp(`worker 0 \\(pid ${who.pid}\\) exited with code 0`), 10_000);
+  } finally {
+    agent.destroy();
+    await inst.proc.stop('SIGTERM');
+  }
 });
 
 test('a worker that cannot start is respawned with growing delays; the primary stays up', T, async () => {

@@ -173,3 +173,29 @@ test('disconnectSockets reaches the other server', T, async () => {
   galeIo.in('kick').disconnectSockets();
   assert.equal((await gone)[0], 'io server disconnect');
 });
+
+test('node-redis clients work too (a third server on the same Redis)', T, async () => {
+  const { createClient } = await import('redis');
+  const pub = createClient({ url: redis.url });
+  const sub = pub.duplicate();
+  for (const c of [pub, sub]) c.on('error', () => {});
+  await Promise.all([pub.connect(), sub.connect()]);
+  const app = gale();
+  const third = new GaleServer(app, { adapter: createRedisAdapter(pub, sub) });
+  third.on('connection', (socket: { join(r: string): void }) => socket.join('room'));
+  const { port } = await app.listen(0, '127.0.0.1');
+  const c = await client(port);
+  try {
+    await until('three servers on the channels', 5000, async () => (await third.of('/').adapter.serverCount()) === 3);
+    const atThird = once(c, 'hi');
+    sio.to('room').emit('hi', 'from socket.io');
+    assert.deepEqual(await atThird, ['from socket.io']);
+    const atSio = once(sioClient, 'hey');
+    third.to('room').emit('hey', 'from node-redis');
+    assert.deepEqual(await atSio, ['from node-redis']);
+  } finally {
+    c.close();
+    await within(third.close(), 3000);
+    await Promise.allSettled([pub.quit(), sub.quit()]);
+  }
+});

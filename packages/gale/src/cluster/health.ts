@@ -45,7 +45,9 @@ export interface LoopDelay {
 
 /** The numbers health() reports. */
 export interface GaleMetrics extends ServerStats {
+  /** Not draining (the readiness route also runs `check`). */
   ready: boolean;
+  /** `app.close()` began, or `drain()` was called. */
   draining: boolean;
   /** Seconds since the process started. */
   uptime: number;
@@ -64,6 +66,11 @@ export interface Health {
   prometheus(): Promise<{ contentType: string; text: string }>;
   /** Whether the readiness route answers 200 now, or why not. */
   readiness(): Promise<true | string>;
+  /**
+   * Readiness answers 503 `draining` from now on while the app keeps serving: call it, wait for the balancer's health
+   * check to notice, then `app.close()` (what a cluster worker does with `drainDelay`).
+   */
+  drain(): void;
   /** Stops the event-loop delay monitor. */
   close(): void;
 }
@@ -205,6 +212,9 @@ export function health(app: App, options: HealthOptions = {}): Health {
     metrics,
     prometheus,
     readiness,
+    drain: () => {
+      hooks.draining.add(app);
+    },
     close: () => {
       clearInterval(roll);
       loop.disable();

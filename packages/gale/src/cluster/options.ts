@@ -13,7 +13,13 @@ export interface ClusterOptions {
   workers?: number | 'auto' | string;
   /** ms a worker gets to drain (in-flight requests finish, WebSockets closed with 1001) on reload and shutdown. Default 10 000. */
   drainTimeout?: number;
-  /** ms SIGTERM/SIGINT may take in all before the workers left are killed. Default `drainTimeout` + 5 000. */
+  /**
+   * ms a stopping worker keeps serving with its readiness route answering 503 before it closes, so a balancer's
+   * health check takes it out first (the Kubernetes preStop pattern). Default 0: with one port, the kernel stops
+   * sending connections to a worker as soon as it closes its listener.
+   */
+  drainDelay?: number;
+  /** ms SIGTERM/SIGINT may take in all before the workers left are killed. Default `drainTimeout` + `drainDelay` + 5 000. */
   shutdownTimeout?: number;
   /** ms a new worker may take to start listening before it counts as failed. Default 30 000. */
   startTimeout?: number;
@@ -70,6 +76,7 @@ export interface WorkerInfo {
 export interface ResolvedOptions {
   workers: number;
   drainTimeout: number;
+  drainDelay: number;
   shutdownTimeout: number;
   startTimeout: number;
   backoffInitial: number;
@@ -110,6 +117,7 @@ export function workerCount(workers: ClusterOptions['workers']): number {
 /** @internal */
 export function resolveOptions(o: ClusterOptions): ResolvedOptions {
   const drainTimeout = ms('drainTimeout', o.drainTimeout, 10_000);
+  const drainDelay = ms('drainDelay', o.drainDelay, 0);
   const env = process.env.GALE_PUBSUB;
   const pubsub = o.pubsub ?? (env === 'off' ? false : env || 'ipc');
   if (pubsub !== false && typeof pubsub !== 'string') {
@@ -118,7 +126,8 @@ export function resolveOptions(o: ClusterOptions): ResolvedOptions {
   return {
     workers: workerCount(o.workers),
     drainTimeout,
-    shutdownTimeout: ms('shutdownTimeout', o.shutdownTimeout, drainTimeout + 5000),
+    drainDelay,
+    shutdownTimeout: ms('shutdownTimeout', o.shutdownTimeout, drainTimeout + drainDelay + 5000),
     startTimeout: ms('startTimeout', o.startTimeout, 30_000),
     backoffInitial: ms('backoff.initial', o.backoff?.initial, 100),
     backoffMax: ms('backoff.max', o.backoff?.max, 10_000),

@@ -145,6 +145,7 @@ export class Cluster extends EventEmitter {
       [ENV.slot]: String(slot),
       [ENV.generation]: String(generation),
       [ENV.drainTimeout]: String(this.o.drainTimeout),
+      [ENV.drainDelay]: String(this.o.drainDelay),
       [ENV.pubsub]: this.o.pubsub === false ? 'off' : this.o.pubsub,
       [ENV.memoryInterval]: String(this.o.memoryInterval),
     });
@@ -265,7 +266,7 @@ export class Cluster extends EventEmitter {
   }
 
   /** Asks a worker to drain (SIGTERM: its apps close gracefully) and kills it if it is still there after `grace`. */
-  private stop(t: Tracked, grace = this.o.drainTimeout): Promise<void> {
+  private stop(t: Tracked, grace = this.o.drainDelay + this.o.drainTimeout): Promise<void> {
     if (t.expected) return t.exited;
     t.expected = true;
     t.state = 'draining';

@@ -60,6 +60,7 @@ export const ENV = {
   slot: 'GALE_WORKER_SLOT',
   generation: 'GALE_WORKER_GENERATION',
   drainTimeout: 'GALE_DRAIN_TIMEOUT',
+  drainDelay: 'GALE_DRAIN_DELAY',
   pubsub: 'GALE_PUBSUB',
   memoryInterval: 'GALE_MEMORY_INTERVAL',
 } as const;

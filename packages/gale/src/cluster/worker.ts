@@ -76,14 +76,20 @@ export function installWorker(): void {
 }
 
 /**
- * Drains this worker: runs the `onShutdown` callbacks, closes every app (in-flight requests finish, keep-alive
+ * Drains this worker: readiness turns 503 (for `drainDelay` ms first, while still serving), runs the `onShutdown` callbacks, closes every app (in-flight requests finish, keep-alive
  * connections close, WebSockets get 1001, what is left is cut after the drain timeout), closes the pub/sub
  * connections, and exits.
  */
 export function drain(): Promise<void> {
   if (draining !== undefined) return draining;
   const timeout = Number(process.env[ENV.drainTimeout] ?? 10_000) || 10_000;
+  const delay = Number(process.env[ENV.drainDelay] ?? 0) || 0;
   draining = (async () => {
+    if (delay > 0) {
+      // Readiness answers 503 while the apps still serve, so a balancer's health check takes this worker out first.
+      for (const app of apps) hooks.draining.add(app);
+      await new Promise((r) => setTimeout(r, delay));
+    }
     await settleWithin(
       [...shutdownHooks].map((fn) => Promise.resolve().then(fn)),
       timeout,
