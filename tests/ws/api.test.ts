@@ -272,3 +272,57 @@ test('an upgrade still in upgrade(req) when app.close() starts is answered 503',
   await refused;
   await closing;
 });
+
+test(
+  'a socket idle for several engine ticks (its buffers freed) still echoes, publishes and reads ws.req',
+  T,
+  async (t) => {
+    const { port } = await withApp(t, (app) => {
+      app.ws('/idle', {
+        idleTimeout: 0,
+        open: (ws) => ws.subscribe('all'),
+        message: (ws, data) => {
+          const text = data.toString();
+          if (text === 'who') {
+            // Read long after the upgrade: the snapshot taken at upgrade answers, not the engine.
+            const h = ws.req.headers;
+            ws.send(
+              JSON.stringify({
+                url: ws.req.url,
+                agent: h['x-agent'],
+                inherited: typeof (h as Record<string, unknown>).constructor,
+                query: ws.req.query.q,
+                peer: `${ws.remoteAddress}:${ws.remotePort}`,
+                states: [ws.CONNECTING, ws.OPEN, ws.CLOSING, ws.CLOSED, ws.readyState],
+              }),
+            );
+          } else if (text === 'all') ws.publish('all', 'to everyone');
+          else ws.send(data);
+        },
+      });
+    });
+    const a = await connect(wsUrl(port, '/idle?q=1'), undefined, { headers: { 'x-agent': 'test' } });
+    const b = await connect(wsUrl(port, '/idle?q=2'));
+    // The engine's tick runs at least once a second; idle sockets drop their buffers there.
+    await sleep(2300);
+    a.send('who');
+    const who = JSON.parse((await nextMessage(a)).data.toString());
+    const local = (a as unknown as { _socket: { localPort: number; localAddress: string } })._socket;
+    assert.deepEqual(who, {
+      url: '/idle?q=1',
+      agent: 'test',
+      inherited: 'undefined',
+      query: '1',
+      peer: `${local.localAddress}:${local.localPort}`,
+      states: [0, 1, 2, 3, 1],
+    });
+    const big = 'x'.repeat(200_000);
+    a.send(big);
+    assert.equal((await nextMessage(a)).data.toString(), big);
+    const heard = nextMessage(b);
+    a.send('all');
+    assert.equal((await heard).data.toString(), 'to everyone');
+    a.close();
+    b.close();
+  },
+);

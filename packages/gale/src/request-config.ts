@@ -2,6 +2,7 @@
 // reference to its app's RequestConfig (one field), so reading options costs nothing per request.
 import proxyaddr from 'proxy-addr';
 import qs from 'qs';
+import { NullObject } from './null-object.js';
 import type { ByteSize, GaleOptions, QueryOptions } from './options.js';
 
 /**
@@ -73,7 +74,7 @@ export function parseBytes(value: ByteSize | undefined, fallback: number, name: 
 
 /** The simple query parser: URLSearchParams; a key given several times maps to an array. */
 export function simpleQuery(search: string): Query {
-  const out: Query = Object.create(null);
+  const out = new NullObject<Query>();
   for (const [k, v] of new URLSearchParams(search)) {
     const prev = out[k];
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev as string, v];

@@ -7,6 +7,7 @@ import { BodySource } from './body-source.js';
 import { ErrorCodes, HttpError } from './errors.js';
 import type { MultipartOptions, MultipartPart } from './multipart.js';
 import type { NativeServer } from './native.js';
+import { NullObject } from './null-object.js';
 import type { JsonOptions, TextOptions, UrlencodedOptions } from './options.js';
 import {
   contentLength,
@@ -191,10 +192,10 @@ export class Request implements RequestHelpers, RequestBodyReaders {
     return l === undefined ? undefined : { address: l[0], port: l[1], family: l[2] };
   }
 
-  /** `"1.1"` or `"1.0"`. */
+  /** `"1.1"`, `"1.0"`, or `"2.0"` for a request over HTTP/2. */
   get httpVersion(): string {
     if (this._version === undefined) this._version = this._n.version(this._id) ?? 1;
-    return this._version === 0 ? '1.0' : '1.1';
+    return this._version === 0 ? '1.0' : this._version === 2 ? '2.0' : '1.1';
   }
 
   /**
@@ -209,7 +210,7 @@ export class Request implements RequestHelpers, RequestBodyReaders {
     if (this._query === undefined) {
       const url = this.url;
       const q = url.indexOf('?');
-      this._query = q === -1 ? (Object.create(null) as Query) : this._cfg.query(url.slice(q + 1));
+      this._query = q === -1 ? new NullObject<Query>() : this._cfg.query(url.slice(q + 1));
     }
     return this._query;
   }
@@ -219,7 +220,7 @@ export class Request implements RequestHelpers, RequestBodyReaders {
     if (this._headers === undefined) {
       const flat = this._n.headers(this._id);
       if (flat === undefined) this.gone('headers');
-      const h: Headers = Object.create(null);
+      const h = new NullObject<Headers>();
       for (let i = 0; i < flat.length; i += 2) {
         const k = flat[i] as string;
         const v = flat[i + 1] as string;

@@ -98,7 +98,12 @@ export function fromFastWs(b: FastWsBehavior): WsBehavior {
   };
 }
 
-/** An express-ws style handler: `(ws, req) => { ws.on('message', …) }`. */
+/**
+ * An express-ws style handler: `(ws, req) => { ws.on('message', …) }`.
+ *
+ * @example
+ * app.ws('/legacy', (ws, req) => ws.on('message', (m) => ws.send(m))); // express-ws / ws style
+ */
 export type WsConnectionHandler = (ws: WebSocket, req: Request) => unknown;
 
 /** The offset the engine passes with a message that has a Buffer of its own. */
@@ -206,6 +211,8 @@ function upgraded(req: Request, res: Response): void {
   res.headersSent = true;
   res.statusCode = 101;
   if (req._deferred) res._host.forget(res._id);
+  // ws.req lives as long as the socket; the response object need not.
+  req._res = undefined;
 }
 
 /**

@@ -5,15 +5,32 @@ import type { Relay } from './cluster/hooks.js';
 import type { NativeServer } from './native.js';
 import type { Request } from './request.js';
 
-/** What `send` did: written (or corked for this loop turn), buffered over the high-water mark (wait for
- * `drain`), dropped over `maxBackpressure`, or not sent because the socket is closing or closed. */
+/**
+ * What `send` did: written (or corked for this loop turn), buffered over the high-water mark (wait for
+ * `drain`), dropped over `maxBackpressure`, or not sent because the socket is closing or closed.
+ *
+ * @example
+ * if (ws.send(frame) === 'buffered') ws.once('drain', () => resumeProducer());
+ */
 export type SendStatus = 'sent' | 'buffered' | 'dropped' | 'closed';
 const STATUS: readonly SendStatus[] = ['sent', 'buffered', 'dropped', 'closed'];
 
-/** Data `send` and `publish` accept; strings go out as text frames unless `binary` is set. */
+/**
+ * Data `send` and `publish` accept; strings go out as text frames unless `binary` is set.
+ *
+ * @example
+ * ws.send('text');
+ * ws.send(new Uint8Array([1, 2, 3]));
+ * ws.send(Buffer.from('bytes'), { binary: true });
+ */
 export type WsData = string | Uint8Array | ArrayBuffer | ArrayBufferView;
 
-/** Options of `send` and `publish`. */
+/**
+ * Options of `send` and `publish`.
+ *
+ * @example
+ * ws.send(JSON.stringify(state), { compress: true });
+ */
 export interface SendOptions {
   /** Send a binary frame (default: binary for bytes, text for strings). */
   binary?: boolean;
@@ -21,7 +38,12 @@ export interface SendOptions {
   compress?: boolean;
 }
 
-/** Options of `app.publish` and `ws.publish`: who is left out, decided in the engine for each subscriber. */
+/**
+ * Options of `app.publish` and `ws.publish`: who is left out, decided in the engine for each subscriber.
+ *
+ * @example
+ * ws.publish('chat', message, { except: ['muted'], volatile: true }); // not to subscribers of 'muted'
+ */
 export interface PublishOptions extends SendOptions {
   /** Leave out the subscribers of these topics (socket.io's `except(room)`). */
   except?: readonly string[];
@@ -77,10 +99,11 @@ export class WebSocket<D = unknown> {
   static readonly OPEN = 1;
   static readonly CLOSING = 2;
   static readonly CLOSED = 3;
-  readonly CONNECTING = 0;
-  readonly OPEN = 1;
-  readonly CLOSING = 2;
-  readonly CLOSED = 3;
+  // On the prototype (below the class), as the `ws` library has them: not four fields in every socket.
+  declare readonly CONNECTING: 0;
+  declare readonly OPEN: 1;
+  declare readonly CLOSING: 2;
+  declare readonly CLOSED: 3;
 
   /** What the route's `upgrade(req)` returned (undefined without one). */
   readonly data: D;
@@ -94,7 +117,6 @@ export class WebSocket<D = unknown> {
   /** @internal */ readonly _host: SocketHost;
   /** @internal the route's handlers (typed loosely: ws-route.ts owns the type) */
   readonly _behavior: SocketBehavior;
-  private readonly remote: [string, number, string] | undefined;
   private listeners: Map<string, Listener[]> | undefined;
 
   /** @internal */
@@ -105,17 +127,16 @@ export class WebSocket<D = unknown> {
     this.data = data;
     this.protocol = protocol;
     this.req = req;
-    this.remote = host.n.wsRemote(sid);
   }
 
-  /** The client's IP address. */
+  /** The client's IP address (the upgrade request's peer, copied before the upgrade). */
   get remoteAddress(): string {
-    return this.remote?.[0] ?? '';
+    return this.req.remoteAddress;
   }
 
   /** The client's port. */
   get remotePort(): number {
-    return this.remote?.[1] ?? 0;
+    return this.req.remotePort ?? 0;
   }
 
   /**
@@ -279,4 +300,13 @@ export class WebSocket<D = unknown> {
   _listens(event: string): boolean {
     return (this.listeners?.get(event)?.length ?? 0) > 0;
   }
+}
+
+for (const [name, value] of [
+  ['CONNECTING', 0],
+  ['OPEN', 1],
+  ['CLOSING', 2],
+  ['CLOSED', 3],
+] as const) {
+  Object.defineProperty(WebSocket.prototype, name, { value, enumerable: true });
 }

@@ -104,7 +104,8 @@ pub(crate) struct WsConn {
     pub decoder: Decoder,
     pub deflate: Option<DeflateParams>,
     /// This socket's own compressor (`Compression::Dedicated`), created on first use.
-    pub deflater: Option<Deflater>,
+    /// Boxed: an idle socket keeps only the pointer (the compressor is ~150 bytes inline).
+    pub deflater: Option<Box<Deflater>>,
     /// Server time of the last frame received.
     pub last_recv: u64,
     pub ping_sent: bool,

@@ -155,6 +155,16 @@ impl Inner {
                 continue;
             }
             ws.decoder.shrink_buffers(KEEP_BUFFER);
+            // An idle socket keeps no buffers: the output buffer (still sized for the 101 or the last
+            // burst) and the request queue of its HTTP days are freed once empty. A busy socket
+            // allocates its output buffer again at most once per tick.
+            if c.wbuf.is_empty() && c.wbuf.capacity() != 0 {
+                c.wbuf = Vec::new();
+                c.wpos = 0;
+            }
+            if c.inflight.is_empty() && c.inflight.capacity() != 0 {
+                c.inflight = std::collections::VecDeque::new();
+            }
             let opts = &self.ws_routes[ws.route as usize].opts;
             if opts.idle_timeout_ms == 0 {
                 continue;

@@ -104,12 +104,12 @@ impl Inner {
                 fill(&mut plain);
                 let level = route.opts.deflate.level;
                 let deflater = match route.opts.compression {
-                    Compression::Dedicated => ws.deflater.get_or_insert_with(|| {
-                        Deflater::new(
+                    Compression::Dedicated => &mut **ws.deflater.get_or_insert_with(|| {
+                        Box::new(Deflater::new(
                             params.server_max_window_bits,
                             level,
                             params.server_no_context_takeover,
-                        )
+                        ))
                     }),
                     _ => route
                         .shared
@@ -228,11 +228,11 @@ impl Inner {
                 (Some(params), Compression::Dedicated) => {
                     let level = route.opts.deflate.level;
                     let d = ws.deflater.get_or_insert_with(|| {
-                        Deflater::new(
+                        Box::new(Deflater::new(
                             params.server_max_window_bits,
                             level,
                             params.server_no_context_takeover,
-                        )
+                        ))
                     });
                     let mut packed = std::mem::take(&mut self.ws_packed);
                     packed.clear();

@@ -97,7 +97,8 @@ pub struct Decoder {
     role: Role,
     max_payload: usize,
     deflate: Option<DeflateParams>,
-    inflater: Option<Inflater>,
+    /// Boxed: ~150 bytes that a socket without compressed messages never needs.
+    inflater: Option<Box<Inflater>>,
     frame: Option<Frame>,
     message: Option<Message>,
     /// The message being reassembled, then the last whole message.
@@ -319,7 +320,7 @@ impl Decoder {
         };
         let inflater = self
             .inflater
-            .get_or_insert_with(|| Inflater::new(bits, reset));
+            .get_or_insert_with(|| Box::new(Inflater::new(bits, reset)));
         self.data.clear();
         let result = inflater.decompress(&self.raw, &mut self.data, self.max_payload);
         // Keep the capacity for the next compressed message; `shrink_buffers` may free it.
