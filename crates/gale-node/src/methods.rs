@@ -193,7 +193,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     let mut obj = ptr::null_mut();
     // SAFETY: plain object creation.
     unsafe { sys::napi_create_object(env, &mut obj) };
-    let table: [(&CStr, Cb); 41] = [
+    let table: [(&CStr, Cb); 42] = [
         (c"route", crate::setup::route),
         (c"fixed", crate::setup::fixed),
         (c"listen", crate::setup::listen),
@@ -202,6 +202,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"connections", crate::setup::connections),
         (c"stats", crate::setup::stats),
         (c"setTls", crate::setup::set_tls),
+        (c"setHttp2", crate::setup::set_http2),
         (c"end", crate::reply::end),
         (c"writeHead", crate::reply::write_head),
         (c"write", crate::reply::write),

@@ -387,3 +387,31 @@ pub(crate) unsafe extern "C" fn set_tls(env: napi_env, info: napi_callback_info)
         Err(msg) => nu::throw(env, &msg, false),
     }
 }
+
+/// `setHttp2({ maxConcurrentStreams, initialWindowSize, connectionWindowSize, maxFrameSize, cleartext })` serves
+/// HTTP/2 (over TLS when ALPN offers `h2`, and cleartext with prior knowledge unless `cleartext: false`);
+/// `setHttp2(null)` turns it off. Throws an Error naming an option out of range.
+pub(crate) unsafe extern "C" fn set_http2(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
+    let s = unsafe { server(data) };
+    let o = argv[0];
+    let opts = if nu::type_of(env, o) == ValueType::napi_object {
+        let mut h = gale_server::H2Options::default();
+        let num = |name: &std::ffi::CStr, dflt: u32| {
+            num_opt(env, o, name).map_or(dflt, |n| n.clamp(0.0, u32::MAX as f64) as u32)
+        };
+        h.max_concurrent_streams = num(c"maxConcurrentStreams", h.max_concurrent_streams);
+        h.initial_window_size = num(c"initialWindowSize", h.initial_window_size);
+        h.connection_window_size = num(c"connectionWindowSize", h.connection_window_size);
+        h.max_frame_size = num(c"maxFrameSize", h.max_frame_size);
+        h.cleartext = bool_opt(env, o, c"cleartext").unwrap_or(h.cleartext);
+        Some(h)
+    } else {
+        None
+    };
+    match s.set_http2(opts) {
+        Ok(()) => nu::undefined(env),
+        Err(msg) => nu::throw(env, &msg, false),
+    }
+}

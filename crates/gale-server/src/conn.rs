@@ -23,6 +23,8 @@ pub(crate) enum Phase {
     Upgrade(usize),
     /// The connection speaks WebSocket (`Conn::ws`).
     Ws,
+    /// The connection speaks HTTP/2 (`Conn::h2`).
+    H2,
 }
 
 pub(crate) struct Conn {
@@ -58,6 +60,8 @@ pub(crate) struct Conn {
     /// The TLS session of an HTTPS listener's connection: the engine's bytes are plaintext, rustls
     /// turns them into records (and the reverse).
     pub tls: Option<Box<rustls::ServerConnection>>,
+    /// HTTP/2 state once the client's preface arrived (boxed: HTTP/1.1 connections never have it).
+    pub h2: Option<Box<crate::h2::H2Conn>>,
 }
 
 impl Conn {
@@ -81,6 +85,7 @@ impl Conn {
             proxy_pending: false,
             ws: None,
             tls: None,
+            h2: None,
         }
     }
 

@@ -82,6 +82,8 @@ pub(crate) struct Inner {
     pub cz: [Vec<u8>; 3],
     /// TLS for new connections (swapped by `reload_tls`; established ones keep their own).
     pub tls: Option<std::sync::Arc<rustls::ServerConfig>>,
+    /// HTTP/2 settings when the server speaks it (`set_http2`).
+    pub h2: Option<Box<crate::h2::Settings>>,
 }
 
 /// What the parse loop wants next.
@@ -138,6 +140,7 @@ impl Inner {
             ws_except: Vec::new(),
             cz: [Vec::new(), Vec::new(), Vec::new()],
             tls: None,
+            h2: None,
         })
     }
 
@@ -256,6 +259,9 @@ impl Inner {
         if let Some(ws) = conn.ws.take() {
             self.ws_closed(*ws);
         }
+        if let Some(mut h2) = conn.h2.take() {
+            h2.release_all(&mut self.reqs, &mut self.events);
+        }
         if self.accept_paused {
             self.accept_retry = true;
         }
@@ -295,7 +301,10 @@ impl Inner {
             return;
         };
         conn.eof = true;
-        if conn.phase == Phase::Lingering || (conn.inflight.is_empty() && conn.pending() == 0) {
+        if conn.phase == Phase::Lingering
+            || conn.h2.is_some()
+            || (conn.inflight.is_empty() && conn.pending() == 0)
+        {
             self.close_conn(cid);
             return;
         }
@@ -313,6 +322,7 @@ impl Inner {
         let now = self.now;
         let cfg = &self.cfg;
         let mut expired: Vec<(usize, Option<usize>, bool)> = Vec::new();
+        let mut h2_conns: Vec<usize> = Vec::new();
         for (cid, c) in self.conns.iter() {
             let age = now.saturating_sub(c.since);
             if c.want_write
@@ -341,10 +351,14 @@ impl Inner {
                 Phase::Body(idx) if age > cfg.request_timeout_ms => {
                     expired.push((cid, Some(idx), true))
                 }
+                Phase::H2 => h2_conns.push(cid),
                 _ => {}
             }
         }
         self.ws_tick();
+        for cid in h2_conns {
+            self.h2_tick(cid);
+        }
         for (cid, idx, answer) in expired {
             match (idx, answer) {
                 (Some(idx), _) => self.fail(idx, &HttpError::request_timeout()),

@@ -5,6 +5,7 @@
 mod compress;
 mod conn;
 mod engine;
+mod h2;
 mod lifecycle;
 mod output;
 mod parse;
@@ -26,6 +27,7 @@ pub use gale_http::files::Dotfiles;
 pub use gale_http::Limits;
 pub use gale_router::{MethodSel, RouterOptions};
 pub use gale_ws::DeflateConfig;
+pub use h2::H2Options;
 pub use statics::StaticOptions;
 pub use uv::UvLoop;
 pub use view::ReqView;

@@ -262,6 +262,21 @@ impl Server {
         Ok(())
     }
 
+    /// Serves HTTP/2 (None: HTTP/1.1 only): over TLS to clients that negotiate `h2` with ALPN (the TLS
+    /// options must offer it), and in cleartext to clients that start with the HTTP/2 preface when
+    /// `opts.cleartext`. Called before `listen`. Err says which option is out of range.
+    pub fn set_http2(&self, opts: Option<crate::H2Options>) -> Result<(), String> {
+        let mut inner = self.inner.borrow_mut();
+        inner.h2 = match opts {
+            Some(o) => Some(Box::new(crate::h2::Settings::new(
+                o,
+                inner.cfg.limits.max_head_bytes,
+            )?)),
+            None => None,
+        };
+        Ok(())
+    }
+
     /// Graceful shutdown: stop accepting, close idle connections, answer in-flight requests with
     /// `Connection: close`. `Event::Closed` follows once every connection is gone.
     pub fn close(&self) {

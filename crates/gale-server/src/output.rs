@@ -12,6 +12,14 @@ use crate::request::Action;
 use crate::wire::{append_with, chunk_size_line, mark_close, no_body_status, send_file, Reply};
 use crate::Event;
 
+/// The socket is full: remember since when the client has taken nothing (send timeout).
+fn stall(conn: &mut crate::conn::Conn, now: u64, progressed: bool) {
+    if !conn.want_write || progressed {
+        conn.stalled_since = now;
+    }
+    conn.want_write = true;
+}
+
 impl Inner {
     /// Shutdown began: the last response this connection will send must say `Connection: close`,
     /// and no further requests are read from it.
@@ -19,6 +27,9 @@ impl Inner {
         let Some(conn) = self.conns.get_mut(cid) else {
             return;
         };
+        if conn.h2.is_some() {
+            return self.h2_goaway(cid);
+        }
         let Some(&last) = conn.inflight.back() else {
             return;
         };
@@ -66,64 +77,18 @@ impl Inner {
 
     /// Writes pending output, then the front response's file body; on EAGAIN waits for the writable edge.
     pub fn flush(&mut self, cid: usize) {
-        let now = self.now;
-        let mut progressed = false;
-        // The socket is full: remember since when the client has taken nothing (send timeout).
-        let stall = |conn: &mut crate::conn::Conn, progressed: bool| {
-            if !conn.want_write || progressed {
-                conn.stalled_since = now;
-            }
-            conn.want_write = true;
+        let Some(conn) = self.conns.get_mut(cid) else {
+            return;
         };
+        if conn.h2.is_some() {
+            return self.h2_flush(cid);
+        }
+        let mut progressed = false;
         loop {
-            let Some(conn) = self.conns.get_mut(cid) else {
+            if !self.write_wbuf(cid, &mut progressed) {
                 return;
-            };
-            if let Some(tls) = conn.tls.as_mut() {
-                // TLS: the plaintext goes into rustls, its records onto the socket.
-                let mut pos = conn.wpos;
-                let r =
-                    crate::tls::flush(&mut conn.sock, tls, &conn.wbuf, &mut pos, &mut progressed);
-                conn.wpos = pos;
-                match r {
-                    crate::tls::TlsFlush::Done => {}
-                    crate::tls::TlsFlush::Blocked => {
-                        stall(conn, progressed);
-                        return;
-                    }
-                    crate::tls::TlsFlush::Failed => {
-                        self.close_conn(cid);
-                        return;
-                    }
-                }
             }
-            while conn.wpos < conn.wbuf.len() {
-                match conn.sock.write(&conn.wbuf[conn.wpos..]) {
-                    Ok(0) => {
-                        self.close_conn(cid);
-                        return;
-                    }
-                    Ok(n) => {
-                        conn.wpos += n;
-                        progressed = true;
-                    }
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                        stall(conn, progressed);
-                        return;
-                    }
-                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                    Err(_) => {
-                        self.close_conn(cid);
-                        return;
-                    }
-                }
-            }
-            conn.wbuf.clear();
-            conn.wpos = 0;
-            conn.want_write = false;
-            if conn.wbuf.capacity() > 256 * 1024 {
-                conn.wbuf = Vec::new();
-            }
+            let conn = &mut self.conns[cid];
             let Some(&front) = conn.inflight.front() else {
                 break;
             };
@@ -145,7 +110,7 @@ impl Inner {
                 }
                 Ok(false) => {
                     let moved = body.remaining != before;
-                    stall(conn, progressed || moved);
+                    stall(conn, self.now, progressed || moved);
                     return;
                 }
                 Err(_) => {
@@ -154,25 +119,85 @@ impl Inner {
                 }
             }
         }
-        let conn = &mut self.conns[cid];
-        if conn.close_after_flush {
-            if conn.eof {
-                self.close_conn(cid);
-                return;
-            }
-            if let Some(tls) = conn.tls.as_mut() {
-                tls.send_close_notify();
-                crate::tls::push_out(&mut conn.sock, tls);
-            }
-            let _ = conn.sock.shutdown(Shutdown::Write);
-            conn.phase = Phase::Lingering;
-            conn.close_after_flush = false;
-            conn.since = self.now;
-            conn.read_paused = false;
-            self.deferred.push(cid);
+        if self.conns[cid].close_after_flush {
+            self.shut_write(cid);
             return;
         }
         self.after_output(cid);
+    }
+
+    /// Writes `wbuf` to the socket (through rustls for TLS). False when the socket is full (the writable
+    /// edge flushes again) or the connection closed on an error.
+    pub(crate) fn write_wbuf(&mut self, cid: usize, progressed: &mut bool) -> bool {
+        let now = self.now;
+        let Some(conn) = self.conns.get_mut(cid) else {
+            return false;
+        };
+        if let Some(tls) = conn.tls.as_mut() {
+            // TLS: the plaintext goes into rustls, its records onto the socket.
+            let mut pos = conn.wpos;
+            let r = crate::tls::flush(&mut conn.sock, tls, &conn.wbuf, &mut pos, progressed);
+            conn.wpos = pos;
+            match r {
+                crate::tls::TlsFlush::Done => {}
+                crate::tls::TlsFlush::Blocked => {
+                    stall(conn, now, *progressed);
+                    return false;
+                }
+                crate::tls::TlsFlush::Failed => {
+                    self.close_conn(cid);
+                    return false;
+                }
+            }
+        }
+        while conn.wpos < conn.wbuf.len() {
+            match conn.sock.write(&conn.wbuf[conn.wpos..]) {
+                Ok(0) => {
+                    self.close_conn(cid);
+                    return false;
+                }
+                Ok(n) => {
+                    conn.wpos += n;
+                    *progressed = true;
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    stall(conn, now, *progressed);
+                    return false;
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => {
+                    self.close_conn(cid);
+                    return false;
+                }
+            }
+        }
+        conn.wbuf.clear();
+        conn.wpos = 0;
+        conn.want_write = false;
+        if conn.wbuf.capacity() > 256 * 1024 {
+            conn.wbuf = Vec::new();
+        }
+        true
+    }
+
+    /// Everything is written and the connection is to close: shut the write side down (after TLS's
+    /// close_notify) and linger, or close at once when the peer already sent EOF.
+    pub(crate) fn shut_write(&mut self, cid: usize) {
+        let conn = &mut self.conns[cid];
+        if conn.eof {
+            self.close_conn(cid);
+            return;
+        }
+        if let Some(tls) = conn.tls.as_mut() {
+            tls.send_close_notify();
+            crate::tls::push_out(&mut conn.sock, tls);
+        }
+        let _ = conn.sock.shutdown(Shutdown::Write);
+        conn.phase = Phase::Lingering;
+        conn.close_after_flush = false;
+        conn.since = self.now;
+        conn.read_paused = false;
+        self.deferred.push(cid);
     }
 
     /// Output shrank: wake a paused reader and a waiting streamer.
@@ -265,6 +290,9 @@ impl Inner {
         let req = self.reqs.get_mut(idx);
         let cid = req.conn;
         let conn = &mut self.conns[cid];
+        if conn.h2.is_some() {
+            return self.h2_end_native(idx);
+        }
         let front = conn.inflight.front() == Some(&idx);
         if front {
             conn.wbuf.extend_from_slice(&req.native);

@@ -25,6 +25,7 @@ impl Inner {
             Phase::Body(_) if conn.read_paused => return Step::Stop,
             Phase::Body(idx) => return self.feed_body(idx, data, pos),
             Phase::Ws => return self.ws_step(cid, data, pos),
+            Phase::H2 => return self.h2_step(cid, data, pos),
             Phase::Upgrade(_) => {
                 conn.read_paused = true;
                 return Step::Stop;
@@ -67,6 +68,17 @@ impl Inner {
             Ok(None) => return Step::Stop,
             Ok(Some(h)) => h,
             Err(e) => {
+                // `PRI * HTTP/2.0`: an HTTP/2 client's preface (prior knowledge, or TLS with ALPN h2).
+                if self.h2.is_some() && avail.starts_with(b"PRI ") {
+                    match self.h2_preface(cid, avail) {
+                        Some(true) => {
+                            self.start_h2(cid);
+                            return Step::Continue;
+                        }
+                        Some(false) => return Step::Stop,
+                        None => {}
+                    }
+                }
                 *pos = data.len();
                 self.fail_new(cid, &e);
                 return Step::Stop;

@@ -64,7 +64,11 @@ impl Server {
                     // The handler keeps writing although write() said to wait for drain, and the
                     // client is not taking the output: abort rather than buffer without bound.
                     let cid = inner.reqs.get(idx).conn;
-                    inner.close_conn(cid);
+                    if inner.conns[cid].h2.is_some() {
+                        inner.h2_reset(idx);
+                    } else {
+                        inner.close_conn(cid);
+                    }
                     None
                 }
                 Some(idx) if inner.reqs.get(idx).started => {
@@ -115,8 +119,13 @@ impl Server {
             req.js_owned = false;
             if !req.detached {
                 let cid = req.conn;
-                inner.flush(cid);
-                inner.close_conn(cid);
+                if inner.conns[cid].h2.is_some() {
+                    // HTTP/2: only this stream ends (RST_STREAM), not the connection.
+                    inner.h2_reset(idx);
+                } else {
+                    inner.flush(cid);
+                    inner.close_conn(cid);
+                }
             } else {
                 inner.reqs.free(idx);
             }
@@ -172,6 +181,8 @@ impl Server {
                 if conn.read_paused && conn.phase == Phase::Body(idx) {
                     conn.read_paused = false;
                     inner.deferred.push(cid);
+                } else if conn.h2.is_some() {
+                    inner.h2_body_taken(cid, idx);
                 }
             }
             Some((bytes, state))

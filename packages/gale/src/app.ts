@@ -30,7 +30,7 @@ import { type RequestConfig, requestConfig } from './request-config.js';
 import { Response, type ResponseHost } from './response.js';
 import { type Entry, Router, router, type Usable } from './router.js';
 import { isStreamSource } from './stream.js';
-import { nativeTls, type TlsOptions } from './tls.js';
+import { nativeHttp2, nativeTls, type TlsOptions } from './tls.js';
 import { type ViewEngine, Views } from './views.js';
 import type { PublishOptions, WsData } from './ws.js';
 import { WsHub } from './ws-route.js';
@@ -74,6 +74,8 @@ export class App extends Router {
   private readonly topicListeners = new Set<(topic: string, active: boolean) => void>();
   /** The TLS options the app listens with (files are re-read from these on reload). */
   private tlsOptions: TlsOptions | undefined;
+  /** `listen({ http2 })` turned HTTP/2 on (ALPN offers `h2` on TLS reloads too). */
+  private http2 = false;
   private offHup: (() => void) | undefined;
   private resolveClosed: (() => void) | undefined;
 
@@ -339,9 +341,12 @@ export class App extends Router {
   async listen(portOrOptions: number | ListenOptions = 0, hostArg = '0.0.0.0'): Promise<AddressInfo> {
     const o = typeof portOrOptions === 'object' ? portOrOptions : { port: portOrOptions, host: hostArg };
     const host = o.host ?? '0.0.0.0';
+    const http2 = nativeHttp2(o.http2, o.tls);
+    this.n.setHttp2(http2);
+    this.http2 = http2 !== null;
     if (o.tls !== undefined) {
       this.tlsOptions = o.tls;
-      this.n.setTls(nativeTls(o.tls));
+      this.n.setTls(nativeTls(o.tls, this.http2));
       if (o.tls.reloadOnSighup) {
         const onHup = () => {
           try {
@@ -373,7 +378,7 @@ export class App extends Router {
   reloadTls(options?: TlsOptions): void {
     const next = options === undefined ? this.tlsOptions : { ...this.tlsOptions, ...options };
     if (next === undefined) throw new Error('reloadTls(): this app was not started with listen({ tls })');
-    this.n.setTls(nativeTls(next));
+    this.n.setTls(nativeTls(next, this.http2));
     this.tlsOptions = next;
   }
 

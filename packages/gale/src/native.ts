@@ -17,6 +17,8 @@ export interface NativeServer {
   stats(): [number, number, number, number, number, number, boolean];
   /** Serve (or reload) TLS; throws saying what is wrong (the old certificates stay). */
   setTls(options: import('./tls.js').NativeTls): void;
+  /** Serve HTTP/2 with these settings (null: HTTP/1.1 only); throws naming an option out of range. */
+  setHttp2(options: import('./tls.js').Http2Options | null): void;
   end(
     id: number,
     status: number,

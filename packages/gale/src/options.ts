@@ -183,6 +183,11 @@ export interface ListenOptions {
   host?: string;
   /** Serve HTTPS/WSS with these certificates (see `TlsOptions`). */
   tls?: import('./tls.js').TlsOptions;
+  /**
+   * Serve HTTP/2 as well as HTTP/1.1 (see `Http2Options`): with `tls`, ALPN offers `h2` first; without it,
+   * clients that start with the HTTP/2 preface (h2c with prior knowledge) get HTTP/2. Default false.
+   */
+  http2?: boolean | import('./tls.js').Http2Options;
 }
 
 /**

@@ -32,7 +32,7 @@ export interface TlsOptions extends Partial<TlsCertificate> {
   sni?: Record<string, TlsCertificate>;
   /** Intermediate certificates appended to every chain (PEM). */
   ca?: PemSource;
-  /** ALPN protocols offered, in order of preference. Default `['http/1.1']`. */
+  /** ALPN protocols offered, in order of preference. Default `['h2', 'http/1.1']` with `http2`, else `['http/1.1']`. */
   alpn?: string[];
   /** Lowest TLS version accepted. Default `'TLSv1.2'`. */
   minVersion?: 'TLSv1.2' | 'TLSv1.3';
@@ -62,8 +62,45 @@ function pem(src: PemSource | undefined, what: string): string | Uint8Array | un
   }
 }
 
-/** Resolves `o` (reading any files) into the engine's form. */
-export function nativeTls(o: TlsOptions): NativeTls {
+/**
+ * HTTP/2 for `app.listen({ http2 })`, served by the engine next to HTTP/1.1 on the same port: over TLS to clients
+ * that negotiate `h2` (ALPN), and in cleartext to clients that start with the HTTP/2 preface (h2c with prior
+ * knowledge). The same routes, middleware, request and response API; `req.httpVersion` is `'2.0'`.
+ *
+ * @example
+ * await app.listen({ port: 443, tls: { cert: './site.crt', key: './site.key' }, http2: true });
+ * await app.listen({ port: 8080, http2: { maxConcurrentStreams: 256 } }); // h2c and HTTP/1.1
+ */
+export interface Http2Options {
+  /** Streams a client may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS). Default 100. */
+  maxConcurrentStreams?: number;
+  /** Each stream's window for request bodies, in bytes (SETTINGS_INITIAL_WINDOW_SIZE). Default 262144. */
+  initialWindowSize?: number;
+  /** The connection's window for request bodies, shared by its streams. Default 1048576. */
+  connectionWindowSize?: number;
+  /** Largest frame the client may send, 16384–16777215 (SETTINGS_MAX_FRAME_SIZE). Default 16384. */
+  maxFrameSize?: number;
+  /** Serve cleartext HTTP/2 (prior knowledge) on a listener without TLS. Default true. */
+  cleartext?: boolean;
+}
+
+/** The engine's form of `listen({ http2 })` (null: off); `tls.alpn` naming `h2` turns it on too. */
+export function nativeHttp2(o: boolean | Http2Options | undefined, tls: TlsOptions | undefined): Http2Options | null {
+  if (o === undefined) return tls?.alpn?.includes('h2') ? {} : null;
+  if (o === false) return null;
+  if (o === true) return {};
+  if (typeof o !== 'object' || o === null)
+    throw new TypeError('listen: http2 must be true, false or an options object');
+  for (const k of ['maxConcurrentStreams', 'initialWindowSize', 'connectionWindowSize', 'maxFrameSize'] as const) {
+    const v = o[k];
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 0))
+      throw new TypeError(`listen: http2.${k} must be a non-negative integer, not ${String(v)}`);
+  }
+  return { ...o };
+}
+
+/** Resolves `o` (reading any files) into the engine's form; `http2` makes ALPN offer `h2` by default. */
+export function nativeTls(o: TlsOptions, http2 = false): NativeTls {
   if ((o.cert === undefined) !== (o.key === undefined)) throw new TypeError('tls: give both cert and key');
   return {
     cert: pem(o.cert, 'cert'),
@@ -74,7 +111,7 @@ export function nativeTls(o: TlsOptions): NativeTls {
       cert: pem(c.cert, `sni[${name}].cert`) as string | Uint8Array,
       key: pem(c.key, `sni[${name}].key`) as string | Uint8Array,
     })),
-    alpn: o.alpn ?? ['http/1.1'],
+    alpn: o.alpn ?? (http2 ? ['h2', 'http/1.1'] : ['http/1.1']),
     minVersion: o.minVersion,
   };
 }

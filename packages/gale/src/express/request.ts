@@ -128,10 +128,10 @@ export class ExpressRequest {
     return this._g.httpVersion;
   }
   get httpVersionMajor(): number {
-    return 1;
+    return this._g.httpVersion === '2.0' ? 2 : 1;
   }
   get httpVersionMinor(): number {
-    return this._g.httpVersion === '1.0' ? 0 : 1;
+    return this._g.httpVersion === '1.1' ? 1 : 0;
   }
   get trailers(): Record<string, string> {
     return {};

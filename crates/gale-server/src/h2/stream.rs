@@ -1,0 +1,384 @@
+//! One HTTP/2 stream and its request record: body data in (flow-control capacity given back as JS takes it),
+//! the response out (the HTTP/1.1 head the engine wrote becomes HEADERS, the body DATA within the stream's
+//! window), and the client's RST_STREAM turned into the same abort JS sees when an HTTP/1.1 client leaves.
+
+use std::task::Context;
+
+use bytes::{Bytes, BytesMut};
+use h2::server::SendResponse;
+use h2::{RecvStream, SendStream};
+
+use crate::request::{Action, BodySource, Req, ReqPool};
+use crate::Event;
+
+/// Unread request body JS may hold before the client's window stops being replenished.
+const BODY_BUFFER: usize = 64 * 1024;
+/// A whole remaining body up to this size is handed to h2 at once, without reserving capacity first.
+const SMALL_BODY: usize = 16 * 1024;
+/// Largest piece of a file read for one DATA hand-over.
+const FILE_PIECE: usize = 64 * 1024;
+
+pub(super) struct Stream {
+    /// The request record.
+    pub idx: usize,
+    pub respond: Option<SendResponse<Bytes>>,
+    pub send: Option<SendStream<Bytes>>,
+    /// The request body's stream; kept after the body ends, to give held capacity back when JS takes it.
+    pub recv: Option<RecvStream>,
+    /// More of the request body may arrive.
+    pub body_open: bool,
+    /// Body bytes received and not yet given back to the client's window (JS has not taken them).
+    pub held: usize,
+    /// Body bytes received so far (the body limit).
+    pub received: u64,
+    /// A JS route waiting for the end of this round to be dispatched (its body is still arriving).
+    pub pending: Option<u32>,
+    /// The response is complete on our side (END_STREAM or RST_STREAM handed to h2).
+    pub end_sent: bool,
+    /// When the stream opened, server ms (the request timeout for its body).
+    pub since: u64,
+}
+
+/// What a pass did to a stream.
+#[derive(PartialEq, Eq)]
+pub(super) enum Pass {
+    Keep,
+    /// It stopped at the flush budget with more to send.
+    More,
+    /// It is finished: drop it (its record is freed or detached).
+    Finished,
+}
+
+impl Stream {
+    pub fn new(
+        idx: usize,
+        respond: SendResponse<Bytes>,
+        recv: Option<RecvStream>,
+        now: u64,
+    ) -> Stream {
+        Stream {
+            idx,
+            respond: Some(respond),
+            send: None,
+            body_open: recv.is_some(),
+            recv,
+            held: 0,
+            received: 0,
+            pending: None,
+            end_sent: false,
+            since: now,
+        }
+    }
+
+    /// `Expect: 100-continue`: tell the client to send the body.
+    pub fn continue_100(&mut self) {
+        if let Some(r) = self.respond.as_mut() {
+            let mut resp = http::Response::new(());
+            *resp.status_mut() = http::StatusCode::CONTINUE;
+            let _ = r.send_informational(resp);
+        }
+    }
+
+    /// Sends RST_STREAM with `reason` (unless the stream is complete already).
+    pub fn reset(&mut self, reason: h2::Reason) {
+        if self.end_sent {
+            return;
+        }
+        if let Some(s) = self.send.as_mut() {
+            s.send_reset(reason);
+        } else if let Some(r) = self.respond.as_mut() {
+            r.send_reset(reason);
+        }
+        self.end_sent = true;
+    }
+
+    /// No more of the request body is wanted: h2 drops what still arrives for it (counted against the
+    /// stream's window only) and resets the stream with NO_ERROR once the response ends.
+    pub fn stop_body(&mut self) {
+        self.recv = None;
+        self.body_open = false;
+        self.held = 0;
+    }
+
+    /// Gives capacity held for unread body back to the client's window.
+    pub fn release_held(&mut self) {
+        if self.held > 0 {
+            if let Some(recv) = self.recv.as_mut() {
+                let _ = recv.flow_control().release_capacity(self.held);
+            }
+            self.held = 0;
+        }
+    }
+
+    /// The client reset the stream (or h2 did, for its protocol error): the record is detached and JS
+    /// hears `Abort` when it still owes an answer, freed otherwise.
+    fn abort(
+        &mut self,
+        reqs: &mut ReqPool,
+        events: &mut std::collections::VecDeque<Event>,
+    ) -> bool {
+        let req = reqs.get_mut(self.idx);
+        if req.js_owned && !req.ended {
+            req.detached = true;
+            events.push_back(Event::Abort(req.id(self.idx)));
+        } else {
+            reqs.free(self.idx);
+        }
+        self.end_sent = true;
+        true
+    }
+
+    /// Takes the body data and resets h2 has for this stream. True when the stream is finished.
+    pub fn receive(
+        &mut self,
+        reqs: &mut ReqPool,
+        events: &mut std::collections::VecDeque<Event>,
+        body_limit: u64,
+        date: &gale_http::DateCache,
+        cx: &mut Context<'_>,
+    ) -> bool {
+        let reset = match (&mut self.respond, &mut self.send) {
+            (Some(r), _) => r.poll_reset(cx).is_ready(),
+            (None, Some(s)) => s.poll_reset(cx).is_ready(),
+            _ => false,
+        };
+        if reset {
+            return self.abort(reqs, events);
+        }
+        let Some(recv) = self.recv.as_mut().filter(|_| self.body_open) else {
+            return false;
+        };
+        let req = reqs.get_mut(self.idx);
+        let before = req.body.len();
+        let mut done = false;
+        let mut too_large = false;
+        loop {
+            match recv.poll_data(cx) {
+                std::task::Poll::Ready(Some(Ok(data))) => {
+                    let n = data.len();
+                    self.received += n as u64;
+                    if self.received > body_limit {
+                        too_large = true;
+                        break;
+                    }
+                    // Bytes are kept only for a JS handler that has not answered yet.
+                    let keep = matches!(req.action, Some(Action::Js(_))) && !req.ended;
+                    if keep {
+                        req.body.extend_from_slice(&data);
+                    }
+                    if !keep || req.body.len() <= BODY_BUFFER {
+                        let _ = recv.flow_control().release_capacity(n);
+                    } else {
+                        self.held += n;
+                    }
+                }
+                std::task::Poll::Ready(Some(Err(_))) => return self.abort(reqs, events),
+                std::task::Poll::Ready(None) => {
+                    done = true;
+                    break;
+                }
+                std::task::Poll::Pending => break,
+            }
+        }
+        if too_large {
+            // Receiving stops (h2 refuses the rest of the body once the answer ends the stream).
+            self.stop_body();
+            let err = gale_http::Error::body_too_large(body_limit);
+            if self.pending.take().is_some() {
+                req.native.clear();
+                gale_http::write_error_response(&mut req.native, &err, date);
+                req.action = Some(Action::Native);
+                answer_native(req);
+            } else {
+                // JS is reading the body as it comes: its reader fails with 413, and JS answers.
+                req.body_error = err.status();
+                wake_body(req, self.idx, events);
+            }
+            return false;
+        }
+        if done {
+            self.body_open = false;
+            req.body_done = true;
+        }
+        if req.streaming && (req.body.len() > before || done) {
+            wake_body(req, self.idx, events);
+        }
+        false
+    }
+
+    /// The request body timed out (`requestTimeout`): JS's body reader fails with 408.
+    pub fn body_timeout(&mut self, req: &mut Req, events: &mut std::collections::VecDeque<Event>) {
+        self.stop_body();
+        req.body_error = gale_http::Error::request_timeout().status();
+        wake_body(req, self.idx, events);
+    }
+
+    /// Hands the record's response to h2: the head once written, then body bytes and file pieces within the
+    /// stream's capacity and `budget`, then the end of the stream.
+    pub fn output(
+        &mut self,
+        req: &mut Req,
+        budget: &mut usize,
+        hwm: usize,
+        events: &mut std::collections::VecDeque<Event>,
+    ) -> Pass {
+        if self.end_sent {
+            return Pass::Finished;
+        }
+        if self.send.is_none() {
+            // `started`: the head is in `out` (JS wrote it, or a native answer was put there).
+            if !req.started {
+                return Pass::Keep;
+            }
+            let Some((resp, len)) = super::head::response_head(&req.out) else {
+                self.reset(h2::Reason::INTERNAL_ERROR);
+                return Pass::Finished;
+            };
+            req.out.drain(..len);
+            let eos = req.ended && req.out.is_empty() && req.file.is_none();
+            let Some(respond) = self.respond.as_mut() else {
+                return Pass::Finished;
+            };
+            match respond.send_response(resp, eos) {
+                Ok(s) => self.send = Some(s),
+                Err(_) => {
+                    self.end_sent = true;
+                    return Pass::Finished;
+                }
+            }
+            self.respond = None;
+            if eos {
+                self.end_sent = true;
+                return Pass::Finished;
+            }
+        }
+        let Some(send) = self.send.as_mut() else {
+            return Pass::Finished;
+        };
+        let mut result = Pass::Keep;
+        loop {
+            let file_left = req.file.as_ref().map_or(0, |f| f.remaining as usize);
+            let want = req.out.len() + file_left;
+            if want == 0 {
+                break;
+            }
+            if *budget == 0 {
+                result = Pass::More;
+                break;
+            }
+            if req.ended && file_left == 0 && want <= SMALL_BODY {
+                // The rest of a finished body is small: h2 takes it whole and sends it as the window allows.
+                let chunk = Bytes::copy_from_slice(&req.out);
+                req.out.clear();
+                *budget = budget.saturating_sub(want);
+                if send.send_data(chunk, true).is_err() {
+                    self.end_sent = true;
+                    return Pass::Finished;
+                }
+                self.end_sent = true;
+                break;
+            }
+            send.reserve_capacity(want);
+            let cap = send.capacity().min(*budget);
+            if cap == 0 {
+                // Waiting for the client's WINDOW_UPDATE (new input runs this again).
+                break;
+            }
+            let chunk = if !req.out.is_empty() {
+                let n = cap.min(req.out.len());
+                let c = Bytes::copy_from_slice(&req.out[..n]);
+                req.out.drain(..n);
+                c
+            } else {
+                match read_piece(req, cap) {
+                    Some(c) => c,
+                    None => {
+                        // The file could not be read: the body cannot be completed.
+                        req.file = None;
+                        send.send_reset(h2::Reason::INTERNAL_ERROR);
+                        self.end_sent = true;
+                        return Pass::Finished;
+                    }
+                }
+            };
+            *budget = budget.saturating_sub(chunk.len());
+            let eos = req.ended && req.out.is_empty() && req.file.is_none() && !short(req);
+            if send.send_data(chunk, eos).is_err() {
+                self.end_sent = true;
+                return Pass::Finished;
+            }
+            if eos {
+                self.end_sent = true;
+                break;
+            }
+        }
+        if !self.end_sent && req.ended && req.out.is_empty() && req.file.is_none() {
+            if short(req) {
+                // Fewer bytes than the declared Content-Length: the client must not take it as complete.
+                send.send_reset(h2::Reason::INTERNAL_ERROR);
+            } else if send.send_data(Bytes::new(), true).is_err() {
+                self.end_sent = true;
+                return Pass::Finished;
+            }
+            self.end_sent = true;
+        }
+        if req.want_drain && req.out.len() <= hwm {
+            req.want_drain = false;
+            events.push_back(Event::Drain(req.id(self.idx)));
+        }
+        if self.end_sent {
+            Pass::Finished
+        } else {
+            result
+        }
+    }
+}
+
+/// A streamed reply that declared a Content-Length and ended short of it.
+fn short(req: &Req) -> bool {
+    req.declared_left.is_some_and(|l| l > 0)
+}
+
+fn wake_body(req: &mut Req, idx: usize, events: &mut std::collections::VecDeque<Event>) {
+    if req.want_body {
+        req.want_body = false;
+        events.push_back(Event::Body(req.id(idx)));
+    }
+}
+
+/// Reads up to `cap` bytes of the record's file body (from memory or the file at its offset).
+fn read_piece(req: &mut Req, cap: usize) -> Option<Bytes> {
+    use std::os::unix::fs::FileExt;
+    let body = req.file.as_mut()?;
+    let n = (body.remaining as usize).min(cap).min(FILE_PIECE);
+    let chunk = match &body.source {
+        BodySource::Memory(bytes) => {
+            let start = body.offset as usize;
+            Bytes::copy_from_slice(&bytes[start..start + n])
+        }
+        BodySource::File(f) => {
+            let mut buf = BytesMut::zeroed(n);
+            let got = f.read_at(&mut buf, body.offset).ok()?;
+            if got == 0 {
+                return None;
+            }
+            buf.truncate(got);
+            buf.freeze()
+        }
+    };
+    body.offset += chunk.len() as u64;
+    body.remaining -= chunk.len() as u64;
+    if body.remaining == 0 {
+        req.file = None;
+    }
+    Some(chunk)
+}
+
+/// A native answer (404, 405, fixed routes, errors, static files): its encoded bytes become the output.
+pub(super) fn answer_native(req: &mut Req) {
+    req.out.clear();
+    req.out.extend_from_slice(&req.native);
+    req.started = true;
+    req.ended = true;
+    req.js_owned = false;
+}
