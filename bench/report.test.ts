@@ -127,15 +127,15 @@ test('report <dir>: report.md with one table per scenario and the sweep, and SVG
     assert.match(md, /^### json: GET \/json/m);
     assert.match(
       md,
-      /\| server \| plain req\/s \| vs Express \| vs node:http \| CPU µs\/req \(plain\) \| pipelined ×16 req\/s \| vs Express \| vs node:http \| CPU µs\/req \(pipelined ×16\) \| p99 \(plain\) \|/,
+      /\| server \| plain req\/s \| vs Express \| vs node:http \| ÷ limit \| CPU µs\/req \(plain\) \| pipelined ×16 req\/s \| vs Express \| vs node:http \| ÷ limit \| CPU µs\/req \(pipelined ×16\) \| p99 \(plain\) \|/,
     );
     // Gale: 120 000 / Express 10 000 = 12×, / node:http 40 000 = 3×; pipelined: Express FAILED → no ratio. Server
     // CPU per request in every mode, two decimals.
     assert.match(
       md,
-      /\| \*\*Gale\*\* \| 120,000 \| 12\.00× \| 3\.00× \| 6\.95 \| 600,000 \| — \| 12\.00× \| 1\.30 \| 2\.50 ms \|/,
+      /\| \*\*Gale\*\* \| 120,000 \| 12\.00× \| 3\.00× \| — \| 6\.95 \| 600,000 \| — \| 12\.00× \| — \| 1\.30 \| 2\.50 ms \|/,
     );
-    assert.match(md, /\| Express 5 \| 10,000 \| 1\.00× \| 0\.25× \| 12\.50 \| \*\*FAILED\*\* \| — \| — \| — \|/);
+    assert.match(md, /\| Express 5 \| 10,000 \| 1\.00× \| 0\.25× \| — \| 12\.50 \| \*\*FAILED\*\* \| — \| — \| — \| — \|/);
     assert.match(md, /\| nginx \| — \| — \| — \| — \| — \| — \| — \| — \| — \|/);
     assert.match(md, /\| Gale \| plain \| 120,000 \| .* \| 6\.95 \| 50\.0 \|/, 'the full table has two decimals too');
     assert.match(md, /Express 5 pipelined ×16 FAILED\*\*: iteration 1: 3 timeout errors/);
@@ -208,8 +208,8 @@ test("report <dir>: a second run on another Node (json.node26.json) joins the fi
       ['| **Gale**', '| **Gale (Node 26)**', '| node:http', '| node:http (Node 26)', '| Bun.serve'],
     );
     // Gale on 26 is compared with node:http on 26 (130 000 / 52 000), Gale on 20 with node:http on 20.
-    assert.match(md, /\| \*\*Gale \(Node 26\)\*\* \| 130,000 \| — \| 2\.50× \| 6\.50 \|/);
-    assert.match(md, /\| \*\*Gale\*\* \| 120,000 \| — \| 3\.00× \| 7\.00 \|/);
+    assert.match(md, /\| \*\*Gale \(Node 26\)\*\* \| 130,000 \| — \| 2\.50× \| — \| 6\.50 \|/);
+    assert.match(md, /\| \*\*Gale\*\* \| 120,000 \| — \| 3\.00× \| — \| 7\.00 \|/);
     assert.match(md, /\| Bun\.serve \| 61,000 \|/);
     assert.match(md, /Node-based servers also ran on Node v26\.1\.0/);
     assert.match(md, /npm run bench -- json\nnpm run bench -- json --node 26\n/);

@@ -64,11 +64,13 @@ const lat = (us: number | null, mark = ''): string =>
 const modeLabel = (m: Measurement): string => (m.depth > 1 ? `pipelined ×${m.depth}` : 'plain');
 
 /**
- * The peer each kind of scenario is also compared with, besides Express and node:http: nginx for static files, Hono
+ * The peer each kind of scenario is also compared with, besides Express and node:http: for application routes the
+ * `limit` row (fixed bytes from raw epoll in C: the share of what the machine can do), nginx for static files, Hono
  * on @hono/node-server for fetch handlers, adapter-node for SvelteKit, the same Express app on Express 5 for
  * gale/express.
  */
 export const KIND_BASELINE: Partial<Record<ScenarioKind, readonly [server: string, label: string]>> = {
+  dynamic: ['limit', '÷ limit'],
   static: ['nginx', 'vs nginx'],
   fetch: ['hono-node', 'vs Hono on node-server'],
   sveltekit: ['sveltekit-node', 'vs adapter-node'],

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { limitLaunch, limitUnavailable } from './limit.ts';
 import { nginxLaunch, nginxMissing } from './nginx.ts';
 import { BUN, DENO, type NodeRuntime, runtimeBinary, runtimeUnavailable } from './runtimes.ts';
 import type { Scenario, ScenarioKind } from './scenarios.ts';
@@ -144,6 +145,14 @@ export const denoServer: ServerDef = {
 };
 
 export const servers: readonly ServerDef[] = [
+  {
+    // What the machine can do: fixed bytes per path from raw epoll in C (bench/limit/limit.c); not a web server.
+    name: 'limit',
+    label: 'limit (C, epoll, fixed bytes)',
+    kinds: ['dynamic'],
+    launch: limitLaunch,
+    unavailable: limitUnavailable,
+  },
   { name: 'node-http', label: 'node:http', entry: app('node-http.mjs') },
   { name: 'express', label: 'Express 5', entry: app('express.mjs') },
   {
