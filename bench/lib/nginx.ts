@@ -63,7 +63,14 @@ function tempPaths(dir: string): string[] {
 const q = (s: string): string => `"${s.replace(/["\\]/g, '\\$&')}"`;
 
 /** The generated nginx.conf. `openFileCache` keeps descriptors and metadata of served files (not their content). */
-export function nginxConfig(o: { dir: string; port: number; connections: number; openFileCache: boolean }): string {
+export function nginxConfig(o: {
+  dir: string;
+  port: number;
+  connections: number;
+  openFileCache: boolean;
+  /** TCP_CORK around sendfile (nginx's `tcp_nopush`); default off, see the comment in the config. */
+  tcpNopush?: boolean;
+}): string {
   const cache = o.openFileCache
     ? ['open_file_cache max=1000 inactive=60s;', 'open_file_cache_valid 60s;', 'open_file_cache_min_uses 1;']
     : ['open_file_cache off;'];
@@ -77,7 +84,10 @@ export function nginxConfig(o: { dir: string; port: number; connections: number;
     'http {',
     '  access_log off;',
     '  sendfile on;',
-    '  tcp_nopush on;',
+    // tcp_nopush (TCP_CORK) holds each response until a full packet or the uncork: with wrk's pipelined batches
+    // of small answers it left nginx at a fraction of its speed, so the default row runs without it (what a
+    // small-file site would pick); `nginx-nopush` keeps it for the large-file comparison.
+    `  tcp_nopush ${o.tcpNopush ? 'on' : 'off'};`,
     '  tcp_nodelay on;',
     // nginx closes a keep-alive connection after 1000 requests by default; the Node servers never do, and a
     // closed connection is an error for the load tools.
@@ -101,7 +111,7 @@ export function nginxConfig(o: { dir: string; port: number; connections: number;
 }
 
 /** Writes a config into a fresh temp dir; returns the nginx command line and a cleanup that removes the dir. */
-export function nginxLaunch(o: { port: number; connections: number; openFileCache: boolean }): {
+export function nginxLaunch(o: { port: number; connections: number; openFileCache: boolean; tcpNopush?: boolean }): {
   cmd: string;
   args: string[];
   cleanup: () => void;

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { basename, join } from 'node:path';
 import { type BarDatum, renderSvg, type SweepDatum, scenarioChartSpec, sweepChartSpec } from './charts.ts';
 import type { Measurement } from './measure.ts';
-import { baselinesFor, markdownTable, type Summary, summarize } from './report.ts';
+import { baselinesFor, bestBaseline, markdownTable, type Summary, summarize } from './report.ts';
 import { sweepTables } from './report-sweep.ts';
 import { loadWsResults, wsReportSections } from './report-ws.ts';
 import type { ScenarioKind } from './scenarios.ts';
@@ -152,7 +152,7 @@ export function headlineTable(ms_: readonly Measurement[], opts: { kind?: Scenar
       else {
         cells.push(`${int(s.medianRps)}${s.toolBound ? ' ‡' : ''}`);
         for (const [b] of bases) {
-          const base = sum(baselineName(server, b, has), mode);
+          const base = bestBaseline(b, (name) => sum(baselineName(server, name, has), mode));
           cells.push(base ? `${(s.medianRps / base.medianRps).toFixed(2)}×` : '—');
         }
         cells.push(s.cpuUsPerReq == null ? '—' : s.cpuUsPerReq.toFixed(2));

@@ -11,6 +11,7 @@ import { limitLaunch, limitUnavailable } from './limit.ts';
 import { nginxLaunch, nginxMissing } from './nginx.ts';
 import { BUN, DENO, type NodeRuntime, runtimeBinary, runtimeUnavailable } from './runtimes.ts';
 import type { Scenario, ScenarioKind } from './scenarios.ts';
+import { secureServers } from './secure.ts';
 import { sveltekitServers } from './sveltekit.ts';
 
 export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -181,6 +182,13 @@ export const servers: readonly ServerDef[] = [
     skip: nginxSkip,
   },
   {
+    name: 'nginx-nopush',
+    label: 'nginx (tcp_nopush on)',
+    kinds: ['static'],
+    launch: (ctx) => nginxLaunch({ ...ctx, openFileCache: true, tcpNopush: true }),
+    skip: nginxSkip,
+  },
+  {
     name: 'nginx-nocache',
     label: 'nginx (no open_file_cache)',
     kinds: ['static'],
@@ -227,6 +235,8 @@ export const servers: readonly ServerDef[] = [
   ...(uwsPath ? [uwsServer] : []),
   // sveltekit-*: the SvelteKit example on adapter-gale and adapter-node (`npm run bench -- sveltekit`).
   ...sveltekitServers,
+  // tls-*, h2-*, h2c-*: HTTPS and HTTP/2 (lib/secure.ts).
+  ...secureServers,
   bunServer,
   denoServer,
 ];
