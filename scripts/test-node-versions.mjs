@@ -5,6 +5,7 @@
 //   node scripts/test-node-versions.mjs                      # Node 22, 24 and 26, the whole suite on each
 //   node scripts/test-node-versions.mjs --versions 26 tests/api   # one version, only files matching tests/api
 //   GALE_TEST_NODE_VERSIONS=22,26 npm run test:node-versions
+//   npm run test:node-versions -- --versions 22,24 '!tests/chaos/' '!bench/'   # what CI runs on 22 and 24
 //
 // Every child the tests start with process.execPath or a plain `node` gets the Node under test: its bin directory is
 // put first on PATH (and NODE names it, as npm does). Exits non-zero if any version fails; the summary says which.

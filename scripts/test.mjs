@@ -1,5 +1,5 @@
 // `npm test`: runs every node:test suite (tests/, packages/*/src, bench/) through tsx, one process
-// per file. Fails when no test file is found, so an empty run can never pass.
+// per file. Fails when no test file is found, so an empty run can never pass. Says which Node runs it.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -20,14 +20,20 @@ for (const r of roots) {
     walk(r);
   } catch {}
 }
-const only = process.argv.slice(2);
-const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
+// Arguments pick files by substring of their path; one starting with `!` leaves the matching files out
+// (`node scripts/test.mjs '!tests/chaos/'`: everything but the live fuzzer).
+const args = process.argv.slice(2);
+const only = args.filter((a) => !a.startsWith('!'));
+const skip = args.filter((a) => a.startsWith('!')).map((a) => a.slice(1));
+const picked = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
+const selected = picked.filter((f) => !skip.some((s) => f.includes(s)));
 if (selected.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
 selected.sort();
-console.log(`${selected.length} test files on Node ${process.version} (${process.execPath})`);
+const left = skip.length ? `; left out: ${picked.length - selected.length} files matching ${skip.join(', ')}` : '';
+console.log(`${selected.length} test files on Node ${process.version} (${process.execPath})${left}`);
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...selected], {
   cwd: root,
   stdio: 'inherit',
