@@ -28,6 +28,7 @@ import { describeBody, type Scenario } from './lib/scenarios.ts';
 import { benchDir, notRun, repoDir, type ServerDef } from './lib/servers.ts';
 import { runSoak } from './lib/soak.ts';
 import { runSweep } from './lib/sweep.ts';
+import { toolFor } from './lib/tools.ts';
 import { runWs, type WsOptions, wsPlan } from './lib/ws.ts';
 
 const log = (s: string): void => {
@@ -147,6 +148,20 @@ function measureOptions(
   };
 }
 
+/** The run's metadata for one scenario: the tool is the scenario's own when it has one (h2load for HTTP/2). */
+function scenarioMeta(o: Options, scenario: Scenario, runMeta: RunMetaData): RunMetaData {
+  const tool = toolFor(scenario, o.tool);
+  if (tool === o.tool) return runMeta;
+  return {
+    ...runMeta,
+    tool: `${tool.id}: ${tool.version()}`,
+    toolId: tool.id,
+    toolDescribe: tool.describe(o.connections, o.threads),
+    toolValidates: tool.validates,
+    toolLatency: tool.latency,
+  };
+}
+
 /** The per-scenario table printed to stdout (the same as in report.md, under each headline table). */
 function scenarioText(
   o: Options,
@@ -157,10 +172,10 @@ function scenarioText(
 ): string {
   return (
     `\n## ${scenario.id}: ${scenario.description}\n\n` +
-    `${runShape(runMeta)}; ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), ` +
+    `${runShape(scenarioMeta(o, scenario, runMeta))}; ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), ` +
     `Node ${process.version}, ${localDate(started)}\n\n` +
     (scenario.kind === 'static' ? `${STATIC_NOTE}\n\n` : '') +
-    markdownTable(results, o.tool.id, { kind: scenario.kind })
+    markdownTable(results, toolFor(scenario, o.tool).id, { kind: scenario.kind })
   );
 }
 
@@ -172,7 +187,7 @@ function writeScenario(
   runMeta: RunMetaData,
 ): string {
   return writeResults(outDir, scenarioFileName(scenario.id, o.tool.id, nodeVariant(o)), {
-    ...runMeta,
+    ...scenarioMeta(o, scenario, runMeta),
     finished: new Date().toISOString(),
     loadavgAfter: os.loadavg(),
     scenario: { ...scenario, body: describeBody(scenario.body) },

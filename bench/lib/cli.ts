@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import type { RunSettings } from './measure.ts';
 import { type NodeRuntime, ownNode, resolveNodes } from './runtimes.ts';
-import { findScenario, type Scenario, scenarios } from './scenarios.ts';
+import { findScenario, type Scenario, SECURE_GROUPS, scenarios } from './scenarios.ts';
 import { findServer, type Mode, makeModes, onNodes, type ServerDef, servers, serves } from './servers.ts';
 import { SVELTEKIT_GROUP, sveltekitScenarios } from './sveltekit.ts';
 import { tools } from './tools.ts';
@@ -51,6 +51,9 @@ Scenarios (default: all of them): ${scenarios.map((s) => s.id).join(', ')}
   (static, static-large, static-range and prerendered serve the files of examples/demo)
   sveltekit: sveltekit-ssr, sveltekit-static, sveltekit-prerendered (examples/sveltekit on adapter-gale and
   adapter-node, built first with vite: ~1 min when not cached)
+  tls: tls-hello, tls-handshake (HTTPS on gale-tls, node-https, fastify-https; wrk)
+  h2: h2-hello, h2c-hello (HTTP/2 over TLS on gale-h2, node-http2, fastify-h2, and h2c on gale-h2c, node-h2c;
+  h2load from nghttp2-client, whatever --tool says; pipelined ×N = N concurrent streams per connection)
 Options:
   --servers a,b,…     servers to compare (default: ${[...servers.map((s) => s.name), ...wsOnlyServers].join(',')});
                       gale-nocache and nginx* run only the static scenarios (the others show "—"), nginx* are
@@ -142,7 +145,9 @@ export function parseOptions(argv: string[]): Options | 'help' {
   if (quick && command !== 'run') throw new Error('--quick runs the scenarios; it cannot be combined with sweep');
   const isWs = (id: string): id is WsScenarioId => (wsScenarioIds as readonly string[]).includes(id);
   // No scenario named: the whole matrix (every HTTP and WebSocket scenario); the sweep defaults to json.
-  const requested = rest.flatMap((id) => (id === SVELTEKIT_GROUP ? sveltekitScenarios.map((s) => s.id) : [id]));
+  const requested = rest.flatMap((id) =>
+    id === SVELTEKIT_GROUP ? sveltekitScenarios.map((s) => s.id) : (SECURE_GROUPS[id] ?? [id]),
+  );
   const ids = requested.length
     ? requested
     : command === 'sweep'

@@ -13,8 +13,9 @@ import {
   waitForPort,
 } from './proc.ts';
 import type { Scenario } from './scenarios.ts';
+import { validateSecure } from './secure.ts';
 import { type Launch, launchServer, type Mode, notRun, type ServerDef } from './servers.ts';
-import type { LoadRequest, LoadResult, LoadTool } from './tools.ts';
+import { type LoadRequest, type LoadResult, type LoadTool, toolFor } from './tools.ts';
 import { type Validation, validateOnce } from './validate.ts';
 
 /** How every measured run is made: the settings the CLI and each measurement share. */
@@ -160,7 +161,7 @@ function emptyMeasurement(o: MeasureOptions): Measurement {
     scenario: o.scenario.id,
     mode: o.mode.id,
     depth: o.mode.depth,
-    tool: o.tool.id,
+    tool: toolFor(o.scenario, o.tool).id,
     ok: false,
     failure: null,
     notRun: null,
@@ -184,7 +185,7 @@ export function failedMeasurement(o: MeasureOptions, failure: string): Measureme
 
 /** Whether `o` is run at all ("—" with the reason in `notRun` when not). */
 export function notRunReason(o: Pick<MeasureOptions, 'server' | 'scenario' | 'mode' | 'tool'>): string | null {
-  return notRun(o.server, o.scenario, o.mode, o.tool);
+  return notRun(o.server, o.scenario, o.mode, toolFor(o.scenario, o.tool));
 }
 
 export async function measure(o: MeasureOptions): Promise<Measurement> {
@@ -226,8 +227,17 @@ export async function measureOn(rs: RunningServer, o: MeasureOptions): Promise<M
     m.failure = `server open-file limit is ${m.serverOpenFileLimit}, too low for ${o.connections} connections`;
     return m;
   }
-  const base = `http://127.0.0.1:${port}`;
-  const v = await validateOnce(base, o.scenario);
+  const tool = toolFor(o.scenario, o.tool);
+  const missing = tool === o.tool ? null : tool.missing();
+  if (missing) {
+    m.failure = missing.replace(/\n\s*/g, ' ');
+    return m;
+  }
+  const base = `${o.scenario.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+  const v =
+    o.scenario.tls || o.scenario.kind === 'h2c'
+      ? await validateSecure(base, o.scenario)
+      : await validateOnce(base, o.scenario);
   m.validation = v.seen;
   if (v.problem) {
     m.failure = v.problem;
@@ -240,7 +250,7 @@ export async function measureOn(rs: RunningServer, o: MeasureOptions): Promise<M
     scenario: o.scenario,
     depth: o.mode.depth,
     durationS,
-    ...(o.tool.countBased ? { requests: warmup ? Math.max(1000, Math.round(requests / 10)) : requests } : {}),
+    ...(tool.countBased ? { requests: warmup ? Math.max(1000, Math.round(requests / 10)) : requests } : {}),
     connections: o.connections,
     threads: o.threads,
     timeoutS: o.timeoutS,
@@ -248,7 +258,7 @@ export async function measureOn(rs: RunningServer, o: MeasureOptions): Promise<M
     nofile,
   });
   if (o.warmupS > 0) {
-    m.warmup = await o.tool.run(req(o.warmupS, true));
+    m.warmup = await tool.run(req(o.warmupS, true));
     const bad = isRunning(proc) ? judge(m.warmup, true) : serverGone();
     if (bad) {
       m.failure = `warm-up: ${bad}`;
@@ -258,7 +268,7 @@ export async function measureOn(rs: RunningServer, o: MeasureOptions): Promise<M
   for (let i = 1; i <= o.iterations; i++) {
     o.onIteration?.(i);
     const c0 = cpuSeconds(proc.pid);
-    const r = await o.tool.run(req(o.durationS, false));
+    const r = await tool.run(req(o.durationS, false));
     const c1 = cpuSeconds(proc.pid);
     const cpu = c0 !== null && c1 !== null ? c1 - c0 : null;
     m.iterations.push({

@@ -7,9 +7,10 @@ import { sveltekitScenarios } from './sveltekit.ts';
 /**
  * `dynamic` scenarios need application code (routes, JSON); `static` ones only serve files, so static-file servers
  * such as nginx can run them too; `fetch` ones are answered by a Web-standard fetch handler (Request → Response), so
- * only the fetch-handler servers run them; `sveltekit` ones ask the SvelteKit example (lib/sveltekit.ts).
+ * only the fetch-handler servers run them; `sveltekit` ones ask the SvelteKit example (lib/sveltekit.ts); `tls`, `h2`
+ * and `h2c` ones are HTTP/1.1 over TLS, HTTP/2 over TLS and cleartext HTTP/2 (lib/secure.ts).
  */
-export type ScenarioKind = 'dynamic' | 'static' | 'fetch' | 'sveltekit' | 'express-app';
+export type ScenarioKind = 'dynamic' | 'static' | 'fetch' | 'sveltekit' | 'express-app' | 'tls' | 'h2' | 'h2c';
 
 export interface Scenario {
   id: string;
@@ -33,6 +34,10 @@ export interface Scenario {
   /** The load modes that make sense for it (default: all); the others are shown as "—", with `modesNote`. */
   modes?: readonly string[];
   modesNote?: string;
+  /** Served over TLS: the URL is https:// (lib/secure.ts). */
+  tls?: boolean;
+  /** The load tool this scenario always uses, whatever --tool says (h2load for HTTP/2). */
+  tool?: string;
 }
 
 type ScenarioInput = Omit<Scenario, 'body' | 'method' | 'headers' | 'expectHeaders' | 'kind'> & {
@@ -180,7 +185,64 @@ export const scenarios: readonly Scenario[] = [
     expectHeaders: VALIDATORS,
   }),
   ...sveltekitScenarios,
+  // HTTPS and HTTP/2 (servers and the pre-run check over their own transport: lib/secure.ts).
+  scenario({
+    id: 'tls-hello',
+    kind: 'tls',
+    tls: true,
+    description: 'GET / → {"hello":"world"} over HTTPS (HTTP/1.1 over TLS, keep-alive)',
+    path: '/',
+    status: 200,
+    contentType: 'application/json',
+    body: '{"hello":"world"}',
+  }),
+  scenario({
+    id: 'tls-handshake',
+    kind: 'tls',
+    tls: true,
+    description:
+      'GET / with Connection: close over HTTPS: a new TLS connection (full handshake) for every request, so req/s is ' +
+      'TLS handshakes per second',
+    path: '/',
+    headers: { Connection: 'close' },
+    status: 200,
+    contentType: 'application/json',
+    body: '{"hello":"world"}',
+    modes: ['plain'],
+    modesNote: 'a connection carries one request',
+  }),
+  scenario({
+    id: 'h2-hello',
+    kind: 'h2',
+    tls: true,
+    tool: 'h2load',
+    description:
+      'GET / → {"hello":"world"} over HTTP/2 (TLS, ALPN h2) with h2load; plain = 1 stream at a time per connection, ' +
+      'pipelined ×N = N concurrent streams per connection',
+    path: '/',
+    status: 200,
+    contentType: 'application/json',
+    body: '{"hello":"world"}',
+  }),
+  scenario({
+    id: 'h2c-hello',
+    kind: 'h2c',
+    tool: 'h2load',
+    description:
+      'GET / → {"hello":"world"} over cleartext HTTP/2 (prior knowledge) with h2load; pipelined ×N = N concurrent ' +
+      'streams per connection',
+    path: '/',
+    status: 200,
+    contentType: 'application/json',
+    body: '{"hello":"world"}',
+  }),
 ];
+
+/** `npm run bench -- tls` and `-- h2` name these. */
+export const SECURE_GROUPS: Readonly<Record<string, readonly string[]>> = {
+  tls: ['tls-hello', 'tls-handshake'],
+  h2: ['h2-hello', 'h2c-hello'],
+};
 
 export function findScenario(id: string): Scenario | undefined {
   return scenarios.find((s) => s.id === id);

@@ -2,12 +2,13 @@
 // without keep-alive, autocannon) and the registry the CLI picks from with --tool.
 import { ab, abKeepAlive } from './ab.ts';
 import { autocannon } from './autocannon.ts';
+import { h2load } from './h2load.ts';
 import { loadgen } from './loadgen.ts';
 import type { Scenario } from './scenarios.ts';
 import { wrk } from './wrk.ts';
 
 export interface LoadRequest {
-  /** Always http://127.0.0.1:<port><scenario.path>. */
+  /** http://127.0.0.1:<port><scenario.path> (https:// for the TLS scenarios). */
   url: string;
   scenario: Scenario;
   /** Requests in flight per connection: 1 = plain, >1 = pipelined (wrk: per write; loadgen: refilled as answered). */
@@ -92,4 +93,10 @@ export const tools: Readonly<Record<string, LoadTool>> = {
   ab,
   'ab-k': abKeepAlive,
   autocannon,
+  h2load,
 };
+
+/** The tool a scenario runs with: its own (`Scenario.tool`, h2load for HTTP/2), else the one --tool chose. */
+export function toolFor(scenario: Scenario, chosen: LoadTool): LoadTool {
+  return (scenario.tool && tools[scenario.tool]) || chosen;
+}
