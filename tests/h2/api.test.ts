@@ -10,7 +10,8 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { h2App, request, testPki } from './h2.js';
+import { gunzipSync } from 'node:zlib';
+import { bounded, h2App, request, testPki } from './h2.js';
 
 const T = { timeout: 30_000 };
 const files = mkdtempSync(join(tmpdir(), 'gale-h2-files-'));
@@ -274,4 +275,51 @@ test('http2 options are checked, and HTTP/2 is off unless asked for', T, async (
     r.on('response', () => resolve(false));
   });
   assert.ok(refused, 'an h2c client is refused when http2 is off');
+});
+
+test('Expect: 100-continue, compression, and HTTP/1.1-only response headers over HTTP/2', T, async (t) => {
+  const s = await h2App(
+    t,
+    (app) => {
+      app.post('/upload', async (req) => `got ${(await req.text()).length}`);
+      app.get('/big-text', () => 'compress me '.repeat(1000));
+      app.get('/closing', (_req, res) => {
+        res.set('Connection', 'close');
+        res.statusMessage = 'Fine Indeed';
+        return 'still here';
+      });
+    },
+    { gale: { compression: true } },
+  );
+  const c = s.connect();
+  // The client waits for the 100 before it sends the body.
+  const r = c.request({ ':method': 'POST', ':path': '/upload', expect: '100-continue' }, { endStream: false });
+  const answer = await bounded(
+    new Promise<string>((resolve, reject) => {
+      let body = '';
+      r.setEncoding('utf8');
+      r.on('continue', () => r.end('x'.repeat(5000)));
+      r.on('data', (d: string) => {
+        body += d;
+      });
+      r.on('end', () => resolve(body));
+      r.on('error', reject);
+    }),
+    5000,
+    'the upload after 100-continue',
+  );
+  assert.equal(answer, 'got 5000');
+
+  const z = await request(c, { ':path': '/big-text', 'accept-encoding': 'gzip' });
+  assert.equal(z.headers['content-encoding'], 'gzip');
+  assert.equal(z.headers.vary, 'Accept-Encoding');
+  assert.equal(gunzipSync(z.body).toString(), 'compress me '.repeat(1000));
+
+  // Connection: close means nothing to an HTTP/2 connection: dropped, and the connection serves on.
+  const closing = await request(c, { ':path': '/closing' });
+  assert.equal(closing.status, 200);
+  assert.equal(closing.headers.connection, undefined);
+  assert.equal(closing.body.toString(), 'still here');
+  assert.equal((await request(c, { ':path': '/closing' })).status, 200);
+  assert.equal(s.app.connections, 1);
 });
