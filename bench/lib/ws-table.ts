@@ -43,8 +43,8 @@ const HEAD: Record<WsScenarioId, [string, string, string]> = {
     'echo',
   ],
   'ws-broadcast': [
-    '| server | clients held (p95 ≤ 500 ms) | vs Express | vs node:http | broadcast RTT ms at that step min / median / p95 / max | stopped by | steps | peak RSS MiB | loadgen CPU |',
-    '|---|---:|---:|---:|---:|---|---:|---:|---:|',
+    '| server | clients held (p95 ≤ 500 ms) | vs Express | vs node:http | broadcast RTT ms at that step min / median / p95 / max | deliveries/s at that step | stopped by | steps | peak RSS MiB | loadgen CPU |',
+    '|---|---:|---:|---:|---:|---:|---|---:|---:|---:|',
     'broadcast',
   ],
   'ws-idle': [
@@ -70,8 +70,10 @@ const NOTE: Record<WsScenarioId, string> = {
     'client CPU = the client process’s use of its core (all worker threads); see bench/README.md for its ceiling.',
   'ws-broadcast':
     '- A broadcast’s round trip lasts from its send until the last client received its broadcastResult; every ' +
-    'delivery and each joining client’s echo is checked against the exact text. "clients held" is the largest ' +
-    'step whose p95 stayed within 500 ms.',
+    'delivery and each joining client’s echo is checked against the exact text. Broadcasts go out several at a ' +
+    'time (`--concurrent`, as websocket-shootout does); "clients held" is the largest step whose p95 stayed within ' +
+    '500 ms, deliveries/s = clients × broadcasts ÷ that step’s time. Stepping also stops, said under "stopped by", ' +
+    'when the generator was on its core for 95 % of a step (then the server may hold more) or at the open-file limit.',
   'ws-idle':
     '- Connections opened at 1 000/s to /echo and held open without traffic; RSS with all open = the most ' +
     '`VmRSS` of the server sampled every 200 ms while every connection was open and idle; RSS before = `VmRSS` ' +
@@ -133,6 +135,7 @@ export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): 
         `${int(s.median)}${bound}`,
         ...ratios,
         h ? `${ms(h.min)} / ${ms(h.median)} / ${ms(h.p95)} / ${ms(h.max)}` : '—',
+        j.detail.held_deliveries_per_s == null ? '—' : int(j.detail.held_deliveries_per_s),
         j.detail.stopped ?? '—',
         String(j.detail.steps?.length ?? 0),
         rss,

@@ -48,6 +48,10 @@ export interface WsJson {
   detail: {
     clients_held?: number;
     held_rtt_us?: { min: number; median: number; mean: number; p95: number; max: number } | null;
+    /** Deliveries per second (clients × broadcasts ÷ the step's time) at the held step. */
+    held_deliveries_per_s?: number | null;
+    /** Broadcasts in flight at once. */
+    concurrent?: number;
     stopped?: string;
     steps?: unknown[];
     opened?: number;

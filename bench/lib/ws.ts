@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadgen, loadgenBinary } from './loadgen.ts';
 import { type RunningServer, startServer, stopServer } from './measure.ts';
-import { cpuSeconds, type Pinned, vmKiB } from './proc.ts';
+import { cpuSeconds, effectiveOpenFileLimit, type Pinned, vmKiB } from './proc.ts';
 import { writeResults } from './report.ts';
 import { ownNode } from './runtimes.ts';
 import {
@@ -136,6 +136,15 @@ export function wsBinary(): { path: string } | { failure: string } {
   return existsSync(path) ? { path } : { failure: `${path} does not exist after the build` };
 }
 
+/**
+ * ws-broadcast's most clients: what the open-file limit the server and the generator really get allows (each holds
+ * one descriptor per client), less room for everything else; the step that reaches it is "max-clients reached".
+ */
+export function broadcastCeiling(nofile: number): number {
+  const limit = effectiveOpenFileLimit(nofile);
+  return Math.max(100, Math.min(limit, 100_000) - 512);
+}
+
 /** The generator's arguments for one run. */
 export function wsArgs(o: WsOptions, scenario: WsScenarioId, port: number): string[] {
   const common = ['--duration', String(o.durationS), '--timeout', String(o.timeoutS)];
@@ -177,11 +186,13 @@ export function wsArgs(o: WsOptions, scenario: WsScenarioId, port: number): stri
     '--url',
     `ws://127.0.0.1:${port}/broadcast`,
     '--step',
-    String(o.step ?? (o.quick ? 5 : 50)),
+    String(o.step ?? (o.quick ? 5 : 500)),
     '--max-clients',
-    String(o.maxClients ?? (o.quick ? 20 : 10000)),
+    String(o.maxClients ?? (o.quick ? 20 : broadcastCeiling(o.nofile))),
     '--samples',
-    String(o.samples ?? (o.quick ? 5 : 20)),
+    String(o.samples ?? (o.quick ? 5 : 50)),
+    '--concurrent',
+    String(o.quick ? 2 : 10),
     '--limit-ms',
     '500',
     ...common,

@@ -1,7 +1,8 @@
-//! Mode `broadcast`: clients join in steps; at each step broadcasts go out one after another from rotating clients
-//! and each must reach every client as the exact `{"type":"broadcastResult","payload":P}`; stepping stops when the
-//! p95 round trip passes --limit-ms. Clients use the minimal client of raw.rs: receiving a delivery is one read and a
-//! byte comparison with the one broadcast in flight, so the generator stays well below the server's cost per delivery.
+//! Mode `broadcast`: clients join in steps; at each step broadcasts go out from rotating clients, --concurrent in
+//! flight, and each must reach every client as the exact `{"type":"broadcastResult","payload":P}`; stepping stops when
+//! the p95 round trip passes --limit-ms or when this generator is the bottleneck (on its CPU for 95 % of a step).
+//! Clients use the minimal client of raw.rs: receiving a delivery is one read and a byte comparison with the few
+//! broadcasts in flight, so the generator stays below the server's cost per delivery for as long as it can.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -18,18 +19,20 @@ use crate::cli::Args;
 use crate::raw::{self, Frame};
 use crate::stats::{escape, summary, us, Stats};
 
-/// The broadcast in flight (they are sent one after another): its exact expected text and who got it.
+/// A broadcast in flight: its exact expected text and who got it.
 struct Pending {
     expected: Vec<u8>,
     sent: Instant,
     got: Vec<bool>,
     left: usize,
-    done: Option<oneshot::Sender<Duration>>,
 }
 
 struct Shared {
     stats: Stats,
-    pending: Option<Pending>,
+    /// The broadcasts in flight (at most --concurrent).
+    pending: Vec<Pending>,
+    /// Round trips of finished broadcasts, for the step loop.
+    done: mpsc::UnboundedSender<Duration>,
     /// Client id → the echo it waits for.
     echo: HashMap<usize, (Vec<u8>, Instant, oneshot::Sender<()>)>,
     stopping: bool,
@@ -37,7 +40,8 @@ struct Shared {
 
 /// What a client's reader saw in one text frame.
 fn on_text(id: usize, t: &[u8], s: &mut Shared) {
-    if let Some(p) = s.pending.as_mut().filter(|p| p.expected == t) {
+    if let Some(i) = s.pending.iter().position(|p| p.expected == t) {
+        let p = &mut s.pending[i];
         if p.got.get(id).copied().unwrap_or(true) {
             s.stats.invalid_because(|| {
                 format!(
@@ -50,13 +54,11 @@ fn on_text(id: usize, t: &[u8], s: &mut Shared) {
         }
         p.got[id] = true;
         p.left -= 1;
+        let finished = p.left == 0;
         s.stats.valid += 1;
-        if p.left == 0 {
-            let rtt = p.sent.elapsed();
-            if let Some(done) = p.done.take() {
-                let _ = done.send(rtt);
-            }
-            s.pending = None;
+        if finished {
+            let p = s.pending.swap_remove(i);
+            let _ = s.done.send(p.sent.elapsed());
         }
         return;
     }
@@ -227,10 +229,21 @@ fn p95(v: &mut [u64]) -> u64 {
     v[i.clamp(1, v.len()) - 1]
 }
 
+/// Nanoseconds this thread has been on a CPU (`/proc/thread-self/schedstat`), when the kernel says.
+fn thread_cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
+/// The generator counts as the bottleneck of a step when it was on its CPU this much of the step's time.
+const SATURATED: f64 = 0.95;
+
 pub async fn run(a: Rc<Args>) -> (Stats, Duration, serde_json::Value) {
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel();
     let sh = Rc::new(RefCell::new(Shared {
         stats: Stats::new(),
-        pending: None,
+        pending: Vec::new(),
+        done: done_tx,
         echo: HashMap::new(),
         stopping: false,
     }));
@@ -240,6 +253,7 @@ pub async fn run(a: Rc<Args>) -> (Stats, Duration, serde_json::Value) {
     let mut rtt_all = crate::stats::histogram();
     let mut held: usize = 0;
     let mut held_rtt = json!(null);
+    let mut held_rate = json!(null);
     let mut stopped = "max-clients reached";
     let mut seq: u64 = 0;
     'steps: loop {
@@ -271,50 +285,64 @@ pub async fn run(a: Rc<Args>) -> (Stats, Duration, serde_json::Value) {
         }
         let n = clients.len();
         let mut rtts = Vec::with_capacity(a.samples);
-        for i in 0..a.samples {
-            seq += 1;
-            let sender = (seq as usize) % n;
-            let payload = format!(
-                r#"{{"id":{seq},"ts":{},"pad":"{}"}}"#,
-                us(start.elapsed()),
-                "0".repeat(a.padding)
-            );
-            let expected = format!(r#"{{"type":"broadcastResult","payload":{payload}}}"#);
-            let (done, wait) = oneshot::channel();
-            let frame = text_frame(
-                &format!(r#"{{"type":"broadcast","payload":{payload}}}"#),
-                seq,
-            );
-            sh.borrow_mut().pending = Some(Pending {
-                expected: expected.into_bytes(),
-                sent: Instant::now(),
-                got: vec![false; n],
-                left: n,
-                done: Some(done),
-            });
-            let _ = clients[sender].tx.send(frame);
-            match timeout(a.timeout, wait).await {
-                Ok(Ok(rtt)) => {
+        let (t0, cpu0) = (Instant::now(), thread_cpu_ns());
+        let (mut sent, mut in_flight) = (0, 0);
+        while rtts.len() < a.samples {
+            while in_flight < a.concurrent && sent < a.samples {
+                seq += 1;
+                sent += 1;
+                in_flight += 1;
+                let sender = (seq as usize) % n;
+                let payload = format!(
+                    r#"{{"id":{seq},"ts":{},"pad":"{}"}}"#,
+                    us(start.elapsed()),
+                    "0".repeat(a.padding)
+                );
+                let expected = format!(r#"{{"type":"broadcastResult","payload":{payload}}}"#);
+                let frame = text_frame(
+                    &format!(r#"{{"type":"broadcast","payload":{payload}}}"#),
+                    seq,
+                );
+                sh.borrow_mut().pending.push(Pending {
+                    expected: expected.into_bytes(),
+                    sent: Instant::now(),
+                    got: vec![false; n],
+                    left: n,
+                });
+                let _ = clients[sender].tx.send(frame);
+            }
+            match timeout(a.timeout, done_rx.recv()).await {
+                Ok(Some(rtt)) => {
+                    in_flight -= 1;
                     rtts.push(us(rtt));
                     let _ = rtt_all.record(us(rtt));
                 }
                 _ => {
                     let mut s = sh.borrow_mut();
-                    let left = s.pending.take().map_or(0, |p| p.left);
+                    let left: usize = s.pending.iter().map(|p| p.left).sum();
+                    s.pending.clear();
+                    let i = rtts.len();
                     s.stats.error(
                         |e| &mut e.timeout,
-                        format!("broadcast {i} at {n} clients: {left} clients did not get it within --timeout"),
+                        format!("broadcast {i} at {n} clients: {left} deliveries missing after --timeout"),
                     );
                     stopped = "a broadcast timed out";
                     break 'steps;
                 }
             }
         }
+        let wall = t0.elapsed();
+        let busy = match (cpu0, thread_cpu_ns()) {
+            (Some(c0), Some(c1)) => Some(c1.saturating_sub(c0) as f64 / wall.as_nanos().max(1) as f64),
+            _ => None,
+        };
+        let rate = (n * a.samples) as f64 / wall.as_secs_f64();
         let mut sorted = rtts.clone();
         let p = p95(&mut sorted);
         let mean = rtts.iter().sum::<u64>() as f64 / rtts.len() as f64;
         let step = json!({"clients": n, "rtt_us": {"min": sorted[0], "median": sorted[sorted.len() / 2],
-                          "mean": mean.round(), "p95": p, "max": sorted[sorted.len() - 1]}});
+                          "mean": mean.round(), "p95": p, "max": sorted[sorted.len() - 1]},
+                          "deliveries_per_s": rate.round(), "generator_cpu": busy.map(|b| (b * 100.0).round() / 100.0)});
         steps.push(step.clone());
         if Duration::from_micros(p) > a.limit {
             stopped = "p95 round trip over the limit";
@@ -322,17 +350,22 @@ pub async fn run(a: Rc<Args>) -> (Stats, Duration, serde_json::Value) {
         }
         held = n;
         held_rtt = step["rtt_us"].clone();
+        held_rate = step["deliveries_per_s"].clone();
+        if busy.is_some_and(|b| b >= SATURATED) {
+            stopped = "the generator saturated its core (the server may go further)";
+            break;
+        }
     }
     sh.borrow_mut().stopping = true;
     drop(clients);
     tokio::time::sleep(Duration::from_millis(50)).await;
     let elapsed = start.elapsed();
-    let extra = json!({"clients_held": held, "held_rtt_us": held_rtt, "stopped": stopped, "steps": steps,
-                       "limit_ms": a.limit.as_millis() as u64, "broadcast_rtt_us": summary(&rtt_all)});
+    let extra = json!({"clients_held": held, "held_rtt_us": held_rtt, "held_deliveries_per_s": held_rate,
+                       "stopped": stopped, "steps": steps, "limit_ms": a.limit.as_millis() as u64,
+                       "concurrent": a.concurrent, "broadcast_rtt_us": summary(&rtt_all)});
     let stats = std::mem::replace(&mut sh.borrow_mut().stats, Stats::new());
     (stats, elapsed, extra)
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,9 +15,10 @@ fastws: the same over the fast-ws protocol: subprotocol `fast-ws`, the server's 
 message is the event `echo` with a reply id (\\x05 41f \\x16 ID \\x01 [\"000…\"] \\x02) and must be answered by exactly
 \\x06 ID \\x01 [\"000…\"] \\x02.
 broadcast: clients are added --step at a time (each checks one {\"type\":\"echo\"} round trip when it joins); at each
-step --samples broadcasts are sent one after another from rotating clients, and a broadcast's round trip lasts until
-every client got its {\"type\":\"broadcastResult\"}. Stepping stops when the p95 round trip exceeds --limit-ms, at
---max-clients, or when --duration has passed.
+step --samples broadcasts are sent from rotating clients, --concurrent of them in flight, and a broadcast's round trip
+lasts until every client got its {\"type\":\"broadcastResult\"}. Stepping stops when the p95 round trip exceeds
+--limit-ms, when this generator was on its CPU for 95 % of a step (it is then the bottleneck), at --max-clients, or
+when --duration has passed; each step reports its deliveries per second.
 idle: opens --connections connections at --rate per second, prints `holding N` on stderr once all are open, holds
 them for --hold seconds without traffic, prints `checking` on stderr, then pings every one (each must answer with
 its pong) and closes them.
@@ -33,6 +34,7 @@ Options:
   --step N                broadcast: clients added per step (default 50)
   --max-clients N         broadcast: stop stepping here (default 10000)
   --samples N             broadcast: broadcasts per step (default 20)
+  --concurrent N          broadcast: broadcasts in flight at once (default 1)
   --padding N             broadcast: padding bytes in each payload (default 100)
   --limit-ms N            broadcast: p95 round trip limit (default 500)
   --rate N                idle: connections opened per second (default 1000)
@@ -73,6 +75,7 @@ pub struct Args {
     pub step: usize,
     pub max_clients: usize,
     pub samples: usize,
+    pub concurrent: usize,
     pub padding: usize,
     pub limit: Duration,
     pub rate: usize,
@@ -135,6 +138,7 @@ pub fn parse(argv: impl Iterator<Item = String>) -> Result<Command, String> {
         step: 50,
         max_clients: 10_000,
         samples: 20,
+        concurrent: 1,
         padding: 100,
         limit: Duration::from_millis(500),
         rate: 1000,
@@ -174,6 +178,7 @@ pub fn parse(argv: impl Iterator<Item = String>) -> Result<Command, String> {
             "step" => a.step = num(name, &v)?,
             "max-clients" => a.max_clients = num(name, &v)?,
             "samples" => a.samples = num(name, &v)?,
+            "concurrent" => a.concurrent = num::<usize>(name, &v)?.max(1),
             "padding" => a.padding = num(name, &v)?,
             "limit-ms" => a.limit = Duration::from_millis(num(name, &v)?),
             "rate" => a.rate = num(name, &v)?,
