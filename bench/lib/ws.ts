@@ -145,6 +145,13 @@ export function broadcastCeiling(nofile: number): number {
   return Math.max(100, Math.min(limit, 100_000) - 512);
 }
 
+/**
+ * ws-broadcast's time budget for stepping, in seconds: at least two minutes outside the quick mode, so that the
+ * stepping ends at a limit (p95, the generator's core, the open-file limit) rather than when the budget runs out.
+ */
+export const broadcastBudgetS = (o: Pick<WsOptions, 'durationS' | 'quick'>): number =>
+  o.quick ? o.durationS : Math.max(o.durationS, 120);
+
 /** The generator's arguments for one run. */
 export function wsArgs(o: WsOptions, scenario: WsScenarioId, port: number): string[] {
   const common = ['--duration', String(o.durationS), '--timeout', String(o.timeoutS)];
@@ -195,7 +202,10 @@ export function wsArgs(o: WsOptions, scenario: WsScenarioId, port: number): stri
     String(o.quick ? 2 : 10),
     '--limit-ms',
     '500',
-    ...common,
+    '--duration',
+    String(broadcastBudgetS(o)),
+    '--timeout',
+    String(o.timeoutS),
   ];
 }
 
@@ -301,7 +311,11 @@ export async function wsMeasure(
   // ws-idle starts a fresh server for every iteration, so each baseline is a server that never held a connection.
   const idle = scenario === 'ws-idle';
   const connections = idle ? idleConnections(o) : o.connections;
-  const runO = idle ? { ...o, limitS: connections / (o.idleRate ?? 1000) + (o.holdS ?? 3) + 3 * o.timeoutS + 10 } : o;
+  const runO = idle
+    ? { ...o, limitS: connections / (o.idleRate ?? 1000) + (o.holdS ?? 3) + 3 * o.timeoutS + 10 }
+    : scenario === 'ws-broadcast'
+      ? { ...o, limitS: broadcastBudgetS(o) + 3 * o.timeoutS + 30 }
+      : o;
   for (let i = 1; i <= o.iterations && !m.failure; i++) {
     const rs = await startServer({ server, connections, serverCpu: o.serverCpu, nofile: o.nofile });
     if ('failure' in rs) {
@@ -357,7 +371,9 @@ export function wsPlan(o: WsOptions): { runs: number; estimateS: number } {
     const perIteration =
       sc === 'ws-idle'
         ? 1.5 + idleConnections(o) / (o.idleRate ?? 1000) + (o.holdS ?? (o.quick ? 1 : 3)) + 0.5
-        : o.durationS + 0.5;
+        : sc === 'ws-broadcast'
+          ? broadcastBudgetS(o) / 2
+          : o.durationS + 0.5;
     estimateS += n * (0.8 + o.iterations * perIteration);
   }
   return { runs, estimateS };
