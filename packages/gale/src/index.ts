@@ -57,7 +57,7 @@ export { Router, router } from './router.js';
 export type { SseMessage, SseOptions } from './sse.js';
 export { SseStream } from './sse.js';
 export type { StreamSource } from './stream.js';
-export type { PemSource, TlsCertificate, TlsOptions } from './tls.js';
+export type { Http2Options, PemSource, TlsCertificate, TlsOptions } from './tls.js';
 export type { ViewEngine } from './views.js';
 export type { PublishOptions, SendOptions, SendStatus, WsData } from './ws.js';
 export { WebSocket } from './ws.js';
