@@ -41,7 +41,7 @@ export interface Options extends RunSettings {
 
 export const usage = `Usage: npm run bench -- [scenario…] [options]
        npm run bench -- --quick [options]          every server × scenario × mode, 1 × 1 s, 10 connections, wrk:
-                                                   asserts correctness only (CI), ~2 min
+                                                   asserts correctness only (CI), ~5 min
        npm run bench -- sweep [options]            connection sweep for json (${SWEEP_CONNECTIONS.join(', ')})
        npm run bench -- report <results-dir>       write report.md and charts/*.svg from the JSON in a results dir
 
