@@ -117,7 +117,7 @@ export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): 
     if (bound) anyBound = true;
     let cells: string[];
     if (kind === 'echo') {
-      const cpu = m.median.serverCpuS !== null && j.echoes ? int((m.median.serverCpuS * 1e6) / j.echoes) : '—';
+      const cpu = m.median.serverCpuS !== null && j.echoes ? ((m.median.serverCpuS * 1e6) / j.echoes).toFixed(2) : '—';
       cells = [
         `${int(s.median)}${bound}`,
         ...ratios,
