@@ -323,3 +323,19 @@ test('Expect: 100-continue, compression, and HTTP/1.1-only response headers over
   assert.equal((await request(c, { ':path': '/closing' })).status, 200);
   assert.equal(s.app.connections, 1);
 });
+
+test('header limits: a header list over maxHeaderSize and more than maxHeaders fields get 431', T, async (t) => {
+  const s = await h2App(t, (app) => app.get('/', () => 'ok'), { gale: { maxHeaderSize: 8192 } });
+  const c = s.connect();
+  // Over SETTINGS_MAX_HEADER_LIST_SIZE (maxHeaderSize): h2 answers 431 while decoding.
+  const big = await request(c, { ':path': '/', 'x-big': 'a'.repeat(10_000) });
+  assert.equal(big.status, 431);
+  // Within it but over maxHeaders (100): the engine's own 431, with its explanation.
+  const many = await request(c, {
+    ':path': '/',
+    ...Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`x-h${i}`, 'v'])),
+  });
+  assert.equal(many.status, 431);
+  assert.match(many.body.toString(), /header/i);
+  assert.equal((await request(c, { ':path': '/' })).body.toString(), 'ok');
+});
