@@ -333,7 +333,9 @@ pub async fn run(a: Rc<Args>) -> (Stats, Duration, serde_json::Value) {
         }
         let wall = t0.elapsed();
         let busy = match (cpu0, thread_cpu_ns()) {
-            (Some(c0), Some(c1)) => Some(c1.saturating_sub(c0) as f64 / wall.as_nanos().max(1) as f64),
+            (Some(c0), Some(c1)) => {
+                Some(c1.saturating_sub(c0) as f64 / wall.as_nanos().max(1) as f64)
+            }
             _ => None,
         };
         let rate = (n * a.samples) as f64 / wall.as_secs_f64();
