@@ -135,7 +135,10 @@ test('report <dir>: report.md with one table per scenario and the sweep, and SVG
       md,
       /\| \*\*Gale\*\* \| 120,000 \| 12\.00× \| 3\.00× \| — \| 6\.95 \| 600,000 \| — \| 12\.00× \| — \| 1\.30 \| 2\.50 ms \|/,
     );
-    assert.match(md, /\| Express 5 \| 10,000 \| 1\.00× \| 0\.25× \| — \| 12\.50 \| \*\*FAILED\*\* \| — \| — \| — \| — \|/);
+    assert.match(
+      md,
+      /\| Express 5 \| 10,000 \| 1\.00× \| 0\.25× \| — \| 12\.50 \| \*\*FAILED\*\* \| — \| — \| — \| — \|/,
+    );
     assert.match(md, /\| nginx \| — \| — \| — \| — \| — \| — \| — \| — \| — \|/);
     assert.match(md, /\| Gale \| plain \| 120,000 \| .* \| 6\.95 \| 50\.0 \|/, 'the full table has two decimals too');
     assert.match(md, /Express 5 pipelined ×16 FAILED\*\*: iteration 1: 3 timeout errors/);

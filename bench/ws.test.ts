@@ -19,7 +19,7 @@ import {
 import { wsTable } from './lib/ws-table.ts';
 
 const opts: WsOptions = {
-  scenarios: ['ws-echo', 'fastws-echo', 'sio-echo', 'ws-broadcast', 'ws-idle'],
+  scenarios: ['ws-echo', 'fastws-echo', 'sio-echo', 'sio-broadcast', 'ws-broadcast', 'ws-idle'],
   serverNames: [],
   quick: true,
   durationS: 1,
@@ -38,13 +38,13 @@ const opts: WsOptions = {
 };
 
 const wrong = (defect: string, scenario?: WsScenarioId): WsServer =>
-  scenario === 'sio-echo'
+  scenario === 'sio-echo' || scenario === 'sio-broadcast'
     ? {
         name: `wrong-${defect}`,
         label: `wrong (${defect})`,
         entry: join(benchDir, 'fixtures', 'sio-wrong-server.mjs'),
         env: { SIO_WRONG: defect },
-        serves: ['sio-echo'],
+        serves: ['sio-echo', 'sio-broadcast'],
       }
     : {
         name: `wrong-${defect}`,
@@ -72,6 +72,16 @@ const cases: [string, WsScenarioId, RegExp][] = [
     /invalid message.*expected the 1024-character payload as the ack, got a 1024-character string: "0+" \(first difference at character 1023\)/,
   ],
   ['no-ack', 'sio-echo', /errors: \d+ timeout.*no ack within --timeout/],
+  [
+    'broadcast-skip',
+    'sio-broadcast',
+    /broadcast \d+ \(sent by client \d+\) at \d+ clients: 1 delivery missing after --timeout \(client \d+/,
+  ],
+  [
+    'broadcast-payload',
+    'sio-broadcast',
+    /invalid message.*broadcast (\d+): client \d+ got \{"id":\1,"ts":\d+,"pad":"0+"\}, not the payload sent/,
+  ],
   ['fastws-greeting', 'fastws-echo', /server version mismatch: the first frame must be the 2-byte text \\x00\\x02/],
   // The 21st event has reply id 20 and is answered with 19.
   [

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BarDatum, renderSvg, scenarioChartSpec } from './charts.ts';
 import { byServerFamily } from './servers.ts';
+import { SIO_IN_FLIGHT, sioBroadcastClients } from './sio.ts';
 import { type WsScenarioId, wsScenarioIds } from './ws.ts';
 import { wsSummary, wsTable } from './ws-table.ts';
 import type { WsMeasurement, WsOptions } from './ws-types.ts';
@@ -66,6 +67,7 @@ const AXIS: Record<WsScenarioId, string> = {
   'ws-echo': 'echoes/s (median)',
   'fastws-echo': 'echoes/s (median)',
   'sio-echo': 'echoes/s (median)',
+  'sio-broadcast': 'deliveries/s (median)',
   'ws-broadcast': 'clients held with p95 round trip ≤ 500 ms (median)',
   'ws-idle': 'server RSS per idle connection, KiB (median; lower is better)',
 };
@@ -75,13 +77,20 @@ export function wsRunShape(f: WsFile): string {
   const o = f.wsOptions ?? {};
   const its = o.iterations ?? f.options?.iterations ?? 1;
   const d = o.durationS ?? f.options?.durationS ?? 0;
-  const tool = f.scenario === 'sio-echo' ? 'socket.io-client in a worker thread' : 'gale-loadgen-ws';
+  const tool =
+    f.scenario === 'sio-echo'
+      ? 'socket.io-client in a worker thread'
+      : f.scenario === 'sio-broadcast'
+        ? 'socket.io-client in one thread'
+        : 'gale-loadgen-ws';
   const what =
     f.scenario === 'ws-idle'
       ? `${o.idleConnections ?? (o.quick ? 1000 : 10000)} connections at ${o.idleRate ?? 1000}/s, held ${o.holdS ?? (o.quick ? 1 : 3)} s`
-      : f.scenario === 'ws-broadcast'
-        ? `clients added ${o.step ?? (o.quick ? 5 : 50)} at a time, ${o.samples ?? (o.quick ? 5 : 20)} broadcasts per step, time budget ${d} s`
-        : `${o.connections ?? '?'} connections × ${o.messages ?? (o.quick ? 10 : 100)} messages, ${d} s`;
+      : f.scenario === 'sio-broadcast'
+        ? `${sioBroadcastClients({ sioClients: o.sioClients, quick: o.quick ?? false })} clients in one room, ${SIO_IN_FLIGHT} broadcasts in flight, ${d} s`
+        : f.scenario === 'ws-broadcast'
+          ? `clients added ${o.step ?? (o.quick ? 5 : 50)} at a time, ${o.samples ?? (o.quick ? 5 : 20)} broadcasts per step, time budget ${d} s`
+          : `${o.connections ?? '?'} connections × ${o.messages ?? (o.quick ? 10 : 100)} messages, ${d} s`;
   return `${tool}, ${its} iteration${its === 1 ? '' : 's'}: ${what}; server on CPU ${o.serverCpu ?? 0}, load on CPU ${o.loadCpu ?? 1}`;
 }
 

@@ -7,6 +7,7 @@
 //        [--size 1024] [--duration 10] [--timeout 5] [--workers 2]
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { summary } from './latency.mjs';
 
 const now = () => performance.now();
 
@@ -113,24 +114,6 @@ function describeAck(got, payload) {
     `expected the ${payload.length}-character payload as the ack, got a ${got.length}-character string: ` +
     `${JSON.stringify(got.slice(0, 120))} (first difference at character ${i})`
   );
-}
-
-function summary(xs) {
-  if (!xs.length) return null;
-  const s = Float64Array.from(xs).sort();
-  const at = (q) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
-  const mean = s.reduce((a, b) => a + b, 0) / s.length;
-  const sd = Math.sqrt(s.reduce((a, b) => a + (b - mean) ** 2, 0) / s.length);
-  const r1 = (x) => Math.round(x * 10) / 10;
-  return {
-    min: s[0],
-    mean: r1(mean),
-    median: at(0.5),
-    p95: at(0.95),
-    p99: at(0.99),
-    max: s[s.length - 1],
-    stddev: r1(sd),
-  };
 }
 
 async function main() {

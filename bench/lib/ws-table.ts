@@ -1,5 +1,6 @@
 // The Markdown table of one WebSocket scenario (printed by the harness and put in report.md): servers as rows, the
-// headline figure with its ratios to Express 5 + express-ws and to ws on node:http, then the details and notes.
+// headline figure with its ratios to Express 5 + express-ws and to ws on node:http (sio-broadcast: to Socket.IO 4 on
+// node:http), then the details and notes.
 import { median, TOOL_BOUND_PCT } from './report.ts';
 import { baselineName } from './servers.ts';
 import type { LatencySummary, WsIteration, WsMeasurement, WsScenarioId } from './ws.ts';
@@ -16,6 +17,7 @@ export function wsFigure(scenario: WsScenarioId, it: WsIteration | null | undefi
   if (!it?.json) return null;
   if (scenario === 'ws-broadcast') return it.json.detail.clients_held ?? null;
   if (scenario === 'ws-idle') return it.idle?.perConnectionKiB ?? null;
+  if (scenario === 'sio-broadcast') return it.json.detail.deliveries_per_s ?? null;
   return it.json.echoes_per_s;
 }
 
@@ -41,6 +43,11 @@ const HEAD: Record<WsScenarioId, [string, string, string]> = {
     '| server | echoes/s (median) | vs Express | vs node:http | min–max | connects/s | connect ms min / mean / median / max / stddev | ack ms min / mean / median / max / stddev | CPU µs/echo | peak RSS MiB | client CPU |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     'echo',
+  ],
+  'sio-broadcast': [
+    '| server | deliveries/s (median) | vs socket.io | min–max | broadcasts/s | broadcast RTT ms p50 / p95 / p99 | connects | server CPU µs/delivery | peak RSS MiB | client CPU |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    'sio-broadcast',
   ],
   'ws-broadcast': [
     '| server | clients held (p95 ≤ 500 ms) | vs Express | vs node:http | broadcast RTT ms at that step min / median / p95 / max | deliveries/s at that step | stopped by | steps | peak RSS MiB | loadgen CPU |',
@@ -68,6 +75,17 @@ const NOTE: Record<WsScenarioId, string> = {
     '- The real `socket.io-client` (websocket transport only), in a Node worker thread per load core (one here), sends ' +
     "`emit('echo', payload, ack)` one after another per connection and checks that every ack equals the payload. " +
     'client CPU = the client process’s use of its core (all worker threads); see bench/README.md for its ceiling.',
+  'sio-broadcast':
+    '- The real `socket.io-client` (websocket transport only), every client in one Node thread on the load core, ' +
+    'connects all clients (64 at a time) to the namespace `/broadcast`, where the server joins each socket to the ' +
+    "room `all`; then the clients take turns emitting `broadcast` with `{id, ts, pad}` (100 '0's), 4 broadcasts in " +
+    "flight, and the server sends each with `nsp.to('all').emit('broadcastResult', payload)`. Every client must get " +
+    'every broadcast exactly once with the exact payload (a duplicate or a different payload is an invalid message, ' +
+    'a delivery missing after `--timeout` a timeout error). deliveries/s = valid deliveries ÷ the broadcast phase ' +
+    '(connects left out); broadcast RTT = from the emit until the last client got it; server CPU µs/delivery = the ' +
+    'server’s utime+stime over the broadcast phase ÷ deliveries; client CPU = the client’s use of its core in that ' +
+    'phase. The client receives every delivery in JavaScript, so it is the likely limit here (‡): compare the ' +
+    'servers by their CPU per delivery.',
   'ws-broadcast':
     '- A broadcast’s round trip lasts from its send until the last client received its broadcastResult; every ' +
     'delivery and each joining client’s echo is checked against the exact text. Broadcasts go out several at a ' +
@@ -94,8 +112,9 @@ export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): 
   };
   const has = (name: string) => ms_.some((x) => x.server === name);
   let anyBound = false;
+  const baseNames = kind === 'sio-broadcast' ? ['socketio'] : ['express', 'node-http'];
   for (const m of ms_) {
-    const bases = ['express', 'node-http'].map((b) => base(baselineName(m.server, b, has)));
+    const bases = baseNames.map((b) => base(baselineName(m.server, b, has)));
     const label = m.server.startsWith('gale') ? `**${m.label}**` : m.label;
     if (m.notImplemented) {
       lines.push(`| ${label} | — not implemented yet |${' |'.repeat(cols - 1)}`);
@@ -111,9 +130,11 @@ export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): 
     }
     const ratios = bases.map((b) => (b ? `${(s.median / b.median).toFixed(2)}×` : '—'));
     const rss = m.peakRssMiB === null ? '—' : m.peakRssMiB.toFixed(1);
-    const tool = pct(m.median.toolCpuPct);
+    // sio-broadcast's client measures its own CPU over the broadcast phase alone (its connects left out).
+    const toolPct = j.detail.client_cpu_pct ?? m.median.toolCpuPct;
+    const tool = pct(toolPct);
     // ‡: the load client used (nearly) all of its core, so the figure may measure the client.
-    const bound = (m.median.toolCpuPct ?? 0) >= TOOL_BOUND_PCT && scenario !== 'ws-idle' ? ' ‡' : '';
+    const bound = (toolPct ?? 0) >= TOOL_BOUND_PCT && scenario !== 'ws-idle' ? ' ‡' : '';
     if (bound) anyBound = true;
     let cells: string[];
     if (kind === 'echo') {
@@ -126,6 +147,20 @@ export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): 
         lat(j.connect_us),
         lat(j.echo_us),
         cpu,
+        rss,
+        tool,
+      ];
+    } else if (kind === 'sio-broadcast') {
+      const serverS = j.detail.server_cpu_s ?? m.median.serverCpuS;
+      const r = j.detail.rtt_us;
+      cells = [
+        `${int(s.median)}${bound}`,
+        ...ratios,
+        `${int(s.min)}–${int(s.max)}`,
+        j.detail.broadcasts_per_s == null ? '—' : int(j.detail.broadcasts_per_s),
+        r ? `${ms(r.median)} / ${ms(r.p95)} / ${ms(r.p99)}` : '—',
+        int(j.connects),
+        serverS != null && j.valid ? ((serverS * 1e6) / j.valid).toFixed(2) : '—',
         rss,
         tool,
       ];

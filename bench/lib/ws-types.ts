@@ -26,13 +26,15 @@ export interface WsOptions {
   holdS?: number;
   /** sio-echo: the client's worker threads (default 1: the client is pinned to one core). */
   sioWorkers?: number;
+  /** sio-broadcast: clients in the room (default 1 000; quick 20). */
+  sioClients?: number;
   /** The Nodes the Node-based servers run on (default: the harness's own; `--node`). */
   nodes?: NodeRuntime[];
 }
 
 /** The generator's JSON line (bench/loadgen/README.md, "gale-loadgen-ws"). */
 export interface WsJson {
-  mode: 'echo' | 'fastws' | 'broadcast' | 'idle' | 'sio';
+  mode: 'echo' | 'fastws' | 'broadcast' | 'idle' | 'sio' | 'sio-broadcast';
   duration_s: number;
   connects: number;
   connects_per_s: number;
@@ -57,6 +59,19 @@ export interface WsJson {
     opened?: number;
     open_s?: number;
     pong_us?: LatencySummary | null;
+    /** sio-broadcast (lib/sio-broadcast-client.mjs): clients in the room, broadcasts in flight at once. */
+    clients?: number;
+    in_flight?: number;
+    /** sio-broadcast: broadcasts delivered to every client, per second; valid deliveries per second. */
+    broadcasts?: number;
+    broadcasts_per_s?: number;
+    deliveries_per_s?: number;
+    /** sio-broadcast: each broadcast's round trip, from its emit until the last client got it. */
+    rtt_us?: LatencySummary | null;
+    /** sio-broadcast: the server's utime+stime and the client's CPU time over the broadcast phase (no connects). */
+    server_cpu_s?: number | null;
+    client_cpu_s?: number;
+    client_cpu_pct?: number | null;
   } & Record<string, unknown>;
 }
 
@@ -98,8 +113,8 @@ export interface WsMeasurement {
   /** Set for a server without the feature (Gale): shown as "— not implemented yet". */
   notImplemented: string | null;
   iterations: WsIteration[];
-  /** The iteration with the median echoes/s (echo scenarios), clients held (ws-broadcast) or RSS per connection
-   *  (ws-idle). */
+  /** The iteration with the median echoes/s (echo scenarios), clients held (ws-broadcast), deliveries/s
+   *  (sio-broadcast) or RSS per connection (ws-idle). */
   median: WsIteration | null;
   peakRssMiB: number | null;
   args: string[];

@@ -1,8 +1,9 @@
-// The WebSocket scenarios (ws-echo, fastws-echo, sio-echo, ws-broadcast, ws-idle; ../shared/bench/scenarios.md): each
-// server app in bench/apps/ws-*.mjs (sio-node-http.mjs) is started pinned to the server core and driven by
-// gale-loadgen-ws (bench/loadgen/src/ws, Rust, one thread; sio-echo: lib/sio.ts) pinned to the load core. The generator checks every echo and every broadcast delivery against the exact text; a run
-// with an invalid message or any error is FAILED with the reason, never given a figure. Gale serves every scenario
-// (sio-echo with gale/socket.io) from apps/ws-gale.mjs.
+// The WebSocket scenarios (ws-echo, fastws-echo, sio-echo, sio-broadcast, ws-broadcast, ws-idle;
+// ../shared/bench/scenarios.md): each server app in bench/apps/ws-*.mjs (sio-node-http.mjs) is started pinned to the
+// server core and driven by gale-loadgen-ws (bench/loadgen/src/ws, Rust, one thread; sio-echo and sio-broadcast: the
+// socket.io-client clients of lib/sio.ts) pinned to the load core. The generator checks every echo and every
+// broadcast delivery against the exact text; a run with an invalid message or any error is FAILED with the reason,
+// never given a figure. Gale serves every scenario (the sio-* ones with gale/socket.io) from apps/ws-gale.mjs.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadgen, loadgenBinary } from './loadgen.ts';
@@ -22,7 +23,7 @@ import {
   uwsPath,
   uwsUnavailable,
 } from './servers.ts';
-import { sioCommand, sioUnavailable } from './sio.ts';
+import { sioBroadcastClients, sioBroadcastCommand, sioBroadcastLimitS, sioCommand, sioUnavailable } from './sio.ts';
 import { outputTail, runPinnedTool } from './toolrun.ts';
 import { wsTable } from './ws-table.ts';
 import type { WsIteration, WsJson, WsMeasurement, WsOptions } from './ws-types.ts';
@@ -36,12 +37,22 @@ export type {
   WsOptions,
 } from './ws-types.ts';
 
-export const wsScenarioIds = ['ws-echo', 'fastws-echo', 'sio-echo', 'ws-broadcast', 'ws-idle'] as const;
+export const wsScenarioIds = [
+  'ws-echo',
+  'fastws-echo',
+  'sio-echo',
+  'sio-broadcast',
+  'ws-broadcast',
+  'ws-idle',
+] as const;
 export type WsScenarioId = (typeof wsScenarioIds)[number];
 const BUN_DENO_WS: readonly WsScenarioId[] = ['ws-echo', 'fastws-echo', 'ws-broadcast', 'ws-idle'];
 
 /** The scenarios measured in echoes/s (one message at a time per connection, waiting for each answer). */
 export const isEcho = (s: WsScenarioId): boolean => s === 'ws-echo' || s === 'fastws-echo' || s === 'sio-echo';
+
+/** The Socket.IO scenarios (socket.io-client as the client; only Socket.IO servers serve them). */
+export const isSio = (s: WsScenarioId): boolean => s === 'sio-echo' || s === 'sio-broadcast';
 
 export const wsScenarioText: Record<WsScenarioId, string> = {
   'ws-echo':
@@ -53,6 +64,10 @@ export const wsScenarioText: Record<WsScenarioId, string> = {
   'sio-echo':
     "the same over Socket.IO: emit('echo', 1024 '0', ack) from the real socket.io-client (websocket transport), " +
     'each ack must equal the payload',
+  'sio-broadcast':
+    "1 000 socket.io-client sockets in room 'all'; they take turns emitting 'broadcast' with {id, ts, pad} (4 in " +
+    "flight) and the server sends each to the room (nsp.to('all').emit('broadcastResult', payload)); every client " +
+    'must get each exactly once with the exact payload',
   'ws-broadcast':
     'clients added in steps; each step sends broadcasts that every client must receive as {"type":"broadcastResult",' +
     '"payload":P}; stepping stops when the p95 broadcast round trip exceeds 500 ms',
@@ -64,7 +79,7 @@ export const wsScenarioText: Record<WsScenarioId, string> = {
 /** A server of the WebSocket scenarios; `notImplemented` rows are shown as "— not implemented yet". */
 export interface WsServer extends ServerDef {
   notImplemented?: string;
-  /** The WebSocket scenarios it serves (default: all but sio-echo); it has no row in the others. */
+  /** The WebSocket scenarios it serves (default: all but the sio-* ones); it has no row in the others. */
   serves?: readonly WsScenarioId[];
 }
 
@@ -72,11 +87,11 @@ const app = (file: string): string => join(benchDir, 'apps', file);
 
 /** Whether `server` has a row in `scenario`'s table. */
 export const wsServes = (server: WsServer, scenario: WsScenarioId): boolean =>
-  server.serves ? server.serves.includes(scenario) : scenario !== 'sio-echo';
+  server.serves ? server.serves.includes(scenario) : !isSio(scenario);
 
 /** Why `scenario` cannot run on any server right now (reported FAILED with it), or null. */
 export function wsScenarioUnavailable(scenario: WsScenarioId): string | null {
-  if (scenario === 'sio-echo') return sioUnavailable();
+  if (isSio(scenario)) return sioUnavailable();
   if (scenario !== 'fastws-echo') return null;
   const built = join(repoDir, 'packages', 'gale', 'dist', 'fastws', 'server.js');
   if (existsSync(built)) return null;
@@ -105,7 +120,12 @@ export const wsServers: readonly WsServer[] = [
   },
   { name: 'fastify', label: 'Fastify 5 + @fastify/websocket', entry: app('ws-fastify.mjs') },
   { name: 'gale', label: 'Gale', entry: app('ws-gale.mjs'), serves: wsScenarioIds },
-  { name: 'socketio', label: 'Socket.IO 4 on node:http', entry: app('sio-node-http.mjs'), serves: ['sio-echo'] },
+  {
+    name: 'socketio',
+    label: 'Socket.IO 4 on node:http',
+    entry: app('sio-node-http.mjs'),
+    serves: ['sio-echo', 'sio-broadcast'],
+  },
   // Only with GALE_BENCH_UWS naming a local uWebSockets.js build (see lib/servers.ts).
   ...(uwsPath ? [{ name: 'uws', label: 'uWebSockets.js', entry: app('uws.mjs'), unavailable: uwsUnavailable }] : []),
   // The same apps as their HTTP rows (apps/bun.mjs, apps/deno.mjs): Bun's built-in WebSockets and pub/sub, Deno's
@@ -248,7 +268,7 @@ export async function wsRunOnce(
   const serverCpuS = c0 !== null && c1 !== null ? c1 - c0 : null;
   const base: Pick<WsIteration, 'toolCpuPct' | 'serverCpuS' | 'idle'> = { toolCpuPct: x.toolCpuPct, serverCpuS };
   if (idle) base.idle = { baselineRssKiB: baseline, openRssKiB: openRss, opened: 0, perConnectionKiB: null };
-  const tool = args[0]?.endsWith('sio-client.mjs') ? 'the Socket.IO client' : 'gale-loadgen-ws';
+  const tool = /sio-[a-z-]*client\.mjs$/.test(args[0] ?? '') ? 'the Socket.IO client' : 'gale-loadgen-ws';
   if (x.killed) return { ...base, json: null, failure: `${tool} did not finish within ${limitMs / 1000}s` };
   const line = x.stdout
     .split('\n')
@@ -279,7 +299,9 @@ const key = (scenario: WsScenarioId, it: WsIteration): number =>
     ? (it.json?.echoes_per_s ?? 0)
     : scenario === 'ws-idle'
       ? (it.idle?.perConnectionKiB ?? 0)
-      : (it.json?.detail.clients_held ?? 0);
+      : scenario === 'sio-broadcast'
+        ? (it.json?.detail.deliveries_per_s ?? 0)
+        : (it.json?.detail.clients_held ?? 0);
 
 /** One server on one WebSocket scenario, `o.iterations` times. */
 export async function wsMeasure(
@@ -310,12 +332,14 @@ export async function wsMeasure(
   }
   // ws-idle starts a fresh server for every iteration, so each baseline is a server that never held a connection.
   const idle = scenario === 'ws-idle';
-  const connections = idle ? idleConnections(o) : o.connections;
+  const connections = idle ? idleConnections(o) : scenario === 'sio-broadcast' ? sioBroadcastClients(o) : o.connections;
   const runO = idle
     ? { ...o, limitS: connections / (o.idleRate ?? 1000) + (o.holdS ?? 3) + 3 * o.timeoutS + 10 }
     : scenario === 'ws-broadcast'
       ? { ...o, limitS: broadcastBudgetS(o) + 3 * o.timeoutS + 30 }
-      : o;
+      : scenario === 'sio-broadcast'
+        ? { ...o, limitS: sioBroadcastLimitS(o) }
+        : o;
   for (let i = 1; i <= o.iterations && !m.failure; i++) {
     const rs = await startServer({ server, connections, serverCpu: o.serverCpu, nofile: o.nofile });
     if ('failure' in rs) {
@@ -329,7 +353,12 @@ export async function wsMeasure(
           break;
         }
         onIteration?.(i);
-        const run = scenario === 'sio-echo' ? sioCommand(o, rs.port) : { cmd: bin, args: wsArgs(o, scenario, rs.port) };
+        const run =
+          scenario === 'sio-echo'
+            ? sioCommand(o, rs.port)
+            : scenario === 'sio-broadcast'
+              ? sioBroadcastCommand(o, rs.port, rs.proc.pid)
+              : { cmd: bin, args: wsArgs(o, scenario, rs.port) };
         m.args = run.args;
         const it = await wsRunOnce(run.cmd, m.args, runO, rs.proc.pid, idle);
         m.iterations.push(it);
@@ -373,7 +402,10 @@ export function wsPlan(o: WsOptions): { runs: number; estimateS: number } {
         ? 1.5 + idleConnections(o) / (o.idleRate ?? 1000) + (o.holdS ?? (o.quick ? 1 : 3)) + 0.5
         : sc === 'ws-broadcast'
           ? broadcastBudgetS(o) / 2
-          : o.durationS + 0.5;
+          : sc === 'sio-broadcast'
+            ? // Node's start and socket.io-client's load (~1 s), then connecting (100 clients/s assumed).
+              1 + sioBroadcastClients(o) / 100 + o.durationS
+            : o.durationS + 0.5;
     estimateS += n * (0.8 + o.iterations * perIteration);
   }
   return { runs, estimateS };
@@ -402,7 +434,7 @@ export async function runWs(
     const results: WsMeasurement[] = [];
     for (const server of servers) {
       let m: WsMeasurement;
-      if ('failure' in bin && !server.notImplemented && scenario !== 'sio-echo') {
+      if ('failure' in bin && !server.notImplemented && !isSio(scenario)) {
         m = await wsMeasure(o, { ...server, unavailable: () => bin.failure }, scenario, '');
       } else {
         m = await wsMeasure(o, server, scenario, 'path' in bin ? bin.path : '', (i) => {
