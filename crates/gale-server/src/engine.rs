@@ -26,6 +26,10 @@ pub(crate) const ABSENT_SPAN: gale_http::Span = gale_http::Span {
     start: u32::MAX,
     end: u32::MAX,
 };
+/// Connections accepted per loop turn. The rest wait in the kernel's backlog until the
+/// connections already taken have been read: a connection flood then cannot pile thousands of
+/// half-read requests (and their buffers) into the process faster than it serves them.
+const ACCEPT_BATCH: usize = 128;
 /// Streamed request body bytes held for JS before reading from the socket pauses.
 pub(crate) const BODY_HIGH_WATER: usize = 256 * 1024;
 
@@ -45,6 +49,8 @@ pub(crate) struct Inner {
     pub param_scratch: Vec<(u32, u32)>,
     pub discard: Vec<u8>,
     bufpool: Vec<Vec<u8>>,
+    /// High-water of open connections, to give a burst's memory back (trim.rs).
+    trim: crate::trim::Trim,
     /// Connections with corked output, flushed at the end of the batch.
     pub dirty: Vec<usize>,
     /// Connections whose reading should resume (outside any JS call).
@@ -72,6 +78,9 @@ pub(crate) struct Inner {
     pub accept_paused: bool,
     /// A connection closed while accepting was paused: retry at the end of the batch.
     pub accept_retry: bool,
+    /// accept() stopped at ACCEPT_BATCH with the backlog maybe not empty: go on at the next loop
+    /// turn (the kick), after the ready connections were read.
+    pub accept_more: bool,
     /// Report topics becoming active and inactive (`Event::Topic`).
     pub watch_topics: bool,
     /// Stamp of the current multi-topic publish (see `WsConn::publish_gen`).
@@ -118,6 +127,7 @@ impl Inner {
             param_scratch: Vec::new(),
             discard: Vec::new(),
             bufpool: Vec::new(),
+            trim: Default::default(),
             dirty: Vec::new(),
             deferred: Vec::new(),
             events: VecDeque::new(),
@@ -135,6 +145,7 @@ impl Inner {
             ws_shared_frames: Vec::new(),
             accept_paused: false,
             accept_retry: false,
+            accept_more: false,
             watch_topics: false,
             ws_publish_gen: 0,
             ws_except: Vec::new(),
@@ -168,7 +179,8 @@ impl Inner {
     pub fn accept(&mut self) {
         self.accept_paused = false;
         self.accept_retry = false;
-        loop {
+        self.accept_more = false;
+        for _ in 0..ACCEPT_BATCH {
             let Some(listener) = self.listener.as_ref() else {
                 return;
             };
@@ -201,6 +213,7 @@ impl Inner {
                         let conn = entry.insert(Conn::new(sock, peer, self.now));
                         conn.proxy_pending = self.cfg.proxy_protocol;
                         conn.tls = tls;
+                        self.trim.opened(self.conns.len());
                     }
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
@@ -214,6 +227,8 @@ impl Inner {
                 }
             }
         }
+        // The listener is edge-triggered: what is left in the backlog raises no new event.
+        self.accept_more = true;
     }
 
     /// Over `max_connections`: a short 503 (the socket's buffer is empty, so it fits), then close.
@@ -319,6 +334,9 @@ impl Inner {
     pub fn on_tick(&mut self) {
         self.refresh_clock();
         self.refresh_date();
+        if self.trim.burst_over(self.conns.len()) {
+            crate::trim::release_free_memory();
+        }
         let now = self.now;
         let cfg = &self.cfg;
         let mut expired: Vec<(usize, Option<usize>, bool)> = Vec::new();

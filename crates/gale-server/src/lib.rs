@@ -15,6 +15,7 @@ mod respond;
 mod serve;
 mod statics;
 pub mod tls;
+mod trim;
 mod uv;
 mod view;
 mod wire;

@@ -38,6 +38,13 @@ unsafe extern "C" fn on_kick(h: UvHandle) {
     // SAFETY: as in on_poll.
     let server = unsafe { &*(uv::handle_data(h) as *const Server) };
     server.kick_pending.set(false);
+    {
+        let mut inner = server.inner.borrow_mut();
+        if inner.accept_more {
+            // The backlog's next ACCEPT_BATCH, now that the last one's ready reads ran.
+            inner.accept();
+        }
+    }
     server.begin_batch();
     server.end_batch();
 }
@@ -377,7 +384,7 @@ impl Server {
                 inner.accept();
             }
             inner.in_batch = false;
-            !inner.events.is_empty() || !inner.deferred.is_empty()
+            !inner.events.is_empty() || !inner.deferred.is_empty() || inner.accept_more
         };
         if more {
             self.schedule_kick();

@@ -7,6 +7,8 @@ use gale_http::{ChunkedDecoder, HeaderSpan, Span};
 /// Index bits in a request id; the rest is the generation.
 const INDEX_BITS: u32 = 20;
 const INDEX_MASK: u32 = (1 << INDEX_BITS) - 1;
+/// Buffer capacity a free record keeps (a typical head, body or response fits).
+const FREE_KEEP: usize = 16 * 1024;
 /// At most this many requests can be alive at once (pipelined or awaiting JS).
 pub(crate) const MAX_REQUESTS: usize = INDEX_MASK as usize;
 
@@ -127,9 +129,14 @@ impl Req {
         self.body_error = 0;
         self.want_body = false;
         self.ws_route = None;
-        // Large buffers from an upload or a big response are not kept for the next request.
+        self.shrink(64 * 1024);
+    }
+
+    /// Lets go of buffers above `keep` bytes of capacity: an upload's or a big response's
+    /// memory is not kept for the next request.
+    fn shrink(&mut self, keep: usize) {
         for v in [&mut self.body, &mut self.out, &mut self.native] {
-            if v.capacity() > 64 * 1024 {
+            if v.capacity() > keep {
                 *v = Vec::new();
             }
         }
@@ -190,6 +197,10 @@ impl ReqPool {
         let r = &mut self.slots[idx];
         if r.in_use {
             r.in_use = false;
+            // A free record may wait long for reuse (records stay at their high-water count), so
+            // it keeps no body or response memory beyond what a small request needs: a burst of
+            // aborted 64 KiB uploads would otherwise pin 64 KiB per record (the soak's +30 % RSS).
+            r.shrink(FREE_KEEP);
             r.gen = (r.gen + 1) & (u32::MAX >> INDEX_BITS);
             self.free.push(idx);
         }
@@ -251,5 +262,22 @@ mod tests {
         assert!(pool.get(b).body.is_empty());
         assert!(!pool.get(b).ended);
         assert!(pool.get(b).keep_alive);
+    }
+
+    #[test]
+    fn a_free_record_keeps_no_upload_memory() {
+        let mut pool = ReqPool::default();
+        let a = pool.alloc(0).unwrap();
+        pool.get_mut(a).body.reserve(64 * 1024);
+        pool.get_mut(a).out.reserve(100 * 1024);
+        pool.get_mut(a).native.reserve(512);
+        pool.free(a);
+        let r = pool.get(a);
+        assert_eq!(r.body.capacity(), 0, "a 64 KiB upload's buffer is let go");
+        assert_eq!(r.out.capacity(), 0, "a big response's buffer is let go");
+        assert!(
+            r.native.capacity() >= 512,
+            "small buffers stay for the next request"
+        );
     }
 }
