@@ -141,16 +141,27 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
         throw new GaleError(ErrorCodes.INVALID_HEADER, `invalid character in the value of header "${name}"`);
       }
     }
-    const lower = name.toLowerCase();
+    return this._headerValid(name, name.toLowerCase(), value);
+  }
+
+  /**
+   * @internal header() for a name and value the caller has already validated at least as strictly (the Express
+   * layer's setHeader checks them with node:http's rules first), with the name's lower case: one check per header.
+   */
+  _headerValid(name: string, lower: string, value: HeaderValue): this {
+    if (this.headersSent) {
+      throw new GaleError(ErrorCodes.HEADERS_SENT, `cannot set header "${name}": the response head was already sent`);
+    }
     if (lower === 'content-type') {
-      this._ctype = String(values[0]);
+      this._ctype = String(typeof value === 'object' ? value[0] : value);
       return this;
     }
     if (ENGINE_HEADERS.has(lower)) {
       // The engine writes these itself, but follows what the app asked for.
-      if (lower === 'connection') this._close = /(?:^|,)\s*close\s*(?:,|$)/i.test(String(values[0]));
+      const first = String(typeof value === 'object' ? value[0] : value);
+      if (lower === 'connection') this._close = /(?:^|,)\s*close\s*(?:,|$)/i.test(first);
       else if (lower === 'content-length') {
-        const n = Number(values[0]);
+        const n = Number(first);
         this._length = Number.isSafeInteger(n) && n >= 0 ? n : undefined;
       }
       return this;

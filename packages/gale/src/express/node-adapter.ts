@@ -46,6 +46,10 @@ export class NodeSinkResponse {
     this.s.setHeader(name, value as string | number | string[]);
     return this;
   }
+  /** Gale's checked-header entry (see Response._headerValid); node:http validates again anyway. */
+  _headerValid(name: string, _lower: string, value: HeaderValue): this {
+    return this.header(name, value);
+  }
   getHeader(name: string): HeaderValue | undefined {
     return this.s.getHeader(name) as HeaderValue | undefined;
   }

@@ -162,7 +162,7 @@ export class NodeResponse {
     const lower = name.toLowerCase();
     if (lower === 'content-length') this._clen = value;
     else if (lower === 'transfer-encoding') this._te = value;
-    else this._g.header(name, value);
+    else this._g._headerValid(name, lower, value);
     return this;
   }
   appendHeader(name: string, value: HeaderValue): this {
