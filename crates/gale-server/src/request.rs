@@ -129,14 +129,15 @@ impl Req {
         self.body_error = 0;
         self.want_body = false;
         self.ws_route = None;
-        self.shrink(64 * 1024);
+        // No shrinking here: every record reaching alloc() is new or went through free(), which
+        // already let go of buffers over FREE_KEEP.
     }
 
-    /// Lets go of buffers above `keep` bytes of capacity: an upload's or a big response's
+    /// Lets go of buffers above FREE_KEEP bytes of capacity: an upload's or a big response's
     /// memory is not kept for the next request.
-    fn shrink(&mut self, keep: usize) {
+    fn shrink(&mut self) {
         for v in [&mut self.body, &mut self.out, &mut self.native] {
-            if v.capacity() > keep {
+            if v.capacity() > FREE_KEEP {
                 *v = Vec::new();
             }
         }
@@ -200,7 +201,7 @@ impl ReqPool {
             // A free record may wait long for reuse (records stay at their high-water count), so
             // it keeps no body or response memory beyond what a small request needs: a burst of
             // aborted 64 KiB uploads would otherwise pin 64 KiB per record (the soak's +30 % RSS).
-            r.shrink(FREE_KEEP);
+            r.shrink();
             r.gen = (r.gen + 1) & (u32::MAX >> INDEX_BITS);
             self.free.push(idx);
         }
