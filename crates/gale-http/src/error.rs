@@ -95,6 +95,11 @@ impl Error {
         }
     }
 
+    /// The stable code of this error in problem documents (see [`crate::status_error_code`]).
+    pub fn code(&self) -> &'static str {
+        crate::status_error_code(self.status()).unwrap_or("GALE_ERR_BAD_REQUEST")
+    }
+
     /// The request bytes broke HTTP/1.1 syntax or framing rules (status 400 or 505).
     pub fn is_parse(&self) -> bool {
         matches!(self.status(), 400 | 505)

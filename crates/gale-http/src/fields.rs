@@ -16,9 +16,11 @@ pub(crate) struct Fields {
 }
 
 /// Reads every header once and applies RFC 9112 §6 framing rules. `minor` is the HTTP minor
-/// version (0 or 1).
+/// version (0 or 1). `strict_host`: a Host value must be `host[:port]` characters (RFC 9112
+/// §3.2); without it any value passes, as node:http accepts (one Host on HTTP/1.1 either way).
 pub(crate) fn analyze<'a>(
     minor: u8,
+    strict_host: bool,
     headers: impl Iterator<Item = (&'a [u8], &'a [u8])>,
 ) -> Result<Fields, Error> {
     let mut f = Fields::default();
@@ -33,7 +35,7 @@ pub(crate) fn analyze<'a>(
         match name.len() {
             4 if name.eq_ignore_ascii_case(b"host") => {
                 hosts += 1;
-                host_ok &= is_host(value);
+                host_ok &= !strict_host || is_host(value);
             }
             6 if name.eq_ignore_ascii_case(b"expect") => {
                 if value.eq_ignore_ascii_case(b"100-continue") {
@@ -218,11 +220,28 @@ mod tests {
     type Hs = &'static [(&'static str, &'static str)];
 
     fn run(minor: u8, headers: &[(&str, &str)]) -> Result<Fields, Kind> {
+        run_host(minor, true, headers)
+    }
+
+    fn run_host(minor: u8, strict_host: bool, headers: &[(&str, &str)]) -> Result<Fields, Kind> {
         analyze(
             minor,
+            strict_host,
             headers.iter().map(|(n, v)| (n.as_bytes(), v.as_bytes())),
         )
         .map_err(|e| e.kind())
+    }
+
+    #[test]
+    fn lenient_host_takes_any_value_but_still_exactly_one() {
+        let url_like = &[("Host", "http://example.com")];
+        assert_eq!(run(1, url_like).map(|_| ()), Err(Kind::BadHost));
+        assert!(run_host(1, false, url_like).is_ok());
+        assert_eq!(
+            run_host(1, false, &[("Host", "a"), ("Host", "b")]).map(|_| ()),
+            Err(Kind::BadHost)
+        );
+        assert_eq!(run_host(1, false, &[]).map(|_| ()), Err(Kind::MissingHost));
     }
 
     #[test]

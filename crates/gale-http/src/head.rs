@@ -149,6 +149,7 @@ fn parse(
 
     let f = fields::analyze(
         minor,
+        limits.strict_host,
         req.headers.iter().map(|h| (h.name.as_bytes(), h.value)),
     )?;
     let keep_alive = if minor == 1 {

@@ -1,5 +1,5 @@
 //! gale-http: sans-IO HTTP/1.1 for Gale — request-head parsing with limits, chunked decoding,
-//! response encoding and the per-second Date cache. Bytes in, decisions out: never touches a
+//! response encoding (`encode_head`: one encoder for every HTTP/1.1 response head) and the per-second Date cache. Bytes in, decisions out: never touches a
 //! socket; no napi, no uv, no logging, no unsafe.
 //!
 //! ```
@@ -28,22 +28,33 @@
 mod chunked;
 mod date;
 mod diagnose;
+mod encode;
 mod error;
+mod etag;
 mod fields;
 pub mod files;
 mod head;
 mod limits;
+mod problem;
 mod proxy;
+mod read_response;
 mod response;
 mod span;
 mod target;
 
 pub use chunked::{ChunkedDecoder, Decoded};
 pub use date::DateCache;
+pub use encode::{
+    encode_head, field_lines, framing, has_no_body, is_reason_phrase, mark_close,
+    parse_response_head, write_chunk_header, Encoded, Framing, ParsedResponse, ResponseHead,
+};
 pub use error::Error;
+pub use etag::{base64_20, entity_tag};
 pub use head::{parse_head, BodyKind, RequestHead};
 pub use limits::Limits;
+pub use problem::{prefers_json, status_error_code, write_problem, PROBLEM_JSON};
 pub use proxy::{looks_like_proxy_header, parse_proxy_header, ProxyAddrs, V2_SIGNATURE};
+pub use read_response::{ReadProgress, ResponseReader};
 pub use response::{
     is_header_value, is_token, reason, write_chunk, write_content_length, write_error_response,
     write_simple_response, write_status_line, CONTINUE_100, LAST_CHUNK,

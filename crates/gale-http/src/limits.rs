@@ -19,6 +19,9 @@ pub struct Limits {
     pub max_headers: usize,
     /// Length of the request-target. Default 8 KiB.
     pub max_uri_bytes: usize,
+    /// Refuse a Host value that is not `host[:port]` (RFC 9112 §3.2). Default true; off, any
+    /// value passes as on node:http (a missing or repeated Host on HTTP/1.1 is refused either way).
+    pub strict_host: bool,
 }
 
 impl Default for Limits {
@@ -27,6 +30,7 @@ impl Default for Limits {
             max_head_bytes: 16 * 1024,
             max_headers: 100,
             max_uri_bytes: 8 * 1024,
+            strict_host: true,
         }
     }
 }
@@ -108,6 +112,7 @@ mod tests {
             max_head_bytes: head,
             max_headers: headers,
             max_uri_bytes: uri,
+            ..Limits::default()
         }
     }
 

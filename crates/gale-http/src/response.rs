@@ -147,20 +147,8 @@ pub fn write_chunk(out: &mut Vec<u8>, data: &[u8]) {
     if data.is_empty() {
         return;
     }
-    let mut hex = [0u8; 16];
-    let mut n = data.len() as u64;
-    let mut i = hex.len();
-    loop {
-        i -= 1;
-        hex[i] = b"0123456789abcdef"[(n & 0xf) as usize];
-        n >>= 4;
-        if n == 0 {
-            break;
-        }
-    }
-    out.reserve(hex.len() - i + data.len() + 4);
-    out.extend_from_slice(&hex[i..]);
-    out.extend_from_slice(b"\r\n");
+    out.reserve(data.len() + 20);
+    crate::encode::write_chunk_header(out, data.len());
     out.extend_from_slice(data);
     out.extend_from_slice(b"\r\n");
 }
@@ -198,9 +186,9 @@ pub fn is_header_value(b: &[u8]) -> bool {
     b.iter().all(|&c| c == b'\t' || (c >= 0x20 && c != 0x7f))
 }
 
-/// Appends a complete response with a fixed body: status line, Date, Content-Type (unless
-/// empty), Content-Length, `Connection: close` if `close`, `extra_headers` verbatim (ready-made
-/// `Name: value\r\n` lines), the blank line, then `body` unless `head_only`.
+/// Appends a complete response with a fixed body, encoded by [`crate::encode_head`] (status line, Date,
+/// Content-Type unless empty, `extra_headers` verbatim as ready-made `Name: value\r\n` lines, Content-Length,
+/// `Connection: close` if `close`, the blank line), then `body` unless `head_only`.
 ///
 /// 1xx, 204 and 304 responses get neither Content-Length nor body, as RFC 9110 requires.
 ///
@@ -228,23 +216,15 @@ pub fn write_simple_response(
     close: bool,
     head_only: bool,
 ) {
-    let bodiless = status < 200 || status == 204 || status == 304;
-    write_status_line(out, status);
-    out.extend_from_slice(date.header_line());
-    if !content_type.is_empty() {
-        out.extend_from_slice(b"Content-Type: ");
-        out.extend_from_slice(content_type);
-        out.extend_from_slice(b"\r\n");
-    }
-    if !bodiless {
-        write_content_length(out, body.len() as u64);
-    }
-    if close {
-        out.extend_from_slice(b"Connection: close\r\n");
-    }
-    out.extend_from_slice(extra_headers);
-    out.extend_from_slice(b"\r\n");
-    if !head_only && !bodiless {
+    let head = crate::encode::ResponseHead {
+        status,
+        reason: b"",
+        content_type,
+        fields: extra_headers,
+        body_len: Some(body.len() as u64),
+    };
+    let e = crate::encode::encode_head(out, &head, date, 1, !close);
+    if !head_only && e.framing != crate::encode::Framing::NoBody {
         out.extend_from_slice(body);
     }
 }
@@ -361,7 +341,7 @@ mod tests {
             (200, "text/plain", "", "hi", false, false,
              format!("HTTP/1.1 200 OK\r\n{D}Content-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi")),
             (200, "", "X-A: 1\r\n", "hi", true, false,
-             format!("HTTP/1.1 200 OK\r\n{D}Content-Length: 2\r\nConnection: close\r\nX-A: 1\r\n\r\nhi")),
+             format!("HTTP/1.1 200 OK\r\n{D}X-A: 1\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi")),
             (200, "text/plain", "", "hi", false, true,
              format!("HTTP/1.1 200 OK\r\n{D}Content-Type: text/plain\r\nContent-Length: 2\r\n\r\n")),
             (500, "", "", "", false, false,

@@ -16,6 +16,7 @@ pub(crate) const EV_BODY: u32 = 3;
 pub(crate) const EV_WS_CLOSE: u32 = 4;
 pub(crate) const EV_WS_DRAIN: u32 = 5;
 pub(crate) const EV_TOPIC: u32 = 6;
+pub(crate) const EV_PIPE: u32 = 7;
 
 pub(crate) struct JsHandler {
     pub env: napi_env,
@@ -136,6 +137,15 @@ impl Handler for JsHandler {
         }
     }
 
+    fn checkpoint(&self) {
+        // Only the outermost scope runs jobs when it closes; a nested one (the engine called from JS) must not.
+        if self.depth.get() != 1 {
+            return;
+        }
+        self.end();
+        self.begin();
+    }
+
     fn request(&self, server: &Server, id: u32, route: u32) {
         let env = self.env;
         let mut argv = self.argv.borrow_mut();
@@ -166,6 +176,7 @@ impl Handler for JsHandler {
             Event::Closed => (EV_CLOSED, 0),
             Event::Body(id) => (EV_BODY, id),
             Event::WsDrain(sid) => (EV_WS_DRAIN, sid),
+            Event::Pipe(key) => (EV_PIPE, key),
             Event::Topic { name, active } => {
                 // (EV_TOPIC, active, 0, topic name)
                 let args = [

@@ -2,7 +2,9 @@
 //! object's methods are raw Node-API functions bound to one `gale_server::Server`, and implements
 //! `gale_server::Handler` by calling the JS dispatch function inside one callback scope per wakeup.
 
+mod etag;
 mod handler;
+mod mem;
 mod methods;
 mod msgpool;
 mod napi_util;

@@ -14,7 +14,7 @@ use crate::napi_util as nu;
 
 type Cb = unsafe extern "C" fn(napi_env, napi_callback_info) -> napi_value;
 
-/// Adds `createServer` to `exports`.
+/// Adds `createServer` and `etag` to `exports`.
 ///
 /// # Safety
 /// `env` and `exports` must be live (module registration).
@@ -32,6 +32,19 @@ pub unsafe fn register(env: napi_env, exports: napi_value) {
         );
     }
     nu::set_prop(env, exports, c"createServer", f);
+    let mut e = ptr::null_mut();
+    // SAFETY: as above.
+    unsafe {
+        sys::napi_create_function(
+            env,
+            c"etag".as_ptr(),
+            4,
+            Some(crate::etag::etag),
+            ptr::null_mut(),
+            &mut e,
+        );
+    }
+    nu::set_prop(env, exports, c"etag", e);
 }
 
 unsafe extern "C" fn drop_server(_env: napi_env, data: *mut c_void, _hint: *mut c_void) {
@@ -39,7 +52,7 @@ unsafe extern "C" fn drop_server(_env: napi_env, data: *mut c_void, _hint: *mut 
     unsafe { drop(Rc::from_raw(data as *const Server)) };
 }
 
-fn method(env: napi_env, obj: napi_value, name: &CStr, cb: Cb, server: &Rc<Server>) {
+fn method(env: napi_env, obj: napi_value, name: &CStr, cb: Cb, arity: u32, server: &Rc<Server>) {
     let data = Rc::into_raw(server.clone()) as *mut c_void;
     let mut f = ptr::null_mut();
     // SAFETY: the function's data pointer stays valid until its finalizer drops the Rc.
@@ -61,6 +74,20 @@ fn method(env: napi_env, obj: napi_value, name: &CStr, cb: Cb, server: &Rc<Serve
             ptr::null_mut(),
         );
     }
+    // A function made by Node-API reports length 0; give it the arguments it takes, as a JS function has.
+    let length = nu::uint(env, arity);
+    let desc = sys::napi_property_descriptor {
+        utf8name: c"length".as_ptr(),
+        name: ptr::null_mut(),
+        method: None,
+        getter: None,
+        setter: None,
+        value: length,
+        attributes: sys::PropertyAttributes::configurable,
+        data: ptr::null_mut(),
+    };
+    // SAFETY: `f` is the function just created; the descriptor points to a static name and a live value.
+    unsafe { sys::napi_define_properties(env, f, 1, &desc) };
     nu::set_prop(env, obj, name, f);
 }
 
@@ -122,6 +149,9 @@ fn config(env: napi_env, opts: napi_value) -> Config {
     if let Some(n) = num_opt(env, opts, c"maxUriLength") {
         c.limits.max_uri_bytes = us(n);
     }
+    if let Some(b) = bool_opt(env, opts, c"strictHost") {
+        c.limits.strict_host = b;
+    }
     if let Some(n) = num_opt(env, opts, c"headersTimeout") {
         c.headers_timeout_ms = n as u64;
     }
@@ -162,6 +192,15 @@ fn config(env: napi_env, opts: napi_value) -> Config {
     if let Some(b) = bool_opt(env, opts, c"strict") {
         c.router.strict = b;
     }
+    // gale() checked the value (option-rules.ts): 'negotiate' (the default), 'text' or 'problem'.
+    let fmt = nu::get_prop(env, opts, c"errorFormat");
+    if nu::type_of(env, fmt) == ValueType::napi_string {
+        c.error_format = match nu::get_string(env, fmt).as_deref() {
+            Some(b"text") => gale_server::ErrorFormat::Text,
+            Some(b"problem") => gale_server::ErrorFormat::Problem,
+            _ => gale_server::ErrorFormat::Negotiate,
+        };
+    }
     c
 }
 
@@ -193,52 +232,58 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     let mut obj = ptr::null_mut();
     // SAFETY: plain object creation.
     unsafe { sys::napi_create_object(env, &mut obj) };
-    let table: [(&CStr, Cb); 42] = [
-        (c"route", crate::setup::route),
-        (c"fixed", crate::setup::fixed),
-        (c"listen", crate::setup::listen),
-        (c"close", crate::setup::close),
-        (c"forceClose", crate::setup::force_close),
-        (c"connections", crate::setup::connections),
-        (c"stats", crate::setup::stats),
-        (c"setTls", crate::setup::set_tls),
-        (c"setHttp2", crate::setup::set_http2),
-        (c"end", crate::reply::end),
-        (c"writeHead", crate::reply::write_head),
-        (c"write", crate::reply::write),
-        (c"endStream", crate::reply::end_stream),
-        (c"release", crate::reply::release),
-        (c"destroy", crate::reply::destroy),
-        (c"static", crate::setup::static_mount),
-        (c"sendFile", crate::reply::send_file),
-        (c"fallback", crate::setup::fallback),
-        (c"takeBody", crate::reply::take_body),
-        (c"method", crate::reqinfo::req_method),
-        (c"url", crate::reqinfo::req_url),
-        (c"headers", crate::reqinfo::req_headers),
-        (c"header", crate::reqinfo::req_header),
-        (c"body", crate::reqinfo::req_body),
-        (c"remote", crate::reqinfo::req_remote),
-        (c"local", crate::reqinfo::req_local),
-        (c"version", crate::reqinfo::req_version),
-        (c"wsRoute", crate::ws::ws_route),
-        (c"wsAccept", crate::ws::ws_accept),
-        (c"wsSend", crate::ws::ws_send),
-        (c"wsPing", crate::ws::ws_ping),
-        (c"wsClose", crate::ws::ws_close),
-        (c"wsTerminate", crate::ws::ws_terminate),
-        (c"wsBuffered", crate::ws::ws_buffered),
-        (c"wsRemote", crate::ws::ws_remote),
-        (c"wsSubscribe", crate::ws::ws_subscribe),
-        (c"wsUnsubscribe", crate::ws::ws_unsubscribe),
-        (c"wsIsSubscribed", crate::ws::ws_is_subscribed),
-        (c"wsTopics", crate::ws::ws_topics),
-        (c"wsPublish", crate::ws::ws_publish),
-        (c"wsSubscribers", crate::ws::ws_subscribers),
-        (c"wsWatchTopics", crate::ws::ws_watch_topics),
+    // (name, callback, arity): the arity becomes the function's `length`, which tests/api/binding-interface.test.ts
+    // compares with the NativeServer interface in packages/gale/src/native.ts.
+    let table: [(&CStr, Cb, u32); 46] = [
+        (c"route", crate::setup::route, 3),
+        (c"fixed", crate::setup::fixed, 5),
+        (c"listen", crate::setup::listen, 2),
+        (c"close", crate::setup::close, 0),
+        (c"forceClose", crate::setup::force_close, 0),
+        (c"connections", crate::setup::connections, 0),
+        (c"stats", crate::setup::stats, 0),
+        (c"setTls", crate::setup::set_tls, 1),
+        (c"setHttp2", crate::setup::set_http2, 1),
+        (c"end", crate::reply::end, 6),
+        (c"writeHead", crate::reply::write_head, 5),
+        (c"write", crate::reply::write, 2),
+        (c"endStream", crate::reply::end_stream, 2),
+        (c"release", crate::reply::release, 1),
+        (c"destroy", crate::reply::destroy, 1),
+        (c"static", crate::setup::static_mount, 3),
+        (c"sendFile", crate::reply::send_file, 3),
+        (c"fallback", crate::setup::fallback, 1),
+        (c"takeBody", crate::reply::take_body, 1),
+        (c"method", crate::reqinfo::req_method, 1),
+        (c"url", crate::reqinfo::req_url, 1),
+        (c"headers", crate::reqinfo::req_headers, 1),
+        (c"header", crate::reqinfo::req_header, 2),
+        (c"body", crate::reqinfo::req_body, 1),
+        (c"remote", crate::reqinfo::req_remote, 1),
+        (c"local", crate::reqinfo::req_local, 1),
+        (c"version", crate::reqinfo::req_version, 1),
+        (c"wsRoute", crate::ws::ws_route, 3),
+        (c"wsAccept", crate::ws::ws_accept, 3),
+        (c"wsSend", crate::ws::ws_send, 4),
+        (c"wsPing", crate::ws::ws_ping, 2),
+        (c"wsClose", crate::ws::ws_close, 3),
+        (c"wsTerminate", crate::ws::ws_terminate, 1),
+        (c"wsBuffered", crate::ws::ws_buffered, 1),
+        (c"wsRemote", crate::ws::ws_remote, 1),
+        (c"wsSubscribe", crate::ws::ws_subscribe, 2),
+        (c"wsUnsubscribe", crate::ws::ws_unsubscribe, 2),
+        (c"wsIsSubscribed", crate::ws::ws_is_subscribed, 2),
+        (c"wsTopics", crate::ws::ws_topics, 1),
+        (c"wsPublish", crate::ws::ws_publish, 7),
+        (c"wsSubscribers", crate::ws::ws_subscribers, 1),
+        (c"wsWatchTopics", crate::ws::ws_watch_topics, 1),
+        (c"memOpen", crate::mem::mem_open, 1),
+        (c"memWrite", crate::mem::mem_write, 2),
+        (c"memRead", crate::mem::mem_read, 1),
+        (c"memClose", crate::mem::mem_close, 1),
     ];
-    for (name, cb) in table {
-        method(env, obj, name, cb, &server);
+    for (name, cb, arity) in table {
+        method(env, obj, name, cb, arity, &server);
     }
     obj
 }

@@ -1,10 +1,18 @@
-//! Per-connection state: the socket, unparsed input, corked output and the queue of in-flight requests
-//! that keeps pipelined responses in order.
+//! Per-connection state: the socket (or in-process pipe), unparsed input, corked output and the queue of
+//! in-flight requests that keeps pipelined responses in order.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 
 use mio::net::TcpStream;
+
+/// What a connection reads from and writes to.
+pub(crate) enum Io {
+    /// A TCP socket the listener accepted.
+    Tcp(TcpStream),
+    /// An in-process connection (`app.request`, mem.rs): the key of its pipe in `Inner::pipes`.
+    Mem(usize),
+}
 
 /// What the connection is waiting for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,7 +36,7 @@ pub(crate) enum Phase {
 }
 
 pub(crate) struct Conn {
-    pub sock: TcpStream,
+    pub io: Io,
     pub peer: SocketAddr,
     /// Unparsed input (a pooled buffer while non-empty).
     pub rbuf: Vec<u8>,
@@ -65,9 +73,9 @@ pub(crate) struct Conn {
 }
 
 impl Conn {
-    pub fn new(sock: TcpStream, peer: SocketAddr, now: u64) -> Conn {
+    pub fn new(io: Io, peer: SocketAddr, now: u64) -> Conn {
         Conn {
-            sock,
+            io,
             peer,
             rbuf: Vec::new(),
             wbuf: Vec::new(),

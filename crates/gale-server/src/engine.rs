@@ -12,7 +12,7 @@ use mio::net::TcpListener;
 use mio::{Interest, Token};
 use slab::Slab;
 
-use crate::conn::{Conn, Phase};
+use crate::conn::{Conn, Io, Phase};
 use crate::request::ReqPool;
 use crate::statics::Mount;
 use crate::wire::Fixed;
@@ -93,6 +93,8 @@ pub(crate) struct Inner {
     pub tls: Option<std::sync::Arc<rustls::ServerConfig>>,
     /// HTTP/2 settings when the server speaks it (`set_http2`).
     pub h2: Option<Box<crate::h2::Settings>>,
+    /// The JS ends of in-process connections (`app.request`), by key; each lives until JS closes it.
+    pub pipes: Slab<crate::mem::MemPipe>,
 }
 
 /// What the parse loop wants next.
@@ -112,13 +114,14 @@ pub(crate) enum Step {
 
 impl Inner {
     pub fn new(cfg: Config) -> std::io::Result<Inner> {
+        let error_format = cfg.error_format;
         Ok(Inner {
             router: Router::new(cfg.router),
             cfg,
             poll: mio::Poll::new()?,
             listener: None,
             conns: Slab::new(),
-            reqs: ReqPool::default(),
+            reqs: ReqPool::with_error_format(error_format),
             fixed: Vec::new(),
             mounts: Vec::new(),
             fallback: None,
@@ -152,6 +155,7 @@ impl Inner {
             cz: [Vec::new(), Vec::new(), Vec::new()],
             tls: None,
             h2: None,
+            pipes: Slab::new(),
         })
     }
 
@@ -210,7 +214,7 @@ impl Inner {
                         )
                         .is_ok()
                     {
-                        let conn = entry.insert(Conn::new(sock, peer, self.now));
+                        let conn = entry.insert(Conn::new(Io::Tcp(sock), peer, self.now));
                         conn.proxy_pending = self.cfg.proxy_protocol;
                         conn.tls = tls;
                         self.trim.opened(self.conns.len());
@@ -235,16 +239,8 @@ impl Inner {
     /// Answering keeps clients from retrying blindly; it costs the descriptor for one write.
     fn refuse(&mut self, sock: mio::net::TcpStream) {
         use std::io::Write;
-        let body = b"Too many connections: this server is at its maxConnections limit. Try again shortly.\n";
         let mut head = Vec::with_capacity(256);
-        head.extend_from_slice(b"HTTP/1.1 503 Service Unavailable\r\n");
-        head.extend_from_slice(self.date.header_line());
-        head.extend_from_slice(
-            b"Content-Type: text/plain; charset=utf-8\r\nRetry-After: 1\r\nConnection: close\r\n",
-        );
-        gale_http::write_content_length(&mut head, body.len() as u64);
-        head.extend_from_slice(b"\r\n");
-        head.extend_from_slice(body);
+        write_busy(&mut head, &self.date);
         let mut sock = sock;
         let _ = sock.write(&head);
         let _ = sock.shutdown(std::net::Shutdown::Write);
@@ -266,7 +262,12 @@ impl Inner {
             return;
         }
         let mut conn = self.conns.remove(cid);
-        let _ = self.poll.registry().deregister(&mut conn.sock);
+        match &mut conn.io {
+            Io::Tcp(sock) => {
+                let _ = self.poll.registry().deregister(sock);
+            }
+            Io::Mem(p) => self.mem_closed(*p),
+        }
         let inflight = std::mem::take(&mut conn.inflight);
         self.release_requests(inflight, conn.phase);
         let rbuf = std::mem::take(&mut conn.rbuf);
@@ -277,6 +278,9 @@ impl Inner {
         if let Some(mut h2) = conn.h2.take() {
             h2.release_all(&mut self.reqs, &mut self.events);
         }
+        // Requests answered in this turn may still be read by JS until it ends, but no longer through this
+        // connection: its slot can be reused by the next accept.
+        self.reqs.detach_retired(cid);
         if self.accept_paused {
             self.accept_retry = true;
         }
@@ -288,7 +292,7 @@ impl Inner {
     fn release_requests(&mut self, inflight: std::collections::VecDeque<usize>, phase: Phase) {
         if let Phase::Body(idx) = phase {
             if !inflight.contains(&idx) {
-                self.reqs.free(idx);
+                self.reqs.retire(idx);
             }
         }
         for idx in inflight {
@@ -297,7 +301,7 @@ impl Inner {
                 req.detached = true;
                 self.events.push_back(Event::Abort(req.id(idx)));
             } else {
-                self.reqs.free(idx);
+                self.reqs.retire(idx);
             }
         }
     }
@@ -396,4 +400,21 @@ impl Inner {
             self.accept();
         }
     }
+}
+
+/// The answer over `max_connections` (a socket refused at accept, an in-process request at open): 503, Retry-After,
+/// then close.
+pub(crate) fn write_busy(out: &mut Vec<u8>, date: &DateCache) {
+    let body =
+        b"Too many connections: this server is at its maxConnections limit. Try again shortly.\n";
+    gale_http::write_simple_response(
+        out,
+        503,
+        date,
+        b"text/plain; charset=utf-8",
+        b"Retry-After: 1\r\n",
+        body,
+        true,
+        false,
+    );
 }

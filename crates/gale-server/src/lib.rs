@@ -1,5 +1,6 @@
 //! gale-server: all of Gale's I/O. Non-blocking sockets in a mio poller whose fd is watched by one
-//! `uv_poll` on the Node loop, so requests are parsed and handed to JS synchronously, on the JS thread.
+//! `uv_poll` on the Node loop, so requests are parsed and handed to JS synchronously, on the JS thread (and
+//! in-process connections, `app.request`, whose bytes never leave memory: mem.rs).
 //! Depends on the sans-IO crates (gale-http, gale-router) and never names napi: JS is behind `Handler`.
 
 mod compress;
@@ -7,6 +8,7 @@ mod conn;
 mod engine;
 mod h2;
 mod lifecycle;
+mod mem;
 mod output;
 mod parse;
 mod reader;
@@ -29,6 +31,7 @@ pub use gale_http::Limits;
 pub use gale_router::{MethodSel, RouterOptions};
 pub use gale_ws::DeflateConfig;
 pub use h2::H2Options;
+pub use mem::{MemOutput, MemState, MemWrite};
 pub use statics::StaticOptions;
 pub use uv::UvLoop;
 pub use view::ReqView;
@@ -75,6 +78,21 @@ pub struct Config {
     pub reuse_port: bool,
     /// Compress whole JS bodies for clients that accept it (off by default).
     pub compression: Option<CompressOptions>,
+    /// How the engine's own error answers (404, 405, 413, 431, …) are written.
+    pub error_format: ErrorFormat,
+}
+
+/// How the engine writes the error answers it makes itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ErrorFormat {
+    /// An RFC 9457 problem document to a client whose `Accept` prefers JSON ([`gale_http::prefers_json`]),
+    /// plain text to any other (the default).
+    #[default]
+    Negotiate,
+    /// Plain text always.
+    Text,
+    /// A problem document always.
+    Problem,
 }
 
 /// The default `max_connections`: the soft open-file limit less a reserve of 128 descriptors.
@@ -96,6 +114,7 @@ pub fn default_max_connections() -> usize {
 impl Default for Config {
     fn default() -> Self {
         Config {
+            error_format: ErrorFormat::Negotiate,
             limits: Limits::default(),
             body_limit: 1024 * 1024,
             headers_timeout_ms: 60_000,
@@ -161,6 +180,9 @@ pub enum Event {
     /// A topic got its first subscriber (`active`) or lost its last one; only when
     /// `Server::watch_topics` is on (cross-process pub/sub listens elsewhere only while active).
     Topic { name: Box<[u8]>, active: bool },
+    /// In-process connection `key` has response bytes to read, room for more request bytes, or its server side
+    /// closed (`Server::mem_read` tells which).
+    Pipe(u32),
 }
 
 /// The JS side, as the engine sees it. Implemented by gale-node.
@@ -169,6 +191,10 @@ pub trait Handler {
     fn begin(&self);
     /// Closes it; promise jobs and `process.nextTick` callbacks run here.
     fn end(&self);
+    /// Runs the promise jobs and `process.nextTick` callbacks queued so far, inside the batch (as closing and
+    /// reopening the scope would); a no-op when the scope is nested. The engine calls it every
+    /// [`CHECKPOINT_EVERY`] JS calls so that what awaiting handlers allocate dies young.
+    fn checkpoint(&self) {}
     /// A request routed to JS route `route`; `id` names it in every later call.
     fn request(&self, server: &Server, id: u32, route: u32);
     /// Delivers an event.
@@ -176,6 +202,11 @@ pub trait Handler {
     /// A whole WebSocket message arrived on socket `sid` (text is valid UTF-8).
     fn ws_message(&self, server: &Server, sid: u32, data: &[u8], binary: bool);
 }
+
+/// JS calls (requests and WebSocket messages) between two microtask checkpoints inside one batch. Without them a
+/// batch of many ready connections (100 × 16 pipelined requests) keeps every awaiting handler's promises, closures
+/// and request objects alive until the batch ends, and each young-generation GC in between copies them all.
+pub const CHECKPOINT_EVERY: u32 = 32;
 
 /// A route's target inside the router.
 #[derive(Clone, Copy, Debug)]
@@ -187,10 +218,10 @@ pub(crate) enum Target {
     Ws(u32, u32),
 }
 
-/// The uv handles of a listening server.
+/// The uv handles of a server that listens or has in-process connections (then without `poll`).
 #[derive(Clone, Copy)]
 pub(crate) struct Handles {
-    poll: uv::UvHandle,
+    poll: Option<uv::UvHandle>,
     tick: uv::UvHandle,
     kick: uv::UvHandle,
 }
@@ -204,4 +235,6 @@ pub struct Server {
     uv_loop: UvLoop,
     kick_pending: Cell<bool>,
     handles: Cell<Option<Handles>>,
+    /// JS calls since the last microtask checkpoint (see [`CHECKPOINT_EVERY`]).
+    js_calls: Cell<u32>,
 }

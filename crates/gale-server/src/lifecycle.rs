@@ -81,6 +81,7 @@ impl Server {
             uv_loop,
             kick_pending: Cell::new(false),
             handles: Cell::new(None),
+            js_calls: Cell::new(0),
         }))
     }
 
@@ -224,32 +225,65 @@ impl Server {
         inner.listener = Some(listener);
         let poll_fd = inner.poll.as_raw_fd();
         drop(inner);
-        if self.handles.get().is_none() {
-            let data = || Rc::into_raw(self.clone()) as *const std::ffi::c_void;
-            let poll = uv::poll_new(self.uv_loop, poll_fd, data(), on_poll).map_err(to_io)?;
-            let tick = uv::timer_new(self.uv_loop, data()).map_err(to_io)?;
-            let kick = uv::timer_new(self.uv_loop, data()).map_err(to_io)?;
-            let inner = self.inner.borrow();
-            let cfg = &inner.cfg;
-            // WebSocket idle timeouts need ticks fine enough to ping at half the timeout.
-            let ws_idle = inner
-                .ws_routes
-                .iter()
-                .map(|r| r.opts.idle_timeout_ms)
-                .filter(|&t| t > 0)
-                .min()
-                .unwrap_or(u64::MAX);
-            let shortest = cfg
-                .headers_timeout_ms
-                .min(cfg.keep_alive_timeout_ms)
-                .min(cfg.request_timeout_ms)
-                .min(ws_idle);
-            let every = (shortest / 4).clamp(10, 1000);
-            // SAFETY: tick is a live timer created just above.
-            unsafe { uv::timer_start(tick, on_tick, every, every) };
-            self.handles.set(Some(Handles { poll, tick, kick }));
+        if self.handles.get().is_none_or(|h| h.poll.is_none()) {
+            let data = Rc::into_raw(self.clone()) as *const std::ffi::c_void;
+            let poll = uv::poll_new(self.uv_loop, poll_fd, data, on_poll).map_err(to_io)?;
+            self.ensure_timers()?;
+            if let Some(mut h) = self.handles.get() {
+                h.poll = Some(poll);
+                // The tick's period follows the WebSocket routes, which may have come after in-process requests.
+                self.start_tick(h.tick);
+                self.handles.set(Some(h));
+            }
         }
         Ok(bound)
+    }
+
+    /// Creates the tick and kick timers if they do not exist: for listening, and for in-process connections on a
+    /// server that does not listen (which has no poll handle; the timers go again once its last pipe closes).
+    pub(crate) fn ensure_timers(self: &Rc<Self>) -> io::Result<()> {
+        if self.handles.get().is_some() {
+            return Ok(());
+        }
+        let data = || Rc::into_raw(self.clone()) as *const std::ffi::c_void;
+        let tick = uv::timer_new(self.uv_loop, data(), false).map_err(to_io)?;
+        // The kick keeps the loop alive while it is due: in-process requests have no socket that would, and the
+        // work it runs (a reply on its way, an event for JS) must not be lost to the process exiting.
+        let kick = uv::timer_new(self.uv_loop, data(), true).map_err(to_io)?;
+        self.start_tick(tick);
+        {
+            let mut inner = self.inner.borrow_mut();
+            inner.refresh_clock();
+            inner.refresh_date();
+        }
+        self.handles.set(Some(Handles {
+            poll: None,
+            tick,
+            kick,
+        }));
+        Ok(())
+    }
+
+    /// (Re)starts the tick with a period fine enough for the shortest timeout.
+    fn start_tick(&self, tick: UvHandle) {
+        let inner = self.inner.borrow();
+        let cfg = &inner.cfg;
+        // WebSocket idle timeouts need ticks fine enough to ping at half the timeout.
+        let ws_idle = inner
+            .ws_routes
+            .iter()
+            .map(|r| r.opts.idle_timeout_ms)
+            .filter(|&t| t > 0)
+            .min()
+            .unwrap_or(u64::MAX);
+        let shortest = cfg
+            .headers_timeout_ms
+            .min(cfg.keep_alive_timeout_ms)
+            .min(cfg.request_timeout_ms)
+            .min(ws_idle);
+        let every = (shortest / 4).clamp(10, 1000);
+        // SAFETY: tick is a live timer (created by ensure_timers, closed only by teardown).
+        unsafe { uv::timer_start(tick, on_tick, every, every) };
     }
 
     /// Serves TLS on this server's listener: new connections handshake with `opts`. Called before
@@ -357,6 +391,7 @@ impl Server {
     }
 
     pub(crate) fn begin_batch(&self) {
+        self.js_calls.set(0);
         self.handler.begin();
         self.inner.borrow_mut().in_batch = true;
     }
@@ -379,6 +414,8 @@ impl Server {
         let more = {
             let mut inner = self.inner.borrow_mut();
             inner.flush_dirty();
+            // JS has run (microtasks too): the requests answered in this turn are let go.
+            inner.reqs.sweep();
             if inner.accept_retry {
                 // Descriptors were freed while accepting was paused (EMFILE): take the backlog.
                 inner.accept();
@@ -388,6 +425,23 @@ impl Server {
         };
         if more {
             self.schedule_kick();
+        } else if self.handles.get().is_some_and(|h| h.poll.is_none())
+            && self.inner.borrow().pipes.is_empty()
+        {
+            // Timers made for in-process requests on a server that does not listen: the last one is done.
+            self.teardown();
+        }
+    }
+
+    /// Counts one JS call and runs the microtask checkpoint every [`crate::CHECKPOINT_EVERY`] of them. Called with
+    /// no borrow of `inner` held: the jobs it runs may call back into the engine.
+    pub(crate) fn counted_js_call(&self) {
+        let n = self.js_calls.get() + 1;
+        if n >= crate::CHECKPOINT_EVERY {
+            self.js_calls.set(0);
+            self.handler.checkpoint();
+        } else {
+            self.js_calls.set(n);
         }
     }
 
@@ -405,16 +459,22 @@ impl Server {
         }
     }
 
-    /// After a call from JS: anything that must reach JS waits for a loop callback (kick).
+    /// After a call from JS outside a batch: events for JS, output to flush and records to let go wait for the
+    /// end of the loop turn (the kick), so replies sent in one turn share a write.
     pub(crate) fn after_call(&self) {
         let inner = self.inner.borrow();
-        if !inner.in_batch && (!inner.events.is_empty() || !inner.deferred.is_empty()) {
+        if !inner.in_batch
+            && (!inner.events.is_empty()
+                || !inner.deferred.is_empty()
+                || !inner.dirty.is_empty()
+                || inner.reqs.has_retired())
+        {
             drop(inner);
             self.schedule_kick();
         }
     }
 
-    fn schedule_kick(&self) {
+    pub(crate) fn schedule_kick(&self) {
         if self.kick_pending.get() {
             return;
         }
@@ -430,10 +490,14 @@ impl Server {
 
     /// Closes the uv handles; each close callback drops its strong reference.
     fn teardown(&self) {
+        // A kick started and closed before it ran never clears this itself.
+        self.kick_pending.set(false);
         if let Some(h) = self.handles.take() {
             // SAFETY: the handles are live (taken out of `handles` exactly once).
             unsafe {
-                uv::close(h.poll, true, on_closed_poll);
+                if let Some(poll) = h.poll {
+                    uv::close(poll, true, on_closed_poll);
+                }
                 uv::close(h.tick, false, on_closed_timer);
                 uv::close(h.kick, false, on_closed_timer);
             }

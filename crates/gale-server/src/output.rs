@@ -4,13 +4,12 @@
 use std::io::{ErrorKind, Write};
 use std::net::Shutdown;
 
-use gale_http::{write_content_length, write_status_line};
-
-use crate::conn::Phase;
+use crate::conn::{Io, Phase};
 use crate::engine::Inner;
 use crate::request::Action;
-use crate::wire::{append_with, chunk_size_line, mark_close, no_body_status, send_file, Reply};
+use crate::wire::{append_with, send_file, Reply};
 use crate::Event;
+use gale_http::{encode_head, mark_close, write_chunk_header, Framing, ResponseHead};
 
 /// The socket is full: remember since when the client has taken nothing (send timeout).
 fn stall(conn: &mut crate::conn::Conn, now: u64, progressed: bool) {
@@ -51,7 +50,10 @@ impl Inner {
         let Some(conn) = self.conns.get_mut(cid) else {
             return;
         };
-        if self.in_batch && conn.pending() <= hwm {
+        // Inside a batch the flush comes at its end; outside one (a reply JS sent from a timer, an I/O callback, a
+        // setImmediate) at the end of the loop turn (the kick, which after_call schedules): every reply sent in
+        // the same turn leaves in one write per connection. Over the high-water mark: now.
+        if conn.pending() <= hwm {
             if !conn.dirty {
                 conn.dirty = true;
                 self.dirty.push(cid);
@@ -66,13 +68,21 @@ impl Inner {
         }
     }
 
+    /// Flushes the connections that got output in this batch, in the order they got it: what JS wrote first goes
+    /// out first, across connections too, as Node's immediate writes do (a WebSocket message sent before an HTTP
+    /// answer on another connection reaches the client before it). A flush that dirties a connection again
+    /// appends it, so it is flushed in this call too.
     pub fn flush_dirty(&mut self) {
-        while let Some(cid) = self.dirty.pop() {
+        let mut i = 0;
+        while i < self.dirty.len() {
+            let cid = self.dirty[i];
+            i += 1;
             if let Some(c) = self.conns.get_mut(cid) {
                 c.dirty = false;
                 self.flush(cid);
             }
         }
+        self.dirty.clear();
     }
 
     /// Writes pending output, then the front response's file body; on EAGAIN waits for the writable edge.
@@ -97,10 +107,13 @@ impl Inner {
                 break;
             };
             let before = body.remaining;
-            let sent = match conn.tls.as_mut() {
+            let sent = match (&mut conn.io, conn.tls.as_mut()) {
+                (Io::Tcp(sock), None) => send_file(sock, body),
                 // No sendfile under TLS: the file is read in pieces and encrypted in user space.
-                Some(tls) => crate::tls::send_body(&mut conn.sock, tls, body, &mut progressed),
-                None => send_file(&conn.sock, body),
+                (Io::Tcp(sock), Some(tls)) => {
+                    crate::tls::send_body(sock, tls, body, &mut progressed)
+                }
+                (Io::Mem(p), _) => self.pipes[*p].send_file(*p, body, &mut self.events),
             };
             match sent {
                 Ok(true) => {
@@ -133,10 +146,10 @@ impl Inner {
         let Some(conn) = self.conns.get_mut(cid) else {
             return false;
         };
-        if let Some(tls) = conn.tls.as_mut() {
+        if let (Some(tls), Io::Tcp(sock)) = (conn.tls.as_mut(), &mut conn.io) {
             // TLS: the plaintext goes into rustls, its records onto the socket.
             let mut pos = conn.wpos;
-            let r = crate::tls::flush(&mut conn.sock, tls, &conn.wbuf, &mut pos, progressed);
+            let r = crate::tls::flush(sock, tls, &conn.wbuf, &mut pos, progressed);
             conn.wpos = pos;
             match r {
                 crate::tls::TlsFlush::Done => {}
@@ -151,7 +164,12 @@ impl Inner {
             }
         }
         while conn.wpos < conn.wbuf.len() {
-            match conn.sock.write(&conn.wbuf[conn.wpos..]) {
+            let out = &conn.wbuf[conn.wpos..];
+            let written = match &mut conn.io {
+                Io::Tcp(sock) => sock.write(out),
+                Io::Mem(p) => self.pipes[*p].write(*p, out, &mut self.events),
+            };
+            match written {
                 Ok(0) => {
                     self.close_conn(cid);
                     return false;
@@ -188,11 +206,16 @@ impl Inner {
             self.close_conn(cid);
             return;
         }
-        if let Some(tls) = conn.tls.as_mut() {
-            tls.send_close_notify();
-            crate::tls::push_out(&mut conn.sock, tls);
+        match (&mut conn.io, conn.tls.as_mut()) {
+            (Io::Tcp(sock), tls) => {
+                if let Some(tls) = tls {
+                    tls.send_close_notify();
+                    crate::tls::push_out(sock, tls);
+                }
+                let _ = sock.shutdown(Shutdown::Write);
+            }
+            (Io::Mem(p), _) => self.pipes[*p].shut(*p, &mut self.events),
         }
-        let _ = conn.sock.shutdown(Shutdown::Write);
         conn.phase = Phase::Lingering;
         conn.close_after_flush = false;
         conn.since = self.now;
@@ -254,8 +277,9 @@ impl Inner {
             let close = !req.keep_alive || req.native_close;
             conn.inflight.pop_front();
             if conn.phase != Phase::Body(front) {
-                // (A request whose streamed body is still arriving is freed when the body ends.)
-                self.reqs.free(front);
+                // (A request whose streamed body is still arriving is freed when the body ends.) Retired, not
+                // freed: JS may read the request until the end of this loop turn.
+                self.reqs.retire(front);
             }
             if close {
                 conn.close_after_flush = true;
@@ -329,7 +353,8 @@ impl Inner {
         Some(idx)
     }
 
-    /// Writes a response head for `idx` into its output place.
+    /// Writes a response head for `idx` into its output place: encoded by gale-http for HTTP/1.1, or kept as
+    /// fields for h2 on an HTTP/2 stream. `len` is the body's length when the whole body is at hand.
     pub(crate) fn write_head(&mut self, idx: usize, reply: &Reply, len: Option<usize>) {
         let closing = self.closing;
         let req = self.reqs.get_mut(idx);
@@ -339,62 +364,35 @@ impl Inner {
             req.keep_alive = false;
         }
         // A streamed body with a declared length goes out with Content-Length, not chunked.
-        let len = match (len, reply.length) {
+        let body_len = match (len, reply.length) {
             (None, Some(declared)) => {
                 req.declared_left = Some(declared);
-                Some(declared as usize)
+                Some(declared)
             }
             // A HEAD answer carries the length of the body a GET would have had.
-            (Some(0), Some(declared)) if req.head_only => Some(declared as usize),
-            (len, _) => len,
+            (Some(0), Some(declared)) if req.head_only => Some(declared),
+            (len, _) => len.map(|n| n as u64),
         };
-        if len.is_none() && req.minor == 0 {
-            // HTTP/1.0 has no chunked coding: the body ends when the connection does.
-            req.keep_alive = false;
-        }
-        let front = conn.inflight.front() == Some(&idx);
-        let out = if front { &mut conn.wbuf } else { &mut req.out };
-        if reply.reason.is_empty() || !crate::wire::is_reason_phrase(reply.reason) {
-            write_status_line(out, reply.status);
-        } else {
-            out.extend_from_slice(b"HTTP/1.1 ");
-            let s = reply.status;
-            out.extend_from_slice(&[
-                b'0' + (s / 100) as u8,
-                b'0' + (s / 10 % 10) as u8,
-                b'0' + (s % 10) as u8,
-            ]);
-            out.push(b' ');
-            out.extend_from_slice(reply.reason);
-            out.extend_from_slice(b"\r\n");
-        }
-        out.extend_from_slice(self.date.header_line());
-        if !reply.content_type.is_empty() {
-            out.extend_from_slice(b"Content-Type: ");
-            out.extend_from_slice(reply.content_type);
-            out.extend_from_slice(b"\r\n");
-        }
-        out.extend_from_slice(reply.headers);
-        if !no_body_status(reply.status) {
-            match len {
-                Some(n) => write_content_length(out, n as u64),
-                None if req.minor == 1 => {
-                    out.extend_from_slice(b"Transfer-Encoding: chunked\r\n");
-                    req.chunked_out = true;
-                }
-                None => {}
-            }
-        }
-        if !req.keep_alive {
-            out.extend_from_slice(b"Connection: close\r\n");
-        } else if req.minor == 0 {
-            out.extend_from_slice(b"Connection: keep-alive\r\n");
-        }
-        out.extend_from_slice(b"\r\n");
-        if no_body_status(reply.status) {
+        let head = ResponseHead {
+            status: reply.status,
+            reason: reply.reason,
+            content_type: reply.content_type,
+            fields: reply.headers,
+            body_len,
+        };
+        if gale_http::has_no_body(reply.status) {
             req.head_only = true;
         }
         req.started = true;
+        if conn.h2.is_some() {
+            req.h2_head = Some(gale_h2::response(&head));
+            return;
+        }
+        let front = conn.inflight.front() == Some(&idx);
+        let out = if front { &mut conn.wbuf } else { &mut req.out };
+        let e = encode_head(out, &head, &self.date, req.minor, req.keep_alive);
+        req.keep_alive = e.keep_alive;
+        req.chunked_out = e.framing == Framing::Chunked;
     }
 
     /// Appends body bytes for a started response (framed when chunked; dropped for HEAD).
@@ -429,7 +427,7 @@ impl Inner {
         }
         if req.chunked_out {
             if len > 0 {
-                chunk_size_line(out, len);
+                write_chunk_header(out, len);
                 append_with(out, len, fill);
                 out.extend_from_slice(b"\r\n");
             }

@@ -150,8 +150,7 @@ impl Inner {
                 conn.phase = Phase::Body(idx);
                 conn.since = now;
                 if expect && conn.inflight.len() == 1 && *pos == data.len() {
-                    conn.wbuf
-                        .extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
+                    conn.wbuf.extend_from_slice(gale_http::CONTINUE_100);
                     self.touch(cid);
                 }
                 Step::Continue
@@ -161,6 +160,7 @@ impl Inner {
 
     /// Routes a parsed head: JS route, or a native response (fixed route, 404, 405, bad param).
     pub(crate) fn route(&mut self, idx: usize) {
+        let h2 = self.is_h2(idx);
         let req = self.reqs.get_mut(idx);
         let method = req.method.get(&req.head);
         let path = req.path.get(&req.head);
@@ -195,17 +195,14 @@ impl Inner {
                         let mut tmp = std::mem::take(&mut self.discard);
                         if decode_param(raw, &mut tmp).is_err() {
                             self.discard = tmp;
-                            let close = !req.keep_alive;
-                            crate::wire::encode_native(
-                                    &mut req.native,
+                            crate::wire::native_text(
+                                    req,
+                                    h2,
                                     &self.date,
                                     400,
                                     b"",
                                     b"Bad Request: a path parameter has malformed percent-encoding or is not UTF-8. Percent-encode reserved characters as %XX with valid UTF-8.",
-                                    close,
-                                    req.head_only,
                                 );
-                            req.action = Some(Action::Native);
                             return;
                         }
                         req.param_buf.extend_from_slice(&tmp);
@@ -246,28 +243,15 @@ impl Inner {
                 return;
             }
             Found::Route(&Target::Fixed(f)) => {
-                let close = !req.keep_alive;
-                self.fixed[f as usize].encode(&mut req.native, &self.date, close, req.head_only);
-                req.action = Some(Action::Native);
+                self.fixed[f as usize].answer(req, h2, &self.date);
                 return;
             }
             Found::MethodNotAllowed { allow } => {
-                req.native.clear();
                 let mut extra = Vec::with_capacity(allow.len() + 9);
                 extra.extend_from_slice(b"Allow: ");
                 extra.extend_from_slice(allow.as_bytes());
                 extra.extend_from_slice(b"\r\n");
-                let close = !req.keep_alive;
-                crate::wire::encode_native(
-                    &mut req.native,
-                    &self.date,
-                    405,
-                    &extra,
-                    b"Method Not Allowed",
-                    close,
-                    req.head_only,
-                );
-                req.action = Some(Action::Native);
+                crate::wire::native_text(req, h2, &self.date, 405, &extra, b"Method Not Allowed");
                 return;
             }
             Found::NotFound => match self.fallback {
@@ -278,17 +262,7 @@ impl Inner {
                 None => (404, b""),
             },
         };
-        let close = !req.keep_alive;
-        crate::wire::encode_native(
-            &mut req.native,
-            &self.date,
-            status,
-            extra,
-            b"Not Found",
-            close,
-            req.head_only,
-        );
-        req.action = Some(Action::Native);
+        crate::wire::native_text(req, h2, &self.date, status, extra, b"Not Found");
     }
 
     pub(crate) fn feed_body(&mut self, idx: usize, data: &[u8], pos: &mut usize) -> Step {
@@ -369,8 +343,8 @@ impl Inner {
         conn.phase = if keep_alive { Phase::Head } else { Phase::Done };
         conn.since = self.now;
         if orphan {
-            // Answered before its body ended: nothing refers to the record any more.
-            self.reqs.free(idx);
+            // Answered before its body ended: the engine is done with it (JS may read it until the turn ends).
+            self.reqs.retire(idx);
         }
         Step::Continue
     }
@@ -420,16 +394,13 @@ impl Inner {
             let conn = &mut self.conns[cid];
             conn.phase = Phase::Done;
             if orphan {
-                self.reqs.free(idx);
+                self.reqs.retire(idx);
                 conn.close_after_flush = true;
                 self.touch(cid);
             }
             return;
         }
-        req.native.clear();
-        gale_http::write_error_response(&mut req.native, err, &self.date);
-        req.native_close = true;
-        req.action = Some(Action::Native);
+        crate::wire::native_error(req, false, &self.date, err);
         self.conns[cid].phase = Phase::Done;
         self.end_native(idx);
     }

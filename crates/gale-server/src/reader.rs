@@ -4,11 +4,12 @@
 use std::io::ErrorKind;
 use std::time::Duration;
 
+use crate::conn::Io;
 use crate::engine::{Step, LISTENER};
 use crate::Server;
 
 /// Result of one read attempt.
-enum ReadResult {
+pub(crate) enum ReadResult {
     /// Filled the whole spare capacity: there may be more.
     Full,
     /// Read less than asked: the receive queue was empty at that moment.
@@ -117,18 +118,22 @@ impl Server {
             if need_read {
                 let r = {
                     let mut inner = self.inner.borrow_mut();
+                    let inner = &mut *inner;
                     match inner.conns.get_mut(cid) {
-                        Some(c) => match c.tls.as_mut() {
-                            None => read_into(&mut c.sock, &mut buf),
-                            Some(tls) => {
-                                let r = match crate::tls::read(&mut c.sock, tls, &mut buf) {
+                        Some(c) => match (&mut c.io, c.tls.as_mut()) {
+                            (Io::Tcp(sock), None) => read_into(sock, &mut buf),
+                            (Io::Mem(p), _) => {
+                                inner.pipes[*p].read_into(*p, &mut buf, &mut inner.events)
+                            }
+                            (Io::Tcp(sock), Some(tls)) => {
+                                let r = match crate::tls::read(sock, tls, &mut buf) {
                                     crate::tls::TlsRead::More => ReadResult::Full,
                                     crate::tls::TlsRead::Drained(true) => ReadResult::Short,
                                     crate::tls::TlsRead::Drained(false) => ReadResult::WouldBlock,
                                     crate::tls::TlsRead::Eof => ReadResult::Eof,
                                     crate::tls::TlsRead::Failed => {
                                         // Send the alert rustls queued, then close.
-                                        crate::tls::push_out(&mut c.sock, tls);
+                                        crate::tls::push_out(sock, tls);
                                         ReadResult::Error
                                     }
                                 };
@@ -183,7 +188,10 @@ impl Server {
         loop {
             let step = self.inner.borrow_mut().step(cid, buf, &mut pos);
             match step {
-                Step::Dispatch(id, route) => self.handler.request(self, id, route),
+                Step::Dispatch(id, route) => {
+                    self.handler.request(self, id, route);
+                    self.counted_js_call();
+                }
                 Step::WsMessage {
                     cid,
                     sid,
@@ -192,6 +200,7 @@ impl Server {
                 } => {
                     self.handler.ws_message(self, sid, &payload, binary);
                     self.inner.borrow_mut().ws_restore(cid, sid, payload);
+                    self.counted_js_call();
                 }
                 Step::Continue => {}
                 Step::Stop => return pos,

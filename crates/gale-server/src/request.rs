@@ -57,8 +57,11 @@ pub(crate) struct Req {
     pub body_left: u64,
     pub chunked: Option<ChunkedDecoder>,
     pub action: Option<Action>,
-    /// Pre-encoded native response (404, 405, fixed routes, errors), sent once the body is in.
+    /// Pre-encoded native response (404, 405, fixed routes, errors), sent once the body is in (on an HTTP/2
+    /// stream only its body: the head is in `h2_head`).
     pub native: Vec<u8>,
+    /// On an HTTP/2 stream: the response head, built from the reply's fields, until h2 takes it.
+    pub h2_head: Option<http::Response<()>>,
     /// The native response ends the connection.
     pub native_close: bool,
     /// The response head has been written (streaming responses).
@@ -80,10 +83,14 @@ pub(crate) struct Req {
     pub body_done: bool,
     /// Status of a body error JS must see (400 bad chunk, 408 timeout, 413 too large), or 0.
     pub body_error: u16,
+    /// How the engine's own error answers to this request are written (the server's setting).
+    pub error_format: crate::ErrorFormat,
     /// JS waits for more body: send `Event::Body` when bytes arrive, the body ends or fails.
     pub want_body: bool,
     /// A valid WebSocket upgrade request for this WebSocket route (index into `Inner::ws_routes`).
     pub ws_route: Option<u32>,
+    /// Done with, but kept until the end of the loop turn (`ReqPool::retire`): JS may still read it.
+    pub retired: bool,
 }
 
 /// The part of a body a response still has to send after its head: a file (sent with sendfile), or
@@ -116,6 +123,7 @@ impl Req {
         self.chunked = None;
         self.action = None;
         self.native.clear();
+        self.h2_head = None;
         self.native_close = false;
         self.started = false;
         self.chunked_out = false;
@@ -129,6 +137,7 @@ impl Req {
         self.body_error = 0;
         self.want_body = false;
         self.ws_route = None;
+        self.retired = false;
         // No shrinking here: every record reaching alloc() is new or went through free(), which
         // already let go of buffers over FREE_KEEP.
     }
@@ -173,9 +182,21 @@ pub(crate) struct ReqPool {
     free: Vec<usize>,
     /// Records ever allocated (requests parsed), for stats.
     pub total: u64,
+    /// Records retired in this loop turn, freed by `sweep`.
+    retired: Vec<usize>,
+    /// The server's error format, given to every record.
+    error_format: crate::ErrorFormat,
 }
 
 impl ReqPool {
+    /// An empty pool whose records answer errors in `error_format`.
+    pub fn with_error_format(error_format: crate::ErrorFormat) -> ReqPool {
+        ReqPool {
+            error_format,
+            ..ReqPool::default()
+        }
+    }
+
     /// Takes a clean record; `None` when MAX_REQUESTS are alive.
     pub fn alloc(&mut self, conn: usize) -> Option<usize> {
         let idx = match self.free.pop() {
@@ -190,12 +211,14 @@ impl ReqPool {
         r.reset();
         r.in_use = true;
         r.conn = conn;
+        r.error_format = self.error_format;
         self.total += 1;
         Some(idx)
     }
 
     pub fn free(&mut self, idx: usize) {
         let r = &mut self.slots[idx];
+        r.retired = false;
         if r.in_use {
             r.in_use = false;
             // A free record may wait long for reuse (records stay at their high-water count), so
@@ -205,6 +228,45 @@ impl ReqPool {
             r.gen = (r.gen + 1) & (u32::MAX >> INDEX_BITS);
             self.free.push(idx);
         }
+    }
+
+    /// Lets a finished record go at the end of the current loop turn instead of now: until then JS may still
+    /// read the request it stands for (a 'finish' listener, microtasks, the code right after `res.send()`),
+    /// through the same id, and nothing can reuse the record. `sweep` frees it.
+    pub fn retire(&mut self, idx: usize) {
+        let r = &mut self.slots[idx];
+        if r.in_use && !r.retired {
+            r.retired = true;
+            self.retired.push(idx);
+        }
+    }
+
+    /// Frees the records retired in this turn (the end of the loop turn: JS has run its microtasks).
+    pub fn sweep(&mut self) {
+        let retired = std::mem::take(&mut self.retired);
+        for &idx in &retired {
+            // A record freed meanwhile (and maybe reused) is no longer marked retired: left alone.
+            if self.slots[idx].retired {
+                self.free(idx);
+            }
+        }
+        self.retired = retired;
+        self.retired.clear();
+    }
+
+    /// Marks the retired records of connection `cid` detached: it closed, so its address is no longer theirs.
+    pub fn detach_retired(&mut self, cid: usize) {
+        for &idx in &self.retired {
+            let r = &mut self.slots[idx];
+            if r.retired && r.conn == cid {
+                r.detached = true;
+            }
+        }
+    }
+
+    /// Records waiting for `sweep`.
+    pub fn has_retired(&self) -> bool {
+        !self.retired.is_empty()
     }
 
     /// Resolves a JS id to a live record index.
@@ -250,6 +312,33 @@ mod tests {
         assert_eq!(pool.lookup(id), None, "old id stays stale");
         assert_eq!(pool.lookup(pool.get(b).id(b)), Some(b));
         assert_eq!(pool.live(), 1);
+    }
+
+    #[test]
+    fn a_retired_record_stays_readable_until_the_sweep_and_is_never_freed_twice() {
+        let mut pool = ReqPool::default();
+        let a = pool.alloc(0).unwrap();
+        let id = pool.get(a).id(a);
+        pool.retire(a);
+        pool.retire(a);
+        assert_eq!(pool.lookup(id), Some(a), "readable until the turn ends");
+        assert!(pool.has_retired());
+        pool.sweep();
+        assert_eq!(pool.lookup(id), None);
+        assert!(!pool.has_retired());
+        // Retired, then freed by another path and reused before the sweep: the sweep leaves the new one alone.
+        let b = pool.alloc(0).unwrap();
+        pool.retire(b);
+        pool.free(b);
+        let c = pool.alloc(1).unwrap();
+        assert_eq!(b, c);
+        let cid = pool.get(c).id(c);
+        pool.sweep();
+        assert_eq!(
+            pool.lookup(cid),
+            Some(c),
+            "the sweep must not free a reused record"
+        );
     }
 
     #[test]

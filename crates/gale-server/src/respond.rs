@@ -165,6 +165,11 @@ impl Server {
             let mut inner = self.inner.borrow_mut();
             let idx = inner.reqs.lookup(id)?;
             let req = inner.reqs.get_mut(idx);
+            // Gone for body reads: the client left (no more will come), or the response ended (the record is only
+            // kept for reads of the request's head until the turn ends).
+            if req.retired || (req.detached && !req.body_done && req.body_error == 0) {
+                return None;
+            }
             let bytes = std::mem::take(&mut req.body);
             let state = if req.body_error != 0 {
                 req.body_error
@@ -191,14 +196,18 @@ impl Server {
         r
     }
 
-    /// JS lets go of a request it will not answer (after an abort). Frees the record.
+    /// JS lets go of a request it will not answer (after an abort). The record is retired: JS may read the
+    /// request until the end of this loop turn, as after any response.
     pub fn release(&self, id: u32) {
-        let mut inner = self.inner.borrow_mut();
-        if let Some(idx) = inner.reqs.lookup(id) {
-            let req = inner.reqs.get_mut(idx);
-            if req.detached {
-                inner.reqs.free(idx);
+        {
+            let mut inner = self.inner.borrow_mut();
+            if let Some(idx) = inner.reqs.lookup(id) {
+                let req = inner.reqs.get_mut(idx);
+                if req.detached {
+                    inner.reqs.retire(idx);
+                }
             }
         }
+        self.after_call();
     }
 }

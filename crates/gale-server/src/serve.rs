@@ -6,10 +6,10 @@ use std::fs::File;
 use std::rc::Rc;
 
 use gale_http::files::{self, Conditionals, Encoding, Precondition, Ranges};
-use gale_http::{write_content_length, write_status_line};
+use gale_http::ResponseHead;
 
 use crate::engine::Inner;
-use crate::request::{Action, BodySource, FileBody, Req};
+use crate::request::{BodySource, FileBody, Req};
 use crate::statics::{read_at, Found, Resolved, Variant};
 
 /// Most ranges honoured in one request; more are answered with the whole file.
@@ -82,18 +82,15 @@ impl Inner {
 
     /// Encodes a plain-text native answer for `idx`.
     pub fn native_text(&mut self, idx: usize, status: u16, extra: &[u8], body: &[u8]) {
+        let h2 = self.is_h2(idx);
         let req = self.reqs.get_mut(idx);
-        let close = !req.keep_alive;
-        crate::wire::encode_native(
-            &mut req.native,
-            &self.date,
-            status,
-            extra,
-            body,
-            close,
-            req.head_only,
-        );
-        req.action = Some(Action::Native);
+        crate::wire::native_text(req, h2, &self.date, status, extra, body);
+    }
+
+    /// Whether `idx` is a stream of an HTTP/2 connection (its heads are kept as fields, not encoded).
+    pub(crate) fn is_h2(&self, idx: usize) -> bool {
+        let req = self.reqs.get(idx);
+        !req.detached && self.conns.get(req.conn).is_some_and(|c| c.h2.is_some())
     }
 
     /// Builds the whole answer for a found file into `req.native` (+ `req.file`).
@@ -221,38 +218,31 @@ impl Inner {
             }
             _ => None,
         };
+        let h2 = self.is_h2(idx);
         let req = self.reqs.get_mut(idx);
-        let out = &mut req.native;
-        out.clear();
-        write_status_line(out, status);
-        out.extend_from_slice(self.date.header_line());
-        if let Some(ct) = ct {
-            line(out, "Content-Type", ct);
-        }
-        out.extend_from_slice(&lines);
         let len = match &body {
             Body::None => None,
             Body::Bytes(_, _, n) | Body::File(_, _, n) | Body::Open(_, _, n) => Some(*n),
             Body::Owned(v) => Some(v.len() as u64),
         };
-        if let Some(n) = len {
-            write_content_length(out, n);
-        }
-        if !req.keep_alive {
-            out.extend_from_slice(b"Connection: close\r\n");
-        } else if req.minor == 0 {
-            out.extend_from_slice(b"Connection: keep-alive\r\n");
-        }
-        out.extend_from_slice(b"\r\n");
-        req.action = Some(Action::Native);
-        if req.head_only {
+        let head = ResponseHead {
+            status,
+            reason: b"",
+            content_type: ct.unwrap_or(b""),
+            fields: &lines,
+            body_len: len,
+        };
+        // The head alone: the body is placed below (inline, or sent from the cache or the file after the head).
+        crate::wire::put_native(req, h2, &self.date, &head, b"");
+        if req.head_only || gale_http::has_no_body(status) {
             return;
         }
         match body {
             Body::None => {}
             // Small bodies ride in the head's write; large ones are written straight from the cache.
             Body::Bytes(b, off, n) if n <= INLINE_BODY => {
-                out.extend_from_slice(&b[off as usize..(off + n) as usize]);
+                req.native
+                    .extend_from_slice(&b[off as usize..(off + n) as usize]);
             }
             Body::Bytes(b, offset, remaining) => {
                 req.file = Some(FileBody {
@@ -261,7 +251,7 @@ impl Inner {
                     remaining,
                 });
             }
-            Body::Owned(v) => out.extend_from_slice(&v),
+            Body::Owned(v) => req.native.extend_from_slice(&v),
             Body::File(_, offset, remaining) => {
                 if let Some(file) = file {
                     req.file = Some(FileBody {

@@ -147,14 +147,16 @@ pub fn poll_new(
     Ok(h)
 }
 
-/// A repeating `uv_timer_t` that does not keep the loop alive on its own.
-pub fn timer_new(lp: UvLoop, data: *const c_void) -> Result<UvHandle, String> {
+/// A `uv_timer_t`; with `keep_alive` false it does not keep the loop alive on its own.
+pub fn timer_new(lp: UvLoop, data: *const c_void, keep_alive: bool) -> Result<UvHandle, String> {
     let api = api()?;
     let h = alloc_handle(UV_TIMER, data)?;
     // SAFETY: lp is Node's loop and h is fresh handle storage.
     check(unsafe { (api.timer_init)(lp, h) }, "uv_timer_init")?;
-    // SAFETY: h is an initialised handle.
-    unsafe { (api.unref)(h) };
+    if !keep_alive {
+        // SAFETY: h is an initialised handle.
+        unsafe { (api.unref)(h) };
+    }
     Ok(h)
 }
 

@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 
+use crate::conn::Io;
 use crate::request::Req;
 use crate::Server;
 
@@ -87,7 +88,11 @@ impl Server {
         let req = inner.reqs.get(idx);
         let conn = (!req.detached).then(|| inner.conns.get(req.conn)).flatten();
         let peer = conn.map(|c| c.peer);
-        let secure = conn.is_some_and(|c| c.tls.is_some());
+        let secure = conn.is_some_and(|c| match c.io {
+            Io::Tcp(_) => c.tls.is_some(),
+            // An in-process request for an https: URL reads as secure (mem.rs).
+            Io::Mem(p) => inner.pipes[p].secure,
+        });
         Some(f(&ReqView { req, peer, secure }))
     }
 
@@ -99,6 +104,9 @@ impl Server {
         if req.detached {
             return None;
         }
-        inner.conns.get(req.conn)?.sock.local_addr().ok()
+        match &inner.conns.get(req.conn)?.io {
+            Io::Tcp(sock) => sock.local_addr().ok(),
+            Io::Mem(_) => Some(crate::mem::MEM_ADDR),
+        }
     }
 }

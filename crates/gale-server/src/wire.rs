@@ -1,9 +1,12 @@
-//! Response bytes: fixed and engine-made answers, the JS reply head type, chunk framing, the
-//! `Connection: close` patch, and writing file or cached bodies to a socket. No queue logic here.
+//! Where response heads are placed: fixed and engine-made answers put into a record (encoded by gale-http for
+//! HTTP/1.1, or kept as fields for an HTTP/2 stream), the JS reply head type, and writing file or cached bodies to
+//! a socket. The encoding itself is gale-http's (`encode_head`); no queue logic here.
 
 use std::io::{ErrorKind, Write};
 
-use gale_http::DateCache;
+use gale_http::{DateCache, ResponseHead};
+
+use crate::request::{Action, Req};
 
 /// A response registered up front and replayed without entering JS.
 pub(crate) struct Fixed {
@@ -14,42 +17,116 @@ pub(crate) struct Fixed {
 }
 
 impl Fixed {
-    pub fn encode(&self, out: &mut Vec<u8>, date: &DateCache, close: bool, head_only: bool) {
-        out.clear();
-        gale_http::write_simple_response(
-            out,
-            self.status,
-            date,
-            b"",
-            &self.headers,
-            &self.body,
-            close,
-            head_only,
-        );
+    /// Puts this fixed answer into `req` (see [`put_native`]).
+    pub fn answer(&self, req: &mut Req, h2: bool, date: &DateCache) {
+        let head = ResponseHead {
+            status: self.status,
+            reason: b"",
+            content_type: b"",
+            fields: &self.headers,
+            body_len: Some(self.body.len() as u64),
+        };
+        put_native(req, h2, date, &head, &self.body);
     }
 }
 
-/// Encodes an engine-made plain-text answer (404, 405, 400) into `out`.
-pub(crate) fn encode_native(
-    out: &mut Vec<u8>,
+/// Puts an engine-made answer (404, 405, 400, …) into `req` (see [`put_native`]): `body` as plain text, or, for an
+/// error status with a stable code, an RFC 9457 problem document with `body` as its detail when the server's error
+/// format asks for one (always, or when the request's `Accept` prefers JSON).
+pub(crate) fn native_text(
+    req: &mut Req,
+    h2: bool,
     date: &DateCache,
     status: u16,
     extra: &[u8],
     body: &[u8],
-    close: bool,
-    head_only: bool,
 ) {
-    out.clear();
-    gale_http::write_simple_response(
-        out,
+    let code = gale_http::status_error_code(status);
+    native_answer(req, h2, date, status, extra, body, code);
+}
+
+/// [`native_text`] with the error code given (a protocol error's own, which may differ from its status's).
+fn native_answer(
+    req: &mut Req,
+    h2: bool,
+    date: &DateCache,
+    status: u16,
+    extra: &[u8],
+    body: &[u8],
+    code: Option<&str>,
+) {
+    if let Some(code) = code.filter(|_| wants_problem(req)) {
+        let mut doc = Vec::with_capacity(body.len() + 96);
+        gale_http::write_problem(&mut doc, status, code, &String::from_utf8_lossy(body));
+        let head = ResponseHead {
+            status,
+            reason: b"",
+            content_type: gale_http::PROBLEM_JSON,
+            fields: extra,
+            body_len: Some(doc.len() as u64),
+        };
+        put_native(req, h2, date, &head, &doc);
+        return;
+    }
+    let head = ResponseHead {
         status,
+        reason: b"",
+        content_type: b"text/plain; charset=utf-8",
+        fields: extra,
+        body_len: Some(body.len() as u64),
+    };
+    put_native(req, h2, date, &head, body);
+}
+
+/// Whether the engine's error answer to `req` is a problem document (its server's setting, then its `Accept`).
+fn wants_problem(req: &Req) -> bool {
+    match req.error_format {
+        crate::ErrorFormat::Text => false,
+        crate::ErrorFormat::Problem => true,
+        crate::ErrorFormat::Negotiate => req.header(b"accept").is_some_and(gale_http::prefers_json),
+    }
+}
+
+/// Puts the answer to a protocol error into `req`: its status and message; an HTTP/1.1 connection ends after it
+/// (an HTTP/2 stream ends alone).
+pub(crate) fn native_error(req: &mut Req, h2: bool, date: &DateCache, err: &gale_http::Error) {
+    if !h2 {
+        req.keep_alive = false;
+        req.native_close = true;
+    }
+    let msg = err.message();
+    native_answer(
+        req,
+        h2,
         date,
-        b"text/plain; charset=utf-8",
-        extra,
-        body,
-        close,
-        head_only,
+        err.status(),
+        b"",
+        msg.as_bytes(),
+        Some(err.code()),
     );
+}
+
+/// Puts a whole native answer into `req`, to be sent once the request's body is in: on HTTP/1.1 the head encoded
+/// by gale-http and the body into `req.native`; on an HTTP/2 stream (`h2`) the head as fields into `req.h2_head`
+/// and only the body into `req.native`. A HEAD request or a bodiless status gets no body.
+pub(crate) fn put_native(
+    req: &mut Req,
+    h2: bool,
+    date: &DateCache,
+    head: &ResponseHead<'_>,
+    body: &[u8],
+) {
+    req.native.clear();
+    if h2 {
+        req.h2_head = Some(gale_h2::response(head));
+    } else {
+        let e = gale_http::encode_head(&mut req.native, head, date, req.minor, req.keep_alive);
+        req.keep_alive = e.keep_alive;
+    }
+    if !req.head_only && !gale_http::has_no_body(head.status) {
+        req.native.extend_from_slice(body);
+    }
+    req.action = Some(Action::Native);
 }
 
 /// What JS passes for a response head.
@@ -83,23 +160,15 @@ impl Reply<'_> {
     }
 }
 
-/// Whether `reason` may stand in a status line: HTAB, SP, VCHAR, obs-text (RFC 9112 §4).
-pub(crate) fn is_reason_phrase(reason: &[u8]) -> bool {
-    reason
-        .iter()
-        .all(|&b| b == b'\t' || b == b' ' || (b >= 0x21 && b != 0x7f))
-}
-
 /// Sends as much of a file or cached body as the socket takes. Ok(true) when all of it is sent.
 pub(crate) fn send_file(
-    sock: &mio::net::TcpStream,
+    sock: &mut mio::net::TcpStream,
     body: &mut crate::request::FileBody,
 ) -> std::io::Result<bool> {
     use std::os::fd::AsRawFd;
     let file = match &body.source {
         crate::request::BodySource::File(f) => f,
         crate::request::BodySource::Memory(bytes) => {
-            let mut sock = sock;
             while body.remaining > 0 {
                 let start = body.offset as usize;
                 let end = start + body.remaining as usize;
@@ -157,28 +226,6 @@ pub(crate) fn send_file(
     Ok(true)
 }
 
-pub(crate) fn no_body_status(status: u16) -> bool {
-    status == 204 || status == 304 || (100..200).contains(&status)
-}
-
-/// Appends a chunk-size line for `len` bytes.
-pub(crate) fn chunk_size_line(out: &mut Vec<u8>, len: usize) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut tmp = [0u8; 16];
-    let mut i = tmp.len();
-    let mut n = len;
-    loop {
-        i -= 1;
-        tmp[i] = HEX[n & 15];
-        n >>= 4;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&tmp[i..]);
-    out.extend_from_slice(b"\r\n");
-}
-
 /// Lets `fill` append the `len` body bytes it promised (kept exact even if it misbehaves, so the
 /// framing and Content-Length already written stay true).
 pub(crate) fn append_with(out: &mut Vec<u8>, len: usize, fill: impl FnOnce(&mut Vec<u8>)) {
@@ -187,69 +234,9 @@ pub(crate) fn append_with(out: &mut Vec<u8>, len: usize, fill: impl FnOnce(&mut 
     out.resize(start + len, 0);
 }
 
-/// Makes an already encoded response head say `Connection: close`.
-pub(crate) fn mark_close(out: &mut Vec<u8>) {
-    let Some(end) = out.windows(4).position(|w| w == b"\r\n\r\n") else {
-        return;
-    };
-    let head = &out[..end + 2];
-    if let Some(p) = head
-        .windows(24)
-        .position(|w| w == b"Connection: keep-alive\r\n")
-    {
-        out.splice(p..p + 24, b"Connection: close\r\n".iter().copied());
-    } else if !head.windows(19).any(|w| w == b"Connection: close\r\n") {
-        out.splice(end + 2..end + 2, b"Connection: close\r\n".iter().copied());
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn chunk_size_lines_are_lowercase_hex() {
-        for (len, want) in [
-            (0usize, "0\r\n"),
-            (1, "1\r\n"),
-            (15, "f\r\n"),
-            (16, "10\r\n"),
-            (4096, "1000\r\n"),
-            (0xdead_beef, "deadbeef\r\n"),
-        ] {
-            let mut out = Vec::new();
-            chunk_size_line(&mut out, len);
-            assert_eq!(out, want.as_bytes(), "len {len}");
-        }
-    }
-
-    #[test]
-    fn mark_close_inserts_replaces_or_keeps() {
-        let cases: &[(&str, &str)] = &[
-            (
-                "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
-                "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
-            ),
-            (
-                "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok",
-                "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
-            ),
-            (
-                "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n",
-                "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n",
-            ),
-            // A "Connection: keep-alive" inside the body is not touched.
-            (
-                "HTTP/1.1 200 OK\r\n\r\nConnection: keep-alive\r\n",
-                "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nConnection: keep-alive\r\n",
-            ),
-        ];
-        for (input, want) in cases {
-            let mut out = input.as_bytes().to_vec();
-            mark_close(&mut out);
-            assert_eq!(String::from_utf8(out).unwrap(), *want);
-        }
-    }
 
     #[test]
     fn append_with_keeps_promised_length() {
@@ -261,15 +248,5 @@ mod tests {
             out, b"xabc\0\0",
             "a filler that writes too little is padded"
         );
-    }
-
-    #[test]
-    fn no_body_statuses() {
-        for s in [100, 101, 199, 204, 304] {
-            assert!(no_body_status(s), "{s}");
-        }
-        for s in [200, 201, 205, 302, 404, 500] {
-            assert!(!no_body_status(s), "{s}");
-        }
     }
 }

@@ -146,7 +146,7 @@ pub fn accept_key(key: &[u8]) -> [u8; 28] {
     sha.update(key);
     sha.update(GUID);
     let digest: [u8; 20] = sha.finalize().into();
-    base64_20(&digest)
+    gale_http::base64_20(&digest)
 }
 
 /// Appends the whole `HTTP/1.1 101 Switching Protocols` head, ending with the blank line:
@@ -197,20 +197,6 @@ fn has_token(v: &[u8], token: &[u8]) -> bool {
 }
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/// Base64 of a SHA-1 digest: 20 bytes make 27 characters and one `=`.
-fn base64_20(d: &[u8; 20]) -> [u8; 28] {
-    let mut out = [b'='; 28];
-    for (i, c) in d.chunks(3).enumerate() {
-        let n = (u32::from(c[0]) << 16)
-            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*c.get(2).unwrap_or(&0));
-        for j in 0..=c.len() {
-            out[i * 4 + j] = B64[(n >> (18 - 6 * j) & 63) as usize];
-        }
-    }
-    out
-}
 
 /// Whether `k` looks like the base64 of 16 bytes: 22 alphabet characters then `==`. Like the
 /// `ws` library, the unused low bits of the last character are not checked.

@@ -13,6 +13,8 @@ fuzz_target!(|data: &[u8]| {
                 max_head_bytes: usize::from(*a) * 2,
                 max_headers: usize::from(*b % 16),
                 max_uri_bytes: usize::from(*c),
+                // The low bit of the head-size byte turns the Host check off (gale/express's mode).
+                strict_host: *a & 1 == 0,
             },
             rest,
         ),

@@ -19,7 +19,8 @@ fn release(
         req.detached = true;
         events.push_back(Event::Abort(req.id(idx)));
     } else {
-        reqs.free(idx);
+        // JS may still read the request until the end of this loop turn.
+        reqs.retire(idx);
     }
 }
 

@@ -2,17 +2,16 @@
 //! loop and the same request records as HTTP/1.1. The `h2` crate runs the protocol; it is polled with the
 //! engine's own waker over an in-memory duplex (`pipe.rs`): what the socket brought goes in, the frames it writes
 //! go to the connection's write buffer. Each stream becomes a request record whose head is the equivalent
-//! HTTP/1.1 head (`head.rs`), so routing, middleware and the whole JS request and response API are unchanged; the
-//! HTTP/1.1 response the engine writes for it (JS reply, native answer, static file) is transcoded into HEADERS
-//! and DATA frames within the stream's flow-control window (`stream.rs`). `guard.rs` cuts off floods.
+//! HTTP/1.1 head (`gale_h2::request_head`), so routing, middleware and the whole JS request and response API are
+//! unchanged; a response's head is built from its fields (`gale_h2::response`, the `ResponseHead` the HTTP/1.1
+//! encoder takes too) into `Req::h2_head`, and its body bytes go out as DATA frames within the stream's
+//! flow-control window (`stream.rs`). `gale_h2::Guard` cuts off floods.
 //!
 //! Where each part runs: `Inner::h2_step` (from the parse loop) feeds input, accepts streams, receives bodies and
 //! queues JS dispatches; `Inner::h2_flush` (the connection's flush) moves response bytes into h2 and frames to the
 //! socket; `io.rs` has the hooks for closing, timeouts and the response API. (Inside this module `h2::` names
 //! the h2 crate; the rest of the engine names this module `crate::h2`.)
 
-mod guard;
-mod head;
 mod io;
 mod pipe;
 mod stream;
@@ -28,8 +27,8 @@ use h2::RecvStream;
 use crate::engine::{Inner, Step};
 use crate::request::Action;
 
-pub(crate) use guard::PREFACE;
-use guard::{Guard, GuardLimits};
+pub(crate) use gale_h2::PREFACE;
+use gale_h2::{Guard, GuardLimits};
 use pipe::{Flag, Pipe};
 use stream::Stream;
 
@@ -350,7 +349,7 @@ impl Inner {
         };
         let body_limit = self.cfg.body_limit;
         let req = self.reqs.get_mut(idx);
-        head::request_head(&parts, &mut req.head);
+        gale_h2::request_head(&parts, &mut req.head);
         req.minor = 2;
         req.keep_alive = true;
         let parsed = gale_http::parse_head(&req.head, &self.cfg.limits, &mut self.hdr_scratch);
@@ -425,10 +424,7 @@ impl Inner {
 
     /// Encodes an error answer for `idx` (bad head, limits) as its native response.
     fn h2_error(&mut self, idx: usize, err: &gale_http::Error) {
-        let req = self.reqs.get_mut(idx);
-        req.native.clear();
-        gale_http::write_error_response(&mut req.native, err, &self.date);
-        req.action = Some(Action::Native);
+        crate::wire::native_error(self.reqs.get_mut(idx), true, &self.date, err);
     }
 
     /// Receives body data and resets for every stream.

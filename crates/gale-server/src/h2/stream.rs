@@ -122,7 +122,7 @@ impl Stream {
             req.detached = true;
             events.push_back(Event::Abort(req.id(self.idx)));
         } else {
-            reqs.free(self.idx);
+            reqs.retire(self.idx);
         }
         self.end_sent = true;
         true
@@ -185,9 +185,7 @@ impl Stream {
             self.stop_body();
             let err = gale_http::Error::body_too_large(body_limit);
             if self.pending.take().is_some() {
-                req.native.clear();
-                gale_http::write_error_response(&mut req.native, &err, date);
-                req.action = Some(Action::Native);
+                crate::wire::native_error(req, true, date, &err);
                 answer_native(req);
             } else {
                 // JS is reading the body as it comes: its reader fails with 413, and JS answers.
@@ -226,15 +224,14 @@ impl Stream {
             return Pass::Finished;
         }
         if self.send.is_none() {
-            // `started`: the head is in `out` (JS wrote it, or a native answer was put there).
+            // `started`: the head is in `h2_head` (JS wrote it, or a native answer was put there).
             if !req.started {
                 return Pass::Keep;
             }
-            let Some((resp, len)) = super::head::response_head(&req.out) else {
+            let Some(resp) = req.h2_head.take() else {
                 self.reset(h2::Reason::INTERNAL_ERROR);
                 return Pass::Finished;
             };
-            req.out.drain(..len);
             let eos = req.ended && req.out.is_empty() && req.file.is_none();
             let Some(respond) = self.respond.as_mut() else {
                 return Pass::Finished;
@@ -374,7 +371,8 @@ fn read_piece(req: &mut Req, cap: usize) -> Option<Bytes> {
     Some(chunk)
 }
 
-/// A native answer (404, 405, fixed routes, errors, static files): its encoded bytes become the output.
+/// A native answer (404, 405, fixed routes, errors, static files): its head is in `h2_head`, its body bytes
+/// become the output.
 pub(super) fn answer_native(req: &mut Req) {
     req.out.clear();
     req.out.extend_from_slice(&req.native);
@@ -476,12 +474,20 @@ mod tests {
         sp.push_input(&v);
     }
 
-    fn record(head: &str, body: &[u8]) -> Req {
-        let mut req = Req::default();
-        req.out.extend_from_slice(head.as_bytes());
-        req.out.extend_from_slice(body);
-        req.started = true;
-        req
+    /// A record whose reply head was written (status 200, these fields, this length) and `body` is pending.
+    fn record(content_type: &[u8], fields: &[u8], body_len: Option<u64>, body: &[u8]) -> Req {
+        Req {
+            h2_head: Some(gale_h2::response(&gale_http::ResponseHead {
+                status: 200,
+                reason: b"",
+                content_type,
+                fields,
+                body_len,
+            })),
+            out: body.to_vec(),
+            started: true,
+            ..Req::default()
+        }
     }
 
     #[test]
@@ -489,10 +495,7 @@ mod tests {
         let mut p = Pair::new(1000);
         let (mut st, mut resp) = p.open();
         let body: Vec<u8> = (0..20_000u32).map(|i| (i % 251) as u8).collect();
-        let mut req = record(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: 20000\r\n\r\n",
-            &body,
-        );
+        let mut req = record(b"text/plain", b"Connection: close\r\n", Some(20_000), &body);
         req.ended = true;
         let mut events = std::collections::VecDeque::new();
         let mut budget = usize::MAX;
@@ -536,7 +539,7 @@ mod tests {
     fn a_budget_stops_a_pass_and_a_short_body_resets_the_stream() {
         let mut p = Pair::new(65_535);
         let (mut st, _resp) = p.open();
-        let mut req = record("HTTP/1.1 200 OK\r\n\r\n", &[7; 40_000]);
+        let mut req = record(b"", b"", None, &[7; 40_000]);
         let mut events = std::collections::VecDeque::new();
         let mut budget = 10_000;
         assert!(st.output(&mut req, &mut budget, 64 * 1024, &mut events) == Pass::More);
@@ -544,7 +547,7 @@ mod tests {
 
         let (mut st, mut resp) = p.open();
         // A streamed reply that declared 10 bytes and ended after 3.
-        let mut req = record("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n", b"abc");
+        let mut req = record(b"", b"", Some(10), b"abc");
         req.declared_left = Some(7);
         req.ended = true;
         let mut budget = usize::MAX;
@@ -582,7 +585,7 @@ mod tests {
     fn drain_is_reported_once_the_buffered_body_is_below_the_high_water_mark() {
         let mut p = Pair::new(65_535);
         let (mut st, _resp) = p.open();
-        let mut req = record("HTTP/1.1 200 OK\r\n\r\n", &[1; 100_000]);
+        let mut req = record(b"", b"", None, &[1; 100_000]);
         req.want_drain = true;
         let mut events = std::collections::VecDeque::new();
         let mut budget = usize::MAX;

@@ -6,7 +6,6 @@ use gale_ws::DeflateConfig;
 
 use crate::conn::Phase;
 use crate::engine::{Inner, Step};
-use crate::request::Action;
 use crate::ws::{make_sid, Compression, WsConn, MAX_WS_CONNS};
 
 impl Inner {
@@ -53,17 +52,7 @@ impl Inner {
         // Whatever JS answers instead of accepting ends the connection: the client expects a 101.
         req.keep_alive = false;
         if let Some((status, extra, msg)) = problem {
-            req.native.clear();
-            crate::wire::encode_native(
-                &mut req.native,
-                &self.date,
-                status,
-                extra,
-                msg,
-                true,
-                req.head_only,
-            );
-            req.action = Some(Action::Native);
+            crate::wire::native_text(req, false, &self.date, status, extra, msg);
             return self.finish_request(idx);
         }
         req.ws_route = Some(wr);

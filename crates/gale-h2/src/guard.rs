@@ -7,7 +7,7 @@
 //! adds rate limits it lacks, per connection, so one client's flood never costs another client anything.
 
 /// The connection preface every HTTP/2 client sends first (RFC 9113 §3.4).
-pub(crate) const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+pub const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 /// A token bucket counted in thousandths, refilled by elapsed milliseconds.
 #[derive(Clone, Copy, Debug)]
@@ -43,10 +43,14 @@ impl Bucket {
 
 /// Rates a client may sustain: a burst, then so many per second.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct GuardLimits {
+pub struct GuardLimits {
+    /// PING/SETTINGS/PRIORITY/empty/unknown frames a client may send at once.
     pub control_burst: u64,
+    /// … and per second after the burst.
     pub control_per_sec: u64,
+    /// RST_STREAM frames a client may send at once.
     pub reset_burst: u64,
+    /// … and per second after the burst.
     pub reset_per_sec: u64,
 }
 
@@ -65,14 +69,25 @@ impl Default for GuardLimits {
 
 /// Why a connection was cut off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Flood {
+pub enum Flood {
     /// Too many PING/SETTINGS/PRIORITY/empty/unknown frames.
     Control,
     /// Too many RST_STREAM frames.
     Resets,
 }
 
-pub(crate) struct Guard {
+/// The flood guard of one connection: feed it every byte the client sends, in order, before h2 reads them.
+///
+/// ```
+/// use gale_h2::{Guard, GuardLimits, PREFACE};
+/// let mut g = Guard::new(GuardLimits::default(), 0);
+/// let settings = [0, 0, 0, 4, 0, 0, 0, 0, 0]; // an empty SETTINGS frame on stream 0
+/// g.scan(PREFACE, 0).unwrap();
+/// g.scan(&settings, 0).unwrap();
+/// assert!(g.started());
+/// ```
+#[derive(Debug)]
+pub struct Guard {
     /// Preface bytes still to pass.
     preface_left: usize,
     hdr: [u8; 9],
@@ -100,6 +115,7 @@ const FLAG_ACK: u8 = 0x1;
 const FLAG_END_HEADERS: u8 = 0x4;
 
 impl Guard {
+    /// A guard for a connection that starts at `now_ms` (milliseconds on any steady clock).
     pub fn new(limits: GuardLimits, now_ms: u64) -> Guard {
         Guard {
             preface_left: PREFACE.len(),

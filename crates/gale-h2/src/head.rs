@@ -1,10 +1,10 @@
-//! Transcoding between an HTTP/2 stream and the HTTP/1.1 forms the rest of the engine already handles, with no
-//! socket in sight: a request's pseudo-headers and fields become an HTTP/1.1 head (parsed by gale-http like any
-//! other, so limits, routing and the JS request API are the same), and the HTTP/1.1 response head the engine
-//! wrote for a reply becomes the status and fields of an HTTP/2 HEADERS frame.
+//! Between an HTTP/2 stream and the forms the rest of the engine handles, with no socket in sight: a request's
+//! pseudo-headers and fields become an HTTP/1.1 head (parsed by gale-http like any other, so limits, routing and
+//! the JS request API are the same), and a reply's fields (gale-http's `ResponseHead`, the same the HTTP/1.1
+//! encoder takes) become the status and fields of an HTTP/2 HEADERS frame.
 
-use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue, COOKIE, HOST};
+use gale_http::{field_lines, has_no_body, ResponseHead};
+use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HOST};
 use http::{HeaderMap, Response, StatusCode};
 
 /// Writes the HTTP/1.1 request head equivalent to an HTTP/2 request into `out`: `:method :path HTTP/1.1`,
@@ -12,7 +12,7 @@ use http::{HeaderMap, Response, StatusCode};
 /// refused with 400, as RFC 9113 §8.3.1 asks; with neither, an empty `Host`, as RFC 9112 §3.2 has for a target
 /// without authority), the fields as sent, and the `cookie` fields joined into one with `; ` (RFC 9113 §8.2.3).
 /// Field values cannot hold CR, LF or NUL (the http crate refuses them), so nothing can be smuggled into the head.
-pub(crate) fn request_head(parts: &http::request::Parts, out: &mut Vec<u8>) {
+pub fn request_head(parts: &http::request::Parts, out: &mut Vec<u8>) {
     out.extend_from_slice(parts.method.as_str().as_bytes());
     out.push(b' ');
     match parts.uri.path_and_query() {
@@ -70,63 +70,52 @@ fn connection_specific(name: &[u8]) -> bool {
         || name.eq_ignore_ascii_case(b"proxy-connection")
 }
 
-/// Parses the HTTP/1.1 response head at the start of `out` (as the engine writes it: a status line, `Name: value`
-/// lines, a blank line) into a response for HTTP/2. Returns the response and the head's length, or None when
-/// `out` holds no complete head. Connection-specific fields are dropped; the reason phrase has no place in HTTP/2.
-pub(crate) fn response_head(out: &[u8]) -> Option<(Response<()>, usize)> {
-    let end = memchr_crlfcrlf(out)?;
-    let head = &out[..end];
-    let mut lines = head
-        .split(|&b| b == b'\n')
-        .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
-    let status_line = lines.next()?;
-    let code = status_line.get(9..12)?;
-    if !status_line.starts_with(b"HTTP/1.") || !code.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    let status = StatusCode::from_bytes(code).ok()?;
+/// The HTTP/2 response for a reply's fields: its status, Content-Type, the fields (connection-specific ones
+/// dropped, RFC 9113 §8.2.2), and Content-Length when the body's length is known. The reason phrase has no place
+/// in HTTP/2. A status outside 100..=999 is sent as 500, as the HTTP/1.1 encoder does; a field the `http` crate
+/// refuses (the engine validated them when the app set them) is left out.
+///
+/// ```
+/// let head = gale_http::ResponseHead {
+///     status: 201,
+///     reason: b"Made",
+///     content_type: b"text/plain",
+///     fields: b"X-A: 1\r\nConnection: close\r\n",
+///     body_len: Some(5),
+/// };
+/// let resp = gale_h2::response(&head);
+/// assert_eq!(resp.status(), 201);
+/// assert_eq!(resp.headers()["content-length"], "5");
+/// assert!(resp.headers().get("connection").is_none());
+/// ```
+pub fn response(head: &ResponseHead<'_>) -> Response<()> {
+    let status = StatusCode::from_u16(head.status)
+        .ok()
+        .filter(|s| (100..=999).contains(&s.as_u16()))
+        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut headers = HeaderMap::new();
-    for line in lines {
-        if line.is_empty() {
-            continue;
+    if !head.content_type.is_empty() {
+        if let Ok(v) = HeaderValue::from_bytes(head.content_type) {
+            headers.insert(CONTENT_TYPE, v);
         }
-        let Some(colon) = line.iter().position(|&b| b == b':') else {
-            continue;
-        };
-        let name = &line[..colon];
+    }
+    for (name, value) in field_lines(head.fields) {
         if connection_specific(name) {
             continue;
         }
-        let value = trim(&line[colon + 1..]);
-        // The engine validated both when the app set them; anything the http crate still refuses is left out.
-        if let (Ok(n), Ok(v)) = (
-            HeaderName::from_bytes(name),
-            HeaderValue::from_maybe_shared(Bytes::copy_from_slice(value)),
-        ) {
+        if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name), HeaderValue::from_bytes(value)) {
             headers.append(n, v);
+        }
+    }
+    if let Some(n) = head.body_len {
+        if !has_no_body(status.as_u16()) {
+            headers.insert(CONTENT_LENGTH, HeaderValue::from(n));
         }
     }
     let mut resp = Response::new(());
     *resp.status_mut() = status;
     *resp.headers_mut() = headers;
-    Some((resp, end + 4))
-}
-
-/// Where the head's blank line starts (the index of `\r\n\r\n`).
-fn memchr_crlfcrlf(b: &[u8]) -> Option<usize> {
-    b.windows(4).position(|w| w == b"\r\n\r\n")
-}
-
-fn trim(v: &[u8]) -> &[u8] {
-    let start = v
-        .iter()
-        .position(|&b| b != b' ' && b != b'\t')
-        .unwrap_or(v.len());
-    let end = v
-        .iter()
-        .rposition(|&b| b != b' ' && b != b'\t')
-        .map_or(start, |e| e + 1);
-    &v[start..end]
+    resp
 }
 
 #[cfg(test)]
@@ -236,32 +225,66 @@ mod tests {
         );
     }
 
+    fn head<'a>(
+        status: u16,
+        ct: &'a [u8],
+        fields: &'a [u8],
+        body_len: Option<u64>,
+    ) -> ResponseHead<'a> {
+        ResponseHead {
+            status,
+            reason: b"Whatever",
+            content_type: ct,
+            fields,
+            body_len,
+        }
+    }
+
     #[test]
-    fn an_engine_response_head_becomes_status_and_fields() {
-        let out = b"HTTP/1.1 201 Created\r\nDate: Mon, 01 Jan 2024 00:00:00 GMT\r\nContent-Type: text/plain\r\n\
-X-Two: a\r\nX-Two:  b \r\nConnection: close\r\nTransfer-Encoding: chunked\r\nKeep-Alive: timeout=5\r\n\
-Content-Length: 5\r\n\r\nhello";
-        let (resp, len) = response_head(out).unwrap();
-        assert_eq!(&out[len..], b"hello");
+    fn reply_fields_become_status_and_fields() {
+        let resp = response(&head(
+            201,
+            b"text/plain",
+            b"X-Two: a\r\nX-Two:  b \r\nConnection: close\r\nTransfer-Encoding: chunked\r\nKeep-Alive: timeout=5\r\n\
+              Upgrade: h2c\r\nProxy-Connection: x\r\n",
+            Some(5),
+        ));
         assert_eq!(resp.status(), 201);
         let h = resp.headers();
         assert_eq!(h["content-type"], "text/plain");
         assert_eq!(h["content-length"], "5");
         let two: Vec<_> = h.get_all("x-two").iter().collect();
         assert_eq!(two, ["a", "b"]);
-        assert!(h.get("connection").is_none());
-        assert!(h.get("transfer-encoding").is_none());
-        assert!(h.get("keep-alive").is_none());
-        assert_eq!(h.len(), 5);
+        for gone in [
+            "connection",
+            "transfer-encoding",
+            "keep-alive",
+            "upgrade",
+            "proxy-connection",
+        ] {
+            assert!(h.get(gone).is_none(), "{gone}");
+        }
+        assert_eq!(h.len(), 4);
     }
 
     #[test]
-    fn an_incomplete_or_foreign_head_is_none() {
-        assert!(response_head(b"HTTP/1.1 200 OK\r\nX: y\r\n").is_none());
-        assert!(response_head(b"").is_none());
-        assert!(response_head(b"HTTP/1.1 2x0 OK\r\n\r\n").is_none());
-        assert!(response_head(b"SMTP 220\r\n\r\n").is_none());
-        let (resp, len) = response_head(b"HTTP/1.1 404 Nope\r\n\r\n").unwrap();
-        assert_eq!((resp.status().as_u16(), len), (404, 21));
+    fn streamed_bodiless_and_odd_replies() {
+        let resp = response(&head(200, b"", b"", None));
+        assert!(
+            resp.headers().get("content-length").is_none(),
+            "streamed: no length"
+        );
+        assert!(resp.headers().is_empty());
+        let resp = response(&head(304, b"", b"ETag: \"a\"\r\n", Some(12)));
+        assert!(
+            resp.headers().get("content-length").is_none(),
+            "304 has no body"
+        );
+        assert_eq!(resp.headers()["etag"], "\"a\"");
+        assert_eq!(response(&head(1000, b"", b"", Some(0))).status(), 500);
+        assert_eq!(response(&head(99, b"", b"", Some(0))).status(), 500);
+        // A field h2 cannot carry (an upper-case or empty name after the engine's checks) is left out.
+        let resp = response(&head(200, b"", b"Bad Name: x\r\n: y\r\nOk: 1\r\n", Some(0)));
+        assert_eq!(resp.headers().len(), 2, "{:?}", resp.headers());
     }
 }
