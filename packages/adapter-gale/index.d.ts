@@ -1,4 +1,17 @@
 // Types of adapter-gale (the SvelteKit adapter that writes a standalone Gale server).
+/**
+ * `adapter-gale`: the SvelteKit adapter (SvelteKit 2 and 3) that writes a standalone server running on Gale, with
+ * client assets and prerendered pages served by the native engine.
+ *
+ * @example
+ * // vite.config.js
+ * import { sveltekit } from '@sveltejs/kit/vite';
+ * import adapter from 'adapter-gale';
+ * import { defineConfig } from 'vite';
+ * export default defineConfig({ plugins: [sveltekit({ adapter: adapter({ out: 'build' }) })] });
+ *
+ * @module adapter-gale
+ */
 import type { Adapter } from '@sveltejs/kit';
 import './ambient.js';
 
@@ -38,12 +51,14 @@ export interface AdapterOptions {
 }
 
 /**
- * The adapter.
+ * The adapter, for SvelteKit 2 and 3.
  *
  * @example
- * // svelte.config.js
+ * // vite.config.js (SvelteKit 3, and 2 from 2.62; older 2: `kit: { adapter: … }` in svelte.config.js)
+ * import { sveltekit } from '@sveltejs/kit/vite';
  * import adapter from 'adapter-gale';
- * export default { kit: { adapter: adapter({ out: 'build', setup: 'src/gale.js' }) } };
+ * import { defineConfig } from 'vite';
+ * export default defineConfig({ plugins: [sveltekit({ adapter: adapter({ out: 'build', setup: 'src/gale.js' }) })] });
  */
 export default function adapter(options?: AdapterOptions): Adapter;
 

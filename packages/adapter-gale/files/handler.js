@@ -1,10 +1,9 @@
 // @ts-check
 // The built app as a Gale router (`handler`): client assets and prerendered pages as native static mounts (never
 // entering JavaScript), everything else through SvelteKit's `server.respond()` as a fetch handler. The adapter
-// bundles this file; SERVER, MANIFEST and the ADAPTER_GALE_* placeholders are replaced then (see ../index.js).
-import './shims.js';
-import { manifest } from 'MANIFEST';
-import { Server } from 'SERVER';
+// bundles this file; SERVER (SvelteKit's server instance) and the ADAPTER_GALE_* placeholders are replaced then
+// (see ../index.js).
+import { server } from 'SERVER';
 import path from 'node:path';
 import process from 'node:process';
 import { createReadableStream } from '@sveltejs/kit/node';
@@ -25,9 +24,15 @@ const layout = ADAPTER_GALE_STATIC;
 /** @type {boolean} */
 const precompressed = ADAPTER_GALE_PRECOMPRESS;
 
-const server = new Server(manifest);
+/**
+ * Built with SvelteKit 3: files answer GET and HEAD only (405 otherwise) and the trailing-slash redirect of a
+ * prerendered page is relative, as adapter-node 6 does; under SvelteKit 2, adapter-node 5's sirv served files to any
+ * method and redirected to the absolute path.
+ */
+const kit3 = ADAPTER_GALE_KIT === 3;
 
-const origin = parse_origin(env('ORIGIN', undefined));
+// ORIGIN, else SvelteKit 3's `paths.origin` (adapter-node 6 reads only the latter; the variable still wins here).
+const origin = parse_origin(env('ORIGIN', undefined)) ?? ADAPTER_GALE_ORIGIN ?? undefined;
 const xff_depth = Number.parseInt(env('XFF_DEPTH', '1'), 10);
 const address_header = env('ADDRESS_HEADER', '').toLowerCase();
 const protocol_header = env('PROTOCOL_HEADER', '').toLowerCase();
@@ -134,7 +139,7 @@ const ssr = toHandler(respond, { origin: origin ?? request_origin });
 /**
  * Every file served at a path, by decoded pathname: those without a native mount (see layout.js: a route below
  * them, an unusual name, `/`) for every method, the mounted ones for methods other than GET and HEAD, which the
- * mounts leave to this route (adapter-node's sirv serves files whatever the method).
+ * mounts leave to this route (adapter-node 5's sirv serves files whatever the method; 6 answers them 405).
  */
 const files = new Map(layout.files.map(([pathname, file]) => [pathname, path.join(dir, file)]));
 for (const [url, fileDir, name] of layout.mounts) files.set(url, path.join(dir, fileDir, name));
@@ -155,11 +160,19 @@ function fallback(req, res) {
     // not a valid escape: SvelteKit answers it
   }
   const file = files.get(pathname);
-  if (file !== undefined) return res.sendFile(file, { dotfiles: 'allow' });
+  if (file !== undefined) {
+    if (kit3 && req.method !== 'GET' && req.method !== 'HEAD') {
+      res.status(405).header('allow', 'GET, HEAD');
+      return res.end();
+    }
+    return res.sendFile(file, { dotfiles: 'allow' });
+  }
   if (pathname.length > 1 && pathname.endsWith('/') && prerendered.has(pathname.slice(0, -1))) {
     const raw = req.path.slice(0, -1);
     const query = req.originalUrl.indexOf('?');
-    res.status(308).header('location', query === -1 ? raw : raw + req.originalUrl.slice(query));
+    // Relative under SvelteKit 3, so a path prefix a proxy stripped survives (`../blog` from `/blog/`).
+    const target = kit3 ? `../${raw.slice(raw.lastIndexOf('/') + 1)}` : raw;
+    res.status(308).header('location', query === -1 ? target : target + req.originalUrl.slice(query));
     return res.end();
   }
   return ssr(req, res);

@@ -5,10 +5,8 @@
 
 import setup from 'SETUP';
 import process from 'node:process';
-import * as galeModule from 'gale';
+import { gale } from 'gale';
 import { env, timeout_env } from './env.js';
-
-const { gale } = galeModule;
 
 const path = env('SOCKET_PATH', '');
 const host = env('HOST', '0.0.0.0');
@@ -48,21 +46,29 @@ if (workers !== undefined && workers !== 'auto' && !(Number.isInteger(workers) &
   throw new Error(`Invalid WORKERS: '${workers_env}'. Give a whole number of processes (1 or more) or 'auto'.`);
 }
 const clustered = workers !== undefined && workers !== 1;
-if (clustered && !('cluster' in galeModule)) {
-  throw new Error(
-    `adapter-gale: workers: ${workers} needs Gale's multi-process support (gale's cluster), which the installed ` +
-      'gale does not have. Upgrade gale, or run one process per port (remove the workers option / WORKERS).',
-  );
+/** @type {typeof import('@gale-http/cluster') | undefined} Workers on one port come from @gale-http/cluster. */
+let scale;
+if (clustered) {
+  const pkg = '@gale-http/cluster';
+  try {
+    scale = await import(pkg);
+  } catch (err) {
+    if (/** @type {{ code?: string }} */ (err).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    throw new Error(
+      `adapter-gale: workers: ${workers} runs the server in several processes with ${pkg}, which is not installed: ` +
+        `npm install ${pkg} (or remove the workers option / WORKERS to run one process).`,
+    );
+  }
 }
 
 /** @type {import('gale').App | undefined} The Gale app (in a worker, or the only process); undefined in a primary. */
 let server;
 
-if (clustered && galeModule.cluster.isPrimary) {
+if (scale?.cluster.isPrimary) {
   // This process becomes the primary: `workers` processes run this same file and listen on the port together
   // (SO_REUSEPORT); crashed ones are respawned, SIGHUP reloads them one by one, SIGTERM/SIGINT drain them within
   // SHUTDOWN_TIMEOUT, and app.publish (the WebSocket pub/sub of the setup module) reaches every worker.
-  const primary = galeModule.cluster(import.meta.url, {
+  const primary = scale.cluster(import.meta.url, {
     workers,
     drainTimeout: shutdown_timeout * 1000,
   });

@@ -1,4 +1,3 @@
 'use strict';
-// CommonJS entry of `gale/express` (require('gale/express')): the express function itself, as Express exports it,
-// with its helpers (Router, json, static, …) as properties. Node >= 20.19 / 22.12 (see load.cjs).
-module.exports = require('./load.cjs').defaultWithNamed('../dist/express/index.js', 'gale/express');
+// CommonJS entry of the old `gale/express` subpath: it moved to its own package, and loading it throws saying which.
+require('./load.cjs').namespace('../dist/moved/express.js', 'gale/express');

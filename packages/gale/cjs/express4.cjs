@@ -1,3 +1,3 @@
 'use strict';
-// CommonJS entry of `gale/express4`: as cjs/express.cjs, for the Express 4 flavour.
-module.exports = require('./load.cjs').defaultWithNamed('../dist/express/express4.js', 'gale/express4');
+// CommonJS entry of the old `gale/express4` subpath: it moved to its own package, and loading it throws saying which.
+require('./load.cjs').namespace('../dist/moved/express4.js', 'gale/express4');

@@ -1,3 +1,3 @@
 'use strict';
-// CommonJS entry of `gale/fast-ws-client` (const { FastWsClient } = require('gale/fast-ws-client')); see load.cjs.
-module.exports = require('./load.cjs').namespace('../dist/fastws/client.js', 'gale/fast-ws-client');
+// CommonJS entry of the old `gale/fast-ws-client` subpath: it moved to its own package, and loading it throws saying which.
+require('./load.cjs').namespace('../dist/moved/fast-ws-client.js', 'gale/fast-ws-client');

@@ -1,2 +1,2 @@
-// Types of the CommonJS entry `require('gale/fast-ws-client')`: the ES module's named exports.
-export * from '../dist/fastws/client.js';
+// The old `gale/fast-ws-client` subpath moved to its own package (see its message); nothing is exported here.
+export {};

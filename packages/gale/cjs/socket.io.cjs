@@ -1,3 +1,3 @@
 'use strict';
-// CommonJS entry of `gale/socket.io` (const { Server } = require('gale/socket.io')); see load.cjs.
-module.exports = require('./load.cjs').namespace('../dist/socket.io/index.js', 'gale/socket.io');
+// CommonJS entry of the old `gale/socket.io` subpath: it moved to its own package, and loading it throws saying which.
+require('./load.cjs').namespace('../dist/moved/socket.io.js', 'gale/socket.io');

@@ -1,2 +1,2 @@
-// Types of the CommonJS entry `require('gale/socket.io')`: the ES module's named exports.
-export * from '../dist/socket.io/index.js';
+// The old `gale/socket.io` subpath moved to its own package (see its message); nothing is exported here.
+export {};

@@ -22,6 +22,7 @@ import type { Response } from './response.js';
 import { checkHeader } from './response-headers.js';
 import { type Entry, joinPath, type Router, type StaticMount } from './router.js';
 import { checkStaticOptions } from './static-options.js';
+import { schemaHandler } from './validate.js';
 import { nativeWsOptions, upgradeStep, type WsHub } from './ws-route.js';
 
 export interface Route {
@@ -32,6 +33,8 @@ export interface Route {
   scopes: ErrorScopes;
   /** Mount point a direct handler sees as req.baseUrl ('' at the app root). */
   base: string;
+  /** The full path pattern as registered (`/users/:id`), for tracing's `route`; undefined for the fallback route. */
+  pattern: string | undefined;
 }
 
 /** Turns an app's entries (and those of the routers mounted on it) into native routes. */
@@ -77,12 +80,12 @@ export class Registrar {
         } catch (err) {
           throw new GaleError(ErrorCodes.ROUTE_CONFLICT, (err as Error).message);
         }
-        this.routes.push({ run, direct: false, names, scopes, base: '' });
+        this.routes.push({ run, direct: false, names, scopes, base: '', pattern: path });
         return id;
       },
       replace: (id, run, scopes) => {
         const r = this.routes[id] as Route;
-        this.routes[id] = { run, direct: false, names: r.names, scopes, base: '' };
+        this.routes[id] = { run, direct: false, names: r.names, scopes, base: '', pattern: r.pattern };
       },
       chainHost,
       caseSensitive,
@@ -144,7 +147,10 @@ export class Registrar {
     // An OPTIONS route for a path cors() covers takes the slot of the one made for preflights.
     const slot = e.method === 'OPTIONS' && !e.ws ? this.preflights.takeOver(path) : undefined;
     const id = slot ?? this.routes.length;
-    const handler = e.ws ? (upgradeStep(this.hub, e.ws.behavior, e.ws.onOpen) as Handler) : e.handler;
+    // A route with schemas runs its handler behind the checks (validate.ts), after its middleware.
+    const handler = e.ws
+      ? (upgradeStep(this.hub, e.ws.behavior, e.ws.onOpen) as Handler)
+      : schemaHandler(e.handler, e.schema, `${e.method} ${path}`);
     let names: string[];
     try {
       if (slot !== undefined) names = (this.routes[slot] as Route).names;
@@ -158,7 +164,7 @@ export class Registrar {
     const run = direct
       ? (handler as (req: Request, res: Response) => unknown)
       : compose(steps, handler, mount, scopes, this.chainHost);
-    const route: Route = { run, direct, names, scopes, base: mount };
+    const route: Route = { run, direct, names, scopes, base: mount, pattern: path };
     if (slot !== undefined) this.routes[slot] = route;
     else this.routes.push(route);
     if (!e.ws)
@@ -185,7 +191,7 @@ export class Registrar {
     const uses = allUses(this.app.entries, '/', joinPath);
     const notFoundHandler = this.notFoundHandler();
     if (uses.length === 0 && notFoundHandler === undefined) return;
-    const handler: Handler = notFoundHandler ?? ((_req, res) => res.status(404).send('Not Found'));
+    const handler: Handler = notFoundHandler ?? ((req, res) => this.chainHost.notFound(req, res));
     const steps = uses.map((u) => ({
       fn: u.prefix === '/' ? u.fn : guarded(u, this.caseSensitive),
       base: baseOf(u.prefix),
@@ -196,7 +202,7 @@ export class Registrar {
     const run = direct
       ? (handler as (req: Request, res: Response) => unknown)
       : compose(steps, handler, '', scopes, this.chainHost);
-    const route: Route = { run, direct, names: [], scopes, base: '' };
+    const route: Route = { run, direct, names: [], scopes, base: '', pattern: undefined };
     if (this.fallbackId === undefined) {
       this.fallbackId = this.routes.length;
       this.routes.push(route);

@@ -1,15 +1,14 @@
 // The Gale application: a Router whose routes go straight into the native router, each with its
 // middleware chain precomputed; the dispatch entry the engine calls; replies, errors, listen, close.
 // Registration (flattening routers into routes, static mounts) is in app-routes.ts.
-import { Registrar, type Route, serveStatic, staticMount } from './app-routes.js';
+import { Registrar, type Route, staticMount } from './app-routes.js';
 import { type ChainHost, type Handler, handleScopedError, type Middleware } from './chain.js';
-import { hooks, type Relay } from './cluster/hooks.js';
-import { cluster } from './cluster/index.js';
-import { HttpError } from './errors.js';
+import { ErrorCodes, GaleError, HttpError, ValidationError } from './errors.js';
 import type { Fetchable, FetchHandler } from './fetch/handler.js';
+import { type FetchMountOptions, mountFetch } from './fetch/mount.js';
 import { sendResponse } from './fetch/send.js';
-import { type FetchMountOptions, mountFetch, serve } from './fetch/serve.js';
 import { GlobalResponse } from './fetch/web-response.js';
+import { InProcess } from './in-process.js';
 import { configureLogging, consoleLogger, type Logger, requestLogger } from './logging.js';
 import { fixedSecurityHeaders, security } from './middleware/security.js';
 import {
@@ -17,6 +16,7 @@ import {
   EV_BODY,
   EV_CLOSED,
   EV_DRAIN,
+  EV_PIPE,
   EV_TOPIC,
   EV_WS_CLOSE,
   EV_WS_DRAIN,
@@ -24,18 +24,31 @@ import {
   type NativeServer,
   native,
 } from './native.js';
-import type { AddressInfo, FixedResponse, GaleOptions, ListenOptions, ServerStats, StaticOptions } from './options.js';
+import { type OpenApiDocument, type OpenApiOptions, openApiDocument } from './openapi.js';
+import { checkGaleOptions, checkListen } from './option-rules.js';
+import type {
+  AddressInfo,
+  FixedResponse,
+  GaleOptions,
+  ListenCallback,
+  ListenOptions,
+  ServerStats,
+  StaticOptions,
+} from './options.js';
+import { type ErrorFormat, problemDocument, wantsProblem } from './problem.js';
 import { Request } from './request.js';
-import { type RequestConfig, requestConfig } from './request-config.js';
+import type { AnyParams } from './request-api.js';
+import { compileTrust, type RequestConfig, requestConfig } from './request-config.js';
 import { Response, type ResponseHost } from './response.js';
-import { type Entry, Router, router, type Usable } from './router.js';
+import type { RouteMethod, StateFrom } from './route-types.js';
+import { type Entry, Router, type Usable } from './router.js';
+import { scaleHooks as hooks, type Relay } from './scale-hooks.js';
 import { isStreamSource } from './stream.js';
 import { nativeHttp2, nativeTls, type TlsOptions } from './tls.js';
+import { runHandler, TracedResponse, traceError, traceRequest, tracingOn } from './tracing.js';
 import { type ViewEngine, Views } from './views.js';
 import type { PublishOptions, WsData } from './ws.js';
 import { WsHub } from './ws-route.js';
-
-export { serveStatic } from './app-routes.js';
 
 const MASK = 0xfffff;
 
@@ -44,7 +57,8 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
 }
 
 /**
- * A Gale application.
+ * A Gale application. `S` is the state (`req.state`) its routes' requests carry: what the `derive()` middleware
+ * given to `app.use` add, for the routes declared on the app `use` returns.
  *
  * @example
  * import { gale } from 'gale';
@@ -53,11 +67,13 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
  * app.get('/hello/:name', (req) => `Hello ${req.params.name}`);
  * const { port } = await app.listen(3000);
  */
-export class App extends Router {
+export class App<S extends object = object> extends Router<S> {
   private readonly n: NativeServer;
   private readonly routes: Route[] = [];
   private readonly live: (Response | undefined)[] = [];
   private readonly dev: boolean;
+  /** How Gale's own error answers are written (gale({ errorFormat })). */
+  private readonly errorFormat: ErrorFormat;
   private readonly caseSensitive: boolean;
   private readonly logger: Logger;
   private readonly views = new Views();
@@ -69,6 +85,7 @@ export class App extends Router {
   /** Turns entries into routes (and the notFound fallback) as they are added. */
   private readonly registrar: Registrar;
   private listening = false;
+  private bound: AddressInfo | undefined;
   private readonly hub: WsHub;
   private closed: Promise<void> | undefined;
   private readonly topicListeners = new Set<(topic: string, active: boolean) => void>();
@@ -78,36 +95,36 @@ export class App extends Router {
   private http2 = false;
   private offHup: (() => void) | undefined;
   private resolveClosed: (() => void) | undefined;
+  /** `app.request()`'s in-memory connections. */
+  private readonly inProcess: InProcess;
 
   constructor(options: GaleOptions = {}) {
     super();
+    // Unknown names (a typo) and values of the wrong kind are refused here rather than ignored.
+    checkGaleOptions(options, 'gale()');
     const { development, logger, ...engine } = options;
     // In a gale.cluster() worker every app shares its port with the other workers (SO_REUSEPORT).
     if (engine.reusePort === undefined && hooks.reusePort) engine.reusePort = true;
-    // A value the etag switch below does not know ('Weak', 'on') would turn ETags off without a word.
-    if (
-      options.etag !== undefined &&
-      typeof options.etag !== 'boolean' &&
-      options.etag !== 'weak' &&
-      options.etag !== 'strong'
-    ) {
-      throw new TypeError(`gale(): etag is true/'weak', 'strong' or false; got ${JSON.stringify(options.etag)}`);
-    }
     this.dev = development ?? process.env.NODE_ENV === 'development';
+    this.errorFormat = options.errorFormat ?? 'negotiate';
     this.caseSensitive = options.caseSensitive ?? false;
     this.logger = logger ?? consoleLogger;
     if (options.views !== undefined) this.views.setDirs(options.views);
     if (options.viewEngine !== undefined) this.views.setDefaultEngine(options.viewEngine);
     const live = this.live;
     this.reqConfig = requestConfig(options);
+    // req.app, and what it answers for the setting Express middleware reads (express-rate-limit): the option.
+    this.reqConfig.app = this;
+    this.settings['trust proxy'] = options.trustProxy ?? false;
     this.host = {
       forget: (id) => {
         live[id & MASK] = undefined;
       },
+      // Only Gale's own responses reach these hooks: the views are the classes.
       track: (res) => {
-        live[res._id & MASK] = res;
+        live[res._id & MASK] = res as Response;
       },
-      fail: (err, req, res) => this.fail(err, req, res),
+      fail: (err, req, res) => this.fail(err, req as Request, res as Response),
       // Off unless asked for: hashing every body costs the hot path (Express's default is 'weak').
       etag: options.etag === true || options.etag === 'weak' ? 'weak' : options.etag === 'strong' ? 'strong' : false,
       cookieSecret: options.cookieSecret,
@@ -119,7 +136,7 @@ export class App extends Router {
       reply: (out, req, res) => this.reply(out, req, res),
       fail: (err, req, res) => this.fail(err, req, res),
       notFound: (req, res) => {
-        if (this.notFoundHandler === undefined) res.status(404).send('Not Found');
+        if (this.notFoundHandler === undefined) this.answerError(req, res, 404, 'Not Found');
         else
           this.reply(
             this.notFoundHandler(req, res, () => Promise.resolve()),
@@ -131,6 +148,7 @@ export class App extends Router {
     this.hub = new WsHub(this.logger);
     this.n = native.createServer(engine as NativeOptions, this.dispatch, this.onEvent, this.hub.onMessage);
     this.hub.n = this.n;
+    this.inProcess = new InProcess(this.n);
     this.registrar = new Registrar(
       this,
       this.n,
@@ -172,22 +190,35 @@ export class App extends Router {
   /**
    * Sets an application setting, as Express: `'views'` (directory or list), `'view engine'`
    * (extension for bare view names), `'view cache'` (cache view lookups; default in production),
-   * `'etag'` (true/'weak', 'strong', false). Other names are stored in `app.settings`.
+   * `'etag'` (true/'weak', 'strong', false), `'trust proxy'` (as the `trustProxy` option). Other names are stored in
+   * `app.settings`.
    *
    * @example
    * app.set('views', './templates').set('view engine', 'eta');
    */
   set(name: string, value: unknown): this {
     this.settings[name] = value;
-    if (name === 'views') this.views.setDirs(value as string | string[]);
+    if (name === 'trust proxy') this.reqConfig.trust = compileTrust(value as GaleOptions['trustProxy']);
+    else if (name === 'views') this.views.setDirs(value as string | string[]);
     else if (name === 'view engine') this.views.setDefaultEngine(String(value));
     else if (name === 'view cache') this.views.cache = Boolean(value);
     else if (name === 'etag') this.host.etag = value === false ? false : value === 'strong' ? 'strong' : 'weak';
     return this;
   }
 
-  /** Values given to `set`. */
+  /** Values given to `set` (and `'trust proxy'`, from the `trustProxy` option). */
   readonly settings: Record<string, unknown> = Object.create(null);
+
+  /**
+   * With one argument that is not a path, a setting's value, as Express's `app.get(name)` (middleware such as
+   * express-rate-limit reads `req.app.get('trust proxy')`); otherwise a GET route (see `RouteMethod`).
+   *
+   * @example
+   * const app = gale({ trustProxy: 'loopback' });
+   * app.get('trust proxy'); // 'loopback'
+   * app.get('/users/:id', (req) => ({ id: req.params.id }));
+   */
+  declare get: ((setting: string) => unknown) & RouteMethod<this, S>;
 
   /**
    * Values every rendered view sees (under `res.locals` and the data given to `render`).
@@ -215,13 +246,43 @@ export class App extends Router {
     this.registrar.register(e, '/', [this.errorHandlers], []);
   }
 
-  /** @internal track which router owns an error-handler list, for scope lookups */
-  override use(...fns: Middleware[]): this;
-  override use(path: string, ...fns: Middleware[]): this;
+  /**
+   * Adds middleware (for every path, or under `path`), routers, static mounts or error middleware. Given
+   * `derive()` middleware for every path, it returns the app typed with the state they add, so routes declared on
+   * what it returns see `req.state` typed (it is the same app: routes declared after the `use` run them).
+   *
+   * @example
+   * const authed = app.use(derive((req) => ({ user: req.get('x-user') ?? 'anonymous' })));
+   * authed.get('/me', (req) => ({ user: req.state.user }));
+   */
+  override use<M1 extends Middleware<AnyParams, S>>(m1: M1): App<S & StateFrom<M1>>;
+  override use<M1 extends Middleware<AnyParams, S>, M2 extends Middleware<AnyParams, S & StateFrom<M1>>>(
+    m1: M1,
+    m2: M2,
+  ): App<S & StateFrom<M1> & StateFrom<M2>>;
+  override use(...fns: Middleware<AnyParams, S>[]): this;
+  override use(path: string, ...fns: Middleware<AnyParams, S>[]): this;
   override use(...items: (string | Usable)[]): this;
-  override use(...args: (string | Usable)[]): this {
+  override use(...args: unknown[]): unknown {
+    // Track which router owns an error-handler list, for scope lookups.
     for (const a of args) if (a instanceof Router) this.registrar.trackOwners(a);
-    return super.use(...args);
+    return super.use(...(args as (string | Usable)[]));
+  }
+
+  /**
+   * The OpenAPI 3.1 document of the app's routes (and of the routers mounted on it): each path in OpenAPI's
+   * `{param}` syntax (an optional group gives one path with and one without it), each operation with its params,
+   * query, headers, body and responses described by the JSON Schema its route's schemas export (zod 4, arktype,
+   * valibot through `toStandardJsonSchema`, plain JSON Schema / TypeBox), and its summary, tags and other docs; a
+   * route without schemas is listed with its path params. WebSocket routes, static mounts, fixed responses and
+   * fetch mounts are not operations and are left out, as are routes with `hidden: true`. Built on every call.
+   *
+   * @example
+   * const doc = app.openapi({ info: { title: 'Users API', version: '1.0.0' } });
+   * app.get('/openapi.json', { hidden: true }, () => doc);
+   */
+  openapi(options: OpenApiOptions): OpenApiDocument {
+    return openApiDocument(this, options);
   }
 
   /**
@@ -239,7 +300,7 @@ export class App extends Router {
    * method, such as a Hono app). Without a prefix it answers what no route, static mount or fixed response took
    * (it becomes the notFound handler, after the app's middleware); with one, every method under the prefix, which
    * is cut from the URL the handler sees unless `stripPrefix: false`. Native routes and static files still win; a
-   * path a route has under another method gets the engine's 405. See README "Fetch handlers and Hono".
+   * path a route has under another method gets the engine's 405. See docs/guides/fetch-and-hono.md.
    *
    * @example
    * app.get('/health', () => 'ok');                    // still answered by Gale
@@ -319,8 +380,14 @@ export class App extends Router {
     return n;
   }
 
-  /** @internal where publishes go after the engine (the app's cross-process pub/sub), or undefined */
-  _setRelay(relay: Relay | undefined): void {
+  /**
+   * Where `app.publish` and `ws.publish` hand a message on after the engine published it in this process (the
+   * cross-process pub/sub of @gale-http/cluster's `pubsub()` sets it); undefined stops relaying.
+   *
+   * @example
+   * app.setPublishRelay((topic, data) => console.log('published to', topic, String(data).length, 'bytes'));
+   */
+  setPublishRelay(relay: Relay | undefined): void {
     this.hub.relay = relay;
   }
 
@@ -330,15 +397,58 @@ export class App extends Router {
   }
 
   /** Starts accepting connections. Port 0 picks a free port; resolves to the bound address. */
-  async listen(port?: number, host?: string): Promise<AddressInfo>;
+  listen(port?: number, host?: string): Promise<AddressInfo>;
   /**
    * Starts accepting connections, with TLS when `tls` is given (HTTPS and WSS, terminated by the engine).
    *
    * @example
    * await app.listen({ port: 443, tls: { cert: './site.crt', key: './site.key', reloadOnSighup: true } });
    */
-  async listen(options: ListenOptions): Promise<AddressInfo>;
-  async listen(portOrOptions: number | ListenOptions = 0, hostArg = '0.0.0.0'): Promise<AddressInfo> {
+  listen(options: ListenOptions): Promise<AddressInfo>;
+  /**
+   * Node's shape: binds at once (so `app.address()` answers right after), then calls `cb` with no argument, or
+   * with the error (EADDRINUSE, a bad option), and returns the app.
+   *
+   * @example
+   * app.listen(3000, () => console.log('listening on', app.address()?.port));
+   */
+  listen(port: number, cb: ListenCallback): this;
+  listen(port: number, host: string, cb: ListenCallback): this;
+  listen(options: ListenOptions, cb: ListenCallback): this;
+  listen(cb: ListenCallback): this;
+  listen(...args: unknown[]): Promise<AddressInfo> | this {
+    const cb = typeof args[args.length - 1] === 'function' ? (args.pop() as ListenCallback) : undefined;
+    const [portOrOptions, hostArg] = args as [number | ListenOptions | undefined, string | undefined];
+    if (cb === undefined) {
+      try {
+        return Promise.resolve(this.bind(portOrOptions, hostArg));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    try {
+      this.bind(portOrOptions, hostArg);
+      process.nextTick(cb);
+    } catch (err) {
+      process.nextTick(cb, err as Error);
+    }
+    return this;
+  }
+
+  /**
+   * The bound address while listening (as node:http's `server.address()`), else null.
+   *
+   * @example
+   * await app.listen(0);
+   * console.log(app.address()?.port);
+   */
+  address(): AddressInfo | null {
+    return this.bound ?? null;
+  }
+
+  /** Binds the listener now (the native listen is synchronous) and returns the address. */
+  private bind(portOrOptions: number | ListenOptions | undefined = 0, hostArg = '0.0.0.0'): AddressInfo {
+    checkListen(portOrOptions, hostArg);
     const o = typeof portOrOptions === 'object' ? portOrOptions : { port: portOrOptions, host: hostArg };
     const host = o.host ?? '0.0.0.0';
     const http2 = nativeHttp2(o.http2, o.tls);
@@ -363,6 +473,7 @@ export class App extends Router {
     const [address, boundPort, family] = this.n.listen(host, o.port ?? 0);
     this.listening = true;
     const bound = { address, port: boundPort, family };
+    this.bound = bound;
     hooks.listening?.(this, bound);
     return bound;
   }
@@ -382,7 +493,34 @@ export class App extends Router {
     this.tlsOptions = next;
   }
 
-  /** Open connections right now. */
+  /**
+   * Answers a request in-process, without a socket: the request goes through the engine's HTTP/1.1 parser, the
+   * router, static files, middleware, limits and error handling exactly as one from the network, and the
+   * response comes back as a Web `Response` (streamed when the app streams it). Works whether or not the app
+   * listens, alongside its sockets. `input` is a path (`'/users/1'`, on `http://localhost`), a URL or a Request;
+   * `init` as for `fetch()`. Unlike `fetch()` it adds no default headers (only Host and the body's framing), does
+   * not follow redirects and does not decompress; an `https:` URL makes `req.secure` true. The peer address is
+   * `127.0.0.1` (port 0). HTTP/1.1 only: an `Upgrade` request (WebSocket, h2c) rejects with
+   * `GALE_ERR_IN_PROCESS`, as does a request after `close()`. See docs/guides/testing.md.
+   *
+   * @example
+   * import assert from 'node:assert/strict';
+   * import { gale } from 'gale';
+   *
+   * const app = gale();
+   * app.get('/users/:id', (req) => ({ id: req.params.id }));
+   * const res = await app.request('/users/1');
+   * assert.equal(res.status, 200);
+   * assert.deepEqual(await res.json(), { id: '1' });
+   */
+  request(input: string | URL | globalThis.Request, init?: RequestInit): Promise<globalThis.Response> {
+    if (this.closed !== undefined) {
+      return Promise.reject(new GaleError(ErrorCodes.IN_PROCESS, 'app.request(): the app is closed'));
+    }
+    return this.inProcess.request(input, init);
+  }
+
+  /** Open connections right now (in-process requests in flight among them). */
   get connections(): number {
     return this.n.connections();
   }
@@ -426,7 +564,7 @@ export class App extends Router {
     if (this.closed) return this.closed;
     hooks.draining.add(this); // readiness (gale health) answers 503 from now on
     this.offHup?.();
-    if (!this.listening) {
+    if (!this.listening && this.inProcess.size === 0) {
       this.closed = Promise.resolve();
       return this.closed;
     }
@@ -439,6 +577,7 @@ export class App extends Router {
       timer.unref();
     }
     this.n.close();
+    this.bound = undefined;
     // Event streams never end by themselves: end them so in-flight requests can finish.
     for (const stream of [...this.host.sse]) stream.close();
     return this.closed.finally(() => clearTimeout(timer));
@@ -471,11 +610,25 @@ export class App extends Router {
     }
     const req = new Request(this.n, id, params, this.reqConfig);
     if (route.base !== '') req._base = route.base;
+    if (tracingOn()) {
+      const traced = new TracedResponse(this.n, id, req, this.host, route.pattern);
+      req._res = traced;
+      traceRequest(traced, this.handle, this, route);
+      return;
+    }
     const res = new Response(this.n, id, req, this.host);
     req._res = res;
+    this.handle(route, req, res, false);
+  }.bind(this);
+
+  /**
+   * Runs a request through its route and answers what the route returned. `traced` (a traced request: `res` is a
+   * TracedResponse) calls the route through gale.handler's trace (tracing.ts).
+   */
+  private handle(route: Route, req: Request, res: Response, traced: boolean): void {
     let out: unknown;
     try {
-      out = route.run(req, res);
+      out = traced ? runHandler(route.run, route, res as TracedResponse) : route.run(req, res);
     } catch (err) {
       this.failScoped(err, req, res, route);
       return;
@@ -497,12 +650,30 @@ export class App extends Router {
       if (res.finished) return;
     }
     req._deferred = true;
-    this.live[id & MASK] = res;
+    this.live[res._id & MASK] = res;
     if (route.direct && out !== undefined) {
+      if (out instanceof Promise) {
+        // The usual async handler: one reaction for both outcomes (no Promise.resolve wrapper, no second .then).
+        out.then(
+          (v: unknown) => {
+            // finished without a head: the client left meanwhile (nothing to answer, nothing to log).
+            if (v !== undefined && !res.headersSent && !res.finished) this.settle(v, req, res, route);
+          },
+          (err: unknown) => this.failScoped(err, req, res, route),
+        );
+      } else this.settle(out, req, res, route);
+    }
+  }
+
+  /** Answers with a direct handler's (resolved) return value; its errors take the route's scoped path. */
+  private settle(out: unknown, req: Request, res: Response, route: Route): void {
+    try {
       const sent = this.reply(out, req, res);
       if (sent !== undefined) sent.then(undefined, (err) => this.failScoped(err, req, res, route));
+    } catch (err) {
+      this.failScoped(err, req, res, route);
     }
-  }.bind(this);
+  }
 
   private failScoped(err: unknown, req: Request, res: Response, route: Route): void {
     handleScopedError(err, req, res, route.scopes, this.chainHost);
@@ -525,6 +696,10 @@ export class App extends Router {
       for (const l of this.topicListeners) l(reason as string, id === 1);
       return;
     }
+    if (kind === EV_PIPE) {
+      this.inProcess.wake(id);
+      return;
+    }
     const res = this.live[id & MASK];
     if (res === undefined || res._id !== id) {
       if (kind === EV_ABORT) this.n.release(id);
@@ -532,6 +707,9 @@ export class App extends Router {
     }
     if (kind === EV_ABORT) {
       this.live[id & MASK] = undefined;
+      // Copied before the engine lets go: code still running for this request (a middleware's fs callback, as send's
+      // stat) reads its fields after the client left, and a throwing getter there would be an uncaught exception.
+      res._req._snapshot();
       res._req._aborted = true;
       res._aborted();
       res._req._abort?.abort(new Error('client disconnected'));
@@ -550,7 +728,7 @@ export class App extends Router {
         if (v !== undefined && !res.headersSent) return this.reply(v, req, res);
       });
     }
-    if (res.headersSent) return undefined;
+    if (res.headersSent || res.finished) return undefined;
     if (out instanceof GlobalResponse) {
       const sent = sendResponse(res, out, req.method === 'HEAD');
       return sent === undefined ? undefined : sent.then(() => undefined);
@@ -563,6 +741,7 @@ export class App extends Router {
 
   /** Answers an error no handler took: HttpError keeps its status; anything else is a logged 500. */
   private fail(err: unknown, req: Request, res: Response): void {
+    traceError(res, err);
     const http = err instanceof HttpError ? err : undefined;
     const status = http?.status ?? 500;
     // req.log carries the request id when the app has a logger.
@@ -578,23 +757,45 @@ export class App extends Router {
     else if (this.dev && err instanceof Error) body = `${err.stack ?? err.message}`;
     else body = status >= 500 ? 'Internal Server Error' : (http?.message ?? 'Error');
     res.removeHeader('content-type');
-    res.status(status).header('content-type', 'text/plain; charset=utf-8');
-    if (http) for (const [k, v] of Object.entries(http.headers)) res.header(k, v);
-    res.end(body); // not send(): error answers get no ETag
+    if (http instanceof ValidationError) {
+      // RFC 9457: the problem document names every failing field (whatever errorFormat says: it is the answer).
+      res.status(status).header('content-type', 'application/problem+json');
+      res.end(JSON.stringify(http.problem));
+      return;
+    }
+    this.answerError(req, res, status, body, http?.code, http?.headers);
+  }
+
+  /**
+   * Writes an error answer Gale makes itself: plain text, or the RFC 9457 problem document (errorFormat, the
+   * request's Accept); `code` defaults to the status's stable code. Not send(): error answers get no ETag.
+   */
+  private answerError(
+    req: Request,
+    res: Response,
+    status: number,
+    detail: string,
+    code?: string,
+    headers?: Record<string, string>,
+  ): void {
+    res.status(status);
+    if (headers) for (const [k, v] of Object.entries(headers)) res.header(k, v);
+    if (wantsProblem(this.errorFormat, req.get('accept'))) {
+      res.header('content-type', 'application/problem+json');
+      res.end(JSON.stringify(problemDocument(status, detail, code)));
+    } else {
+      res.header('content-type', 'text/plain; charset=utf-8');
+      res.end(detail);
+    }
   }
 }
 
-/**
- * Creates a Gale application.
- *
- * @example
- * const app = gale({ bodyLimit: 64 * 1024 });
- * app.get('/json', () => ({ hello: 'world' }));
- * await app.listen(3000);
- */
-export const gale: ((options?: GaleOptions) => App) & {
-  router: typeof router;
-  serveStatic: typeof serveStatic;
-  serve: typeof serve;
-  cluster: typeof cluster;
-} = Object.assign((options?: GaleOptions) => new App(options), { router, serveStatic, serve, cluster });
+// `app.get` is typed by its `declare`d property (the route methods' overloads and the setting reader); this is it.
+Object.defineProperty(App.prototype, 'get', {
+  value: function get(this: App, path: string, ...fns: unknown[]): unknown {
+    if (fns.length === 0 && !path.startsWith('/')) return this.settings[path];
+    return this.route('GET', path, fns);
+  },
+  writable: true,
+  configurable: true,
+});

@@ -1,9 +1,10 @@
 // Body parsing without I/O: Content-Type parameters, charsets, Content-Encoding, JSON with error
-// positions, urlencoded forms (qs). request.ts reads the bytes and calls these.
+// positions, urlencoded forms (flat, or nested with qs). request.ts reads the bytes and calls these.
 import { isUtf8 } from 'node:buffer';
 import zlib from 'node:zlib';
-import qs from 'qs';
 import { ErrorCodes, HttpError } from './errors.js';
+import { parseFlat } from './flat-form.js';
+import { loadQs } from './qs.js';
 import type { JsonConfig, UrlencodedConfig } from './request-config.js';
 
 /** The media type of a Content-Type value, lower-case, without parameters (`''` when absent). */
@@ -307,7 +308,7 @@ export function checkPercentEncoding(text: string, utf8: boolean): void {
   }
 }
 
-/** Parses an urlencoded form as body-parser does (qs; flat keys unless `extended`), strictly. */
+/** Parses an urlencoded form as body-parser does (flat keys, or nested with qs when `extended`), strictly. */
 export function parseUrlencoded(text: string, o: UrlencodedConfig, charset: 'utf-8' | 'iso-8859-1') {
   if (text.length === 0) return Object.create(null) as Record<string, unknown>;
   let count = 0;
@@ -323,6 +324,8 @@ export function parseUrlencoded(text: string, o: UrlencodedConfig, charset: 'utf
     at = text.indexOf('&', at + 1);
   } while (at !== -1);
   checkPercentEncoding(text, charset === 'utf-8');
+  if (!o.extended) return parseFlat(text, charset === 'iso-8859-1');
+  const qs = loadQs('the urlencoded.extended option');
   try {
     return qs.parse(text, {
       plainObjects: true,

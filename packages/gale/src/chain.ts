@@ -2,7 +2,9 @@
 // `next(err)` both work. A route without middleware never comes here (its handler is called directly).
 import { ErrorCodes, GaleError } from './errors.js';
 import type { Request } from './request.js';
+import type { AnyParams, RequestInput } from './request-api.js';
 import type { Response } from './response.js';
+import { traceError } from './tracing.js';
 
 /**
  * Calls the rest of the chain; resolves when it has finished. `next(err)` jumps to error handling.
@@ -15,23 +17,33 @@ import type { Response } from './response.js';
  */
 export type Next = (err?: unknown) => Promise<void>;
 /**
- * A middleware: do something, then `await next()` (or call `next()`), or answer and stop.
+ * A middleware: do something, then `await next()` (or call `next()`), or answer and stop. `P` types the params it
+ * needs (a route whose path lacks one refuses it at compile time), `S` the state it needs (see `derive`).
  *
  * @example
  * const auth: Middleware = (req, res, next) => (req.get('x-key') === process.env.KEY ? next() : res.status(401).send('no'));
  * app.get('/admin', auth, () => 'welcome');
  */
-export type Middleware = (req: Request, res: Response, next: Next) => unknown;
+export type Middleware<P extends object = AnyParams, S extends object = object> = (
+  req: Request<P, S>,
+  res: Response,
+  next: Next,
+) => unknown;
 /**
  * A route handler: answer with `res`, or return a value (string, object, bytes, Web Response). A
  * handler declaring a third parameter gets `next`, as in Express: `next(err)` goes to error handling,
- * `next()` to the notFound answer.
+ * `next()` to the notFound answer. `P`, `S` and `I` type its params, state and validated inputs; inline handlers
+ * get them from the route (`app.get(path, …)`), a handler declared apart can name them.
  *
  * @example
- * const hello: Handler = (req) => `Hello ${req.params.name}`;
+ * const hello: Handler<{ name: string }> = (req) => `Hello ${req.params.name}`;
  * app.get('/hello/:name', hello);
  */
-export type Handler = (req: Request, res: Response, next: Next) => unknown;
+export type Handler<P extends object = AnyParams, S extends object = object, I extends RequestInput = RequestInput> = (
+  req: Request<P, S, I>,
+  res: Response,
+  next: Next,
+) => unknown;
 /**
  * Handles an error thrown (or passed to `next(err)`) by a middleware or handler in its scope.
  *
@@ -91,6 +103,7 @@ export function handleScopedError(
   scopes: readonly (readonly ErrorHandler[])[],
   host: ChainHost,
 ): void {
+  traceError(res, err);
   const errorHandlers = scopes.length === 1 ? (scopes[0] as readonly ErrorHandler[]) : scopes.flat();
   const handleError = (err: unknown, req: Request, res: Response, from: number): void => {
     for (let i = from; i < errorHandlers.length; i++) {

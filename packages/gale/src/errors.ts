@@ -39,6 +39,22 @@ export const ErrorCodes = {
   VIEW_NOT_FOUND: 'GALE_ERR_VIEW_NOT_FOUND',
   CSRF: 'GALE_ERR_CSRF',
   SESSION: 'GALE_ERR_SESSION',
+  NODE_MIDDLEWARE: 'GALE_ERR_NODE_MIDDLEWARE',
+  /**
+   * An option object given to gale()/serve(), listen(), app.static()/serveStatic() or app.ws() has a name Gale does
+   * not know (the message names the nearest valid one) or a value of the wrong kind; thrown as a TypeError.
+   */
+  INVALID_OPTION: 'GALE_ERR_INVALID_OPTION',
+  /** An optional package a feature needs is not installed (the message says which, and the npm command). */
+  MISSING_PACKAGE: 'GALE_ERR_MISSING_PACKAGE',
+  /** A name that moved to a package of its own (gale/express → @gale-http/express, gale.cluster → …). */
+  MOVED: 'GALE_ERR_MOVED',
+  /** `app.request()` could not make the request: an Upgrade (WebSocket, h2c), a closed app, a connection gone. */
+  IN_PROCESS: 'GALE_ERR_IN_PROCESS',
+  /** 400: the request did not pass its route's params, query, headers or body schema (see ValidationError). */
+  VALIDATION: 'GALE_ERR_VALIDATION',
+  /** A response schema that cannot be compiled to a serializer (no JSON Schema to be had from it). */
+  RESPONSE_SCHEMA: 'GALE_ERR_RESPONSE_SCHEMA',
 } as const;
 
 /**
@@ -84,6 +100,102 @@ export class HttpError extends Error {
     this.headers = options.headers ?? {};
     this.code = options.code;
   }
+}
+
+/**
+ * Where in the request a validation issue is: the route schema's key.
+ *
+ * @example
+ * const inBody = (err: ValidationError, part: RequestPart = 'body') => err.issues.filter((i) => i.in === part);
+ */
+export type RequestPart = 'params' | 'query' | 'headers' | 'body';
+
+/**
+ * One failed check of a request against its route's schemas, as the 400 answer lists it.
+ *
+ * @example
+ * app.onError((err, req, res) => {
+ *   if (err instanceof ValidationError) return res.status(422).json({ fields: err.issues.map((i: ValidationIssue) => i.pointer) });
+ *   throw err;
+ * });
+ */
+export interface ValidationIssue {
+  /** The part of the request: `params`, `query`, `headers` or `body`. */
+  readonly in: RequestPart;
+  /** The JSON Pointer (RFC 6901) of the value in that part, as a URI fragment: `#/items/0/name`; `#` for the whole. */
+  readonly pointer: string;
+  /** The same place as a list of keys: `['items', 0, 'name']`. */
+  readonly path: readonly (string | number)[];
+  /** What is wrong, as the schema library says it. */
+  readonly message: string;
+}
+
+/**
+ * The RFC 9457 problem document a failed validation is answered with (`application/problem+json`).
+ *
+ * @example
+ * const r = await fetch('http://localhost:3000/users', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+ * const problem = (await r.json()) as ValidationProblem; // problem.errors[0].pointer === '#/name'
+ */
+export interface ValidationProblem {
+  /** A URI naming the problem type: the GALE_ERR_VALIDATION section of docs/errors.md. */
+  readonly type: string;
+  readonly title: string;
+  readonly status: 400;
+  /** Every issue in one line, for people. */
+  readonly detail: string;
+  /** The stable error code, `GALE_ERR_VALIDATION`. */
+  readonly code: string;
+  /** Each failing field: where it is and what is wrong. */
+  readonly errors: readonly ValidationIssue[];
+}
+
+/**
+ * The `type` of the validation problem document (a link to its description in docs/errors.md).
+ *
+ * @example
+ * const problem = (await response.json()) as ValidationProblem;
+ * if (problem.type === VALIDATION_PROBLEM_TYPE) console.log(problem.errors.map((e) => e.pointer));
+ */
+export const VALIDATION_PROBLEM_TYPE = 'https://github.com/gale-http/gale/blob/main/docs/errors.md#gale_err_validation';
+
+/**
+ * A request that did not pass its route's schemas (`app.post(path, { body: Schema }, handler)`): the handler does
+ * not run, and unless an error handler takes it the answer is 400 `application/problem+json` (RFC 9457) with
+ * `type`, `title`, `status`, `detail`, `code` (`GALE_ERR_VALIDATION`) and `errors`, one per issue.
+ *
+ * @example
+ * app.onError((err, req, res) => {
+ *   if (err instanceof ValidationError) return res.status(400).json({ invalid: err.issues.map((i) => i.pointer) });
+ *   throw err;
+ * });
+ */
+export class ValidationError extends HttpError {
+  /** Every failing check, in the order params, query, headers, body. */
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(issues: readonly ValidationIssue[]) {
+    super(400, describeIssues(issues), { code: ErrorCodes.VALIDATION });
+    this.name = 'ValidationError';
+    this.issues = issues;
+  }
+
+  /** The RFC 9457 problem document of this error. */
+  get problem(): ValidationProblem {
+    return {
+      type: VALIDATION_PROBLEM_TYPE,
+      title: 'The request does not match the schema of its route',
+      status: 400,
+      detail: this.message,
+      code: ErrorCodes.VALIDATION,
+      errors: this.issues,
+    };
+  }
+}
+
+function describeIssues(issues: readonly ValidationIssue[]): string {
+  const each = issues.map((i) => `${i.in}${i.pointer === '#' ? '' : ` ${i.pointer.slice(1)}`}: ${i.message}`);
+  return `${issues.length === 1 ? '1 problem' : `${issues.length} problems`}: ${each.join('; ')}`;
 }
 
 /**

@@ -78,6 +78,18 @@ export interface NativeServer {
   wsSubscribers(topic: string): number;
   /** Report topics becoming active/inactive as onEvent(EV_TOPIC, active ? 1 : 0, 0, topic). */
   wsWatchTopics(on: boolean): void;
+  /**
+   * In-process connections (`app.request`, crates/gale-node/src/mem.rs). `memOpen` flags: 1 an https: URL, 2 a
+   * HEAD request; undefined while the server closes. `memWrite`: 0 queued, 1 queued but wait for EV_PIPE, 2 gone.
+   * `memRead`: state 0 more to come, 1 complete, 2 failed; the body since the last read; status, reason and
+   * `[name, value, …]` once, in the read that completes the head.
+   */
+  memOpen(flags: number): number | undefined;
+  memWrite(key: number, bytes: Uint8Array): number;
+  memRead(
+    key: number,
+  ): [state: number, body: Buffer | undefined, status?: number, reason?: string, headers?: string[]] | undefined;
+  memClose(key: number): void;
 }
 
 /**
@@ -93,6 +105,7 @@ export type NativeOptions = Pick<
   | 'maxHeaderSize'
   | 'maxHeaders'
   | 'maxUriLength'
+  | 'strictHost'
   | 'headersTimeout'
   | 'requestTimeout'
   | 'keepAliveTimeout'
@@ -104,6 +117,7 @@ export type NativeOptions = Pick<
   | 'reusePort'
   | 'caseSensitive'
   | 'strict'
+  | 'errorFormat'
 > & { maxPipeline?: number; highWaterMark?: number; backlog?: number };
 
 /** Static mount options as the engine reads them (see crates/gale-node/src/methods.rs). */
@@ -130,6 +144,8 @@ export type WsMessageFn = (sid: number, buf: ArrayBuffer | Buffer, off: number, 
 
 interface Binding {
   createServer(options: NativeOptions, dispatch: DispatchFn, onEvent: EventFn, onWsMessage: WsMessageFn): NativeServer;
+  /** The `etag` package's entity tag of a body (crates/gale-http/src/etag.rs). */
+  etag(body: string | Uint8Array, weak: boolean): string;
 }
 
 /** Event kinds from crates/gale-node/src/handler.rs. */
@@ -140,6 +156,7 @@ export const EV_BODY = 3;
 export const EV_WS_CLOSE = 4;
 export const EV_WS_DRAIN = 5;
 export const EV_TOPIC = 6;
+export const EV_PIPE = 7;
 
 /** Content types the engine knows by index (crates/gale-node/src/methods.rs). */
 export const CT_NONE = 0;

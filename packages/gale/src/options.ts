@@ -1,6 +1,5 @@
 // Option and result types of the public API (no runtime code).
-import type { Logger } from './logging.js';
-import type { SecurityOptions } from './middleware/security.js';
+import type { Logger } from './logger.js';
 
 /**
  * Options for `gale()`. Defaults mirror Node's http server.
@@ -17,6 +16,12 @@ export interface GaleOptions {
   maxHeaders?: number;
   /** Longest request-target in bytes → 414. Default 8192. */
   maxUriLength?: number;
+  /**
+   * Refuse (400) a Host header whose value is not `host[:port]` (RFC 9112 §3.2). Default true. `@gale-http/express` turns
+   * it off, since node:http accepts any value and Express apps and their tests rely on that; a missing or repeated
+   * Host header on HTTP/1.1 gets 400 either way.
+   */
+  strictHost?: boolean;
   /** Milliseconds for a request head to arrive → 408. Default 60000. */
   headersTimeout?: number;
   /** Milliseconds for a request body to arrive → 408. Default 300000. */
@@ -107,6 +112,17 @@ export interface GaleOptions {
    * `true`), `'strong'`, or `false` (default: hashing every body is not free; Express's default is 'weak').
    */
   etag?: boolean | 'weak' | 'strong';
+  /**
+   * How the answers Gale makes itself for errors (404, 405, 413, 415, 400 from a bad body or a failed validation,
+   * 431, an uncaught `HttpError`, 500) are written: `'negotiate'` (the default) sends an RFC 9457 problem document
+   * (`application/problem+json` with `type`, `title`, `status`, `detail` and Gale's stable `code`) to a client whose
+   * `Accept` prefers JSON and plain text to any other; `'text'` always plain text; `'problem'` always the document.
+   *
+   * @example
+   * const api = gale({ errorFormat: 'problem' });
+   * // GET /nope → 404 {"type":"about:blank","title":"Not Found","status":404,"code":"GALE_ERR_NOT_FOUND"}
+   */
+  errorFormat?: 'negotiate' | 'text' | 'problem';
   /** Directory (or directories, searched in order) of the templates `res.render` finds. Default `./views`. */
   views?: string | string[];
   /** Extension of views named without one, e.g. `'eta'` (as Express's `view engine`). */
@@ -174,6 +190,9 @@ export interface AddressInfo {
   port: number;
   family: string;
 }
+
+/** The callback of `app.listen(port, cb)`: no argument once listening, or the error that stopped it. */
+export type ListenCallback = (err?: Error) => void;
 
 /** The options form of `app.listen`. */
 export interface ListenOptions {
@@ -307,3 +326,83 @@ export interface CompressionOptions {
   /** Gzip level 0–9. Default 6. */
   gzipLevel?: number;
 }
+
+/**
+ * A CSP directive value: strings, or functions of the request and response (e.g. a nonce).
+ *
+ * @example
+ * app.use(security({ contentSecurityPolicy: { directives: { scriptSrc: ["'self'", (req, res) => `'nonce-${res.locals.nonce}'`] } } }));
+ */
+export type CspDirectiveValue = Iterable<string | ((req: CspRequest, res: CspResponse) => string)>;
+
+/** What a CSP directive function may read of the request (Gale's Request has all of it). */
+export interface CspRequest {
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly path: string;
+  readonly method: string;
+}
+
+/** What a CSP directive function may read of the response (Gale's Response has it): `res.locals.nonce`, say. */
+export interface CspResponse {
+  readonly locals: Record<string, unknown>;
+}
+
+/**
+ * Content-Security-Policy options (as helmet's).
+ *
+ * @example
+ * const app = gale({ security: { contentSecurityPolicy: { useDefaults: true, directives: { imgSrc: ["'self'", 'data:'] } } } });
+ */
+export interface CspOptions {
+  /** Start from the default directives (below). Default true. */
+  useDefaults?: boolean;
+  /** Directives by name (camelCase or dashed); `null` removes a default one. */
+  directives?: Record<string, CspDirectiveValue | string | null>;
+  /** Send `Content-Security-Policy-Report-Only` instead. */
+  reportOnly?: boolean;
+}
+
+/**
+ * Options of `security()` / `gale({ security })`: each header can be turned off with `false` or configured as in
+ * helmet 8 (the same names; helmet's legacy aliases `hsts`, `noSniff`, `frameguard`, `dnsPrefetchControl`,
+ * `ieNoOpen`, `permittedCrossDomainPolicies`, `hidePoweredBy`, `xssFilter` work too).
+ *
+ * @example
+ * const app = gale({ security: { strictTransportSecurity: { maxAge: 63072000, preload: true }, xFrameOptions: { action: 'deny' } } });
+ */
+export interface SecurityOptions {
+  contentSecurityPolicy?: boolean | CspOptions;
+  /** Off by default (as helmet): `true` sends `require-corp`. */
+  crossOriginEmbedderPolicy?: boolean | { policy?: 'require-corp' | 'credentialless' | 'unsafe-none' };
+  crossOriginOpenerPolicy?:
+    | boolean
+    | { policy?: 'same-origin' | 'same-origin-allow-popups' | 'noopener-allow-popups' | 'unsafe-none' };
+  crossOriginResourcePolicy?: boolean | { policy?: 'same-origin' | 'same-site' | 'cross-origin' };
+  originAgentCluster?: boolean;
+  referrerPolicy?: boolean | { policy?: string | string[] };
+  strictTransportSecurity?: boolean | { maxAge?: number; includeSubDomains?: boolean; preload?: boolean };
+  xContentTypeOptions?: boolean;
+  xDnsPrefetchControl?: boolean | { allow?: boolean };
+  xDownloadOptions?: boolean;
+  xFrameOptions?: boolean | { action?: 'deny' | 'sameorigin' | 'DENY' | 'SAMEORIGIN' };
+  xPermittedCrossDomainPolicies?: boolean | { permittedPolicies?: 'none' | 'master-only' | 'by-content-type' | 'all' };
+  /** Remove X-Powered-By (Gale never sends one; kept for helmet compatibility). */
+  xPoweredBy?: boolean;
+  xXssProtection?: boolean;
+  hsts?: SecurityOptions['strictTransportSecurity'];
+  noSniff?: boolean;
+  frameguard?: SecurityOptions['xFrameOptions'];
+  dnsPrefetchControl?: SecurityOptions['xDnsPrefetchControl'];
+  ieNoOpen?: boolean;
+  permittedCrossDomainPolicies?: SecurityOptions['xPermittedCrossDomainPolicies'];
+  hidePoweredBy?: boolean;
+  xssFilter?: boolean;
+}
+
+/**
+ * A header value: a string, a number, or a list (sent as several lines).
+ *
+ * @example
+ * res.header('x-count', 3).header('link', ['</a>; rel="preload"', '</b>; rel="preload"']);
+ */
+export type HeaderValue = string | number | readonly string[];

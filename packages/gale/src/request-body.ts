@@ -1,94 +1,11 @@
 // Body readers of Request: Content-Length rules, limits, decompression, then JSON / form / text /
 // parsed / multipart. Every read goes through req._bodySource(); imports Request as a type only.
-import type { Readable } from 'node:stream';
 import { charsetOf, decodeText, inflate, isJsonType, mediaType, parseJson, parseUrlencoded, tooLarge } from './body.js';
 import { ErrorCodes, HttpError } from './errors.js';
 import { type MultipartOptions, type MultipartPart, parseMultipart } from './multipart.js';
 import type { JsonOptions, TextOptions, UrlencodedOptions } from './options.js';
-import type { Request } from './request.js';
+import type { RequestView as Request } from './request-api.js';
 import { type JsonConfig, parseBytes, type UrlencodedConfig } from './request-config.js';
-
-/**
- * The body readers of Request, documented here. Request implements them in request.ts, calling the
- * functions below.
- */
-export interface RequestBodyReaders {
-  /**
-   * Returns the Content-Length, or throws HttpError 411 (`GALE_ERR_LENGTH_REQUIRED`) when the
-   * request has none (a chunked body, or no body). The `requireLength` option does this for every
-   * body reader.
-   *
-   * @example
-   * app.put('/upload', async (req) => { const size = req.requireLength(); … });
-   */
-  requireLength(): number;
-
-  /**
-   * The body as text, decoded with the Content-Type's charset (utf-8 by default; iso-8859-1,
-   * utf-16le and other WHATWG encodings; an unknown charset → 415). Over `text.limit` → 413.
-   *
-   * @example
-   * app.post('/notes', async (req) => ({ length: (await req.text()).length }));
-   */
-  text(options?: TextOptions): Promise<string>;
-
-  /**
-   * The body parsed as JSON. Malformed JSON → 400 saying what was expected and where; with
-   * `json.strict` (default) only an object or array; over `json.limit` → 413; with
-   * `json.strictType`, a non-JSON Content-Type → 415.
-   *
-   * @example
-   * app.post('/users', async (req) => { const user = await req.json<{ name: string }>(); return { hello: user.name }; });
-   */
-  json<T = unknown>(options?: JsonOptions): Promise<T>;
-
-  /**
-   * An application/x-www-form-urlencoded body as an object (qs): flat keys by default, nested with
-   * `urlencoded.extended`. Another Content-Type → 415; a malformed `%` escape or invalid UTF-8 → 400
-   * with its position; more than `parameterLimit` parameters or deeper than `depth` → 413.
-   *
-   * @example
-   * app.post('/login', async (req) => { const { user, password } = await req.form<{ user: string; password: string }>(); … });
-   */
-  form<T = Record<string, unknown>>(options?: UrlencodedOptions): Promise<T>;
-
-  /**
-   * The body parsed by its Content-Type, as body-parser would (one promise, cached): JSON →
-   * value (an empty body → `{}`), urlencoded → object (empty → `{}`), `text/*` → string, any other
-   * type → Buffer; no body at all (neither Content-Length nor Transfer-Encoding) or no Content-Type
-   * → undefined.
-   * Errors and limits are those of `json()`, `form()` and `text()` (except `json.strictType`).
-   *
-   * @example
-   * app.use(async (req, res, next) => { console.log(await req.parseBody()); await next(); });
-   */
-  parseBody(): Promise<unknown>;
-
-  /**
-   * A multipart/form-data body, part by part as it arrives: fields (`kind: 'field'`) and files
-   * (`kind: 'file'`, in memory as `buffer`, or written to `dest` as `path`). Another Content-Type →
-   * 415, a malformed body → 400, over a limit (`fileSize`, `files`, `fields`, `parts`, `fieldSize`,
-   * `total`) → 413 naming it. With a callback, resolves once every part was handled.
-   *
-   * @example
-   * for await (const part of req.multipart({ dest: '/tmp/uploads', limits: { fileSize: 10_000_000, files: 3 } })) {
-   *   if (part.kind === 'file') console.log(part.filename, part.size, part.path);
-   *   else console.log(part.name, '=', part.value);
-   * }
-   * // or: await req.multipart({}, async (part) => { … });
-   */
-  multipart(options?: MultipartOptions): AsyncGenerator<MultipartPart, void, undefined>;
-  multipart(options: MultipartOptions | undefined, onPart: (part: MultipartPart) => unknown): Promise<void>;
-
-  /** The body bytes as an ArrayBuffer. */
-  arrayBuffer(): Promise<ArrayBuffer>;
-
-  /** The body as a Node Readable stream. */
-  stream(): Readable;
-
-  /** The body as a Web ReadableStream. */
-  webStream(): ReadableStream<Uint8Array>;
-}
 
 function unsupportedType(reader: string, wants: string, contentType: string | undefined): HttpError {
   return new HttpError(

@@ -1,9 +1,9 @@
 // The request-side options of an app, resolved once when the app is created. Every Request holds a
 // reference to its app's RequestConfig (one field), so reading options costs nothing per request.
 import proxyaddr from 'proxy-addr';
-import qs from 'qs';
 import { NullObject } from './null-object.js';
 import type { ByteSize, GaleOptions, QueryOptions } from './options.js';
+import { loadQs, type QsParseOptions } from './qs.js';
 
 /**
  * A parsed query string: values are strings, arrays, or (extended parser) nested objects.
@@ -55,6 +55,8 @@ export interface RequestConfig {
   trust: TrustFn | undefined;
   requireLength: boolean;
   subdomainOffset: number;
+  /** The app whose requests read this (`req.app`: gale's App); undefined for a request made without one. */
+  app?: object;
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -83,7 +85,8 @@ export function simpleQuery(search: string): Query {
 }
 
 function extendedQuery(o: QueryOptions): (search: string) => Query {
-  const opts: qs.IParseOptions = {
+  const qs = loadQs("the query: 'extended' option");
+  const opts: QsParseOptions = {
     depth: o.depth ?? 5,
     parameterLimit: o.parameterLimit ?? 1000,
     arrayLimit: o.arrayLimit ?? 20,

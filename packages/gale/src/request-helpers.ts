@@ -8,154 +8,9 @@ import signature from 'cookie-signature';
 import fresh from 'fresh';
 import proxyaddr from 'proxy-addr';
 import typeis from 'type-is';
-import type { Lazy, Request } from './request.js';
+import { ErrorCodes, GaleError } from './errors.js';
+import type { Lazy, RequestView as Request } from './request-api.js';
 import type { TrustFn } from './request-config.js';
-
-/**
- * The helpers of Request, documented here. Request implements them in request.ts, calling the
- * functions below.
- */
-export interface RequestHelpers {
-  /**
-   * The client's address. Without the `trustProxy` option it is the socket address and
-   * X-Forwarded-For is ignored (a client cannot forge it); with it, the left-most address of the
-   * X-Forwarded-For chain that is reached through trusted proxies only (as Express).
-   *
-   * @example
-   * // gale({ trustProxy: 'loopback' }); a local proxy sent X-Forwarded-For: 203.0.113.7
-   * app.get('/whoami', (req) => ({ ip: req.ip, ips: req.ips })); // { ip: '203.0.113.7', ips: ['203.0.113.7'] }
-   */
-  readonly ip: string;
-
-  /**
-   * With `trustProxy`, the addresses of X-Forwarded-For that were reached through trusted proxies,
-   * client first (as Express); `[]` when no proxy is trusted.
-   *
-   * @example
-   * // gale({ trustProxy: true }), X-Forwarded-For: 203.0.113.7, 10.0.0.2
-   * req.ips; // ['203.0.113.7', '10.0.0.2']
-   */
-  readonly ips: string[];
-
-  /**
-   * The Host header (with port), or X-Forwarded-Host when the socket's peer is a trusted proxy.
-   *
-   * @example
-   * req.host; // 'example.com:8080'
-   */
-  readonly host: string | undefined;
-
-  /**
-   * `host` without the port (IPv6 literals keep their brackets).
-   *
-   * @example
-   * app.get('/', (req) => req.hostname); // 'example.com'
-   */
-  readonly hostname: string | undefined;
-
-  /**
-   * `'http'`, or the first X-Forwarded-Proto value when the socket's peer is a trusted proxy.
-   *
-   * @example
-   * if (req.protocol !== 'https') res.status(308).header('location', `https://${req.host}${req.originalUrl}`).end();
-   */
-  readonly protocol: string;
-
-  /** `protocol === 'https'`. */
-  readonly secure: boolean;
-
-  /**
-   * The parts of `hostname` before the domain, nearest first (the domain is the last
-   * `subdomainOffset` parts, default 2): `tobi.ferrets.example.com` → `['ferrets', 'tobi']`.
-   *
-   * @example
-   * const tenant = req.subdomains[0];
-   */
-  readonly subdomains: string[];
-
-  /**
-   * The Cookie header as name → value (values percent-decoded). With `cookieSecret`, signed cookies
-   * (`s:` values) are in `signedCookies` instead (as cookie-parser).
-   *
-   * @example
-   * app.get('/', (req) => `theme: ${req.cookies.theme ?? 'light'}`);
-   */
-  readonly cookies: Record<string, string>;
-
-  /**
-   * Signed cookies verified against `cookieSecret` (any of its secrets): the value, or `false` when
-   * the signature does not match (tampered). Empty without `cookieSecret`.
-   *
-   * @example
-   * // gale({ cookieSecret: process.env.COOKIE_SECRET })
-   * const user = req.signedCookies.user; // string, false (tampered) or undefined
-   */
-  readonly signedCookies: Record<string, string | false>;
-
-  /**
-   * The best of `types` for the Accept header (extensions like `'json'` or MIME types), or false;
-   * without arguments, the accepted types in preference order.
-   *
-   * @example
-   * switch (req.accepts('json', 'html')) { case 'json': return data; case 'html': return res.html(page); default: throw new HttpError(406); }
-   */
-  accepts(): string[];
-  accepts(types: string[]): string | false;
-  accepts(...types: string[]): string | false;
-
-  /**
-   * The best of `encodings` for Accept-Encoding, or false; without arguments, all accepted ones.
-   *
-   * @example
-   * const gzip = req.acceptsEncodings('br', 'gzip') ;
-   */
-  acceptsEncodings(): string[];
-  acceptsEncodings(encodings: string[]): string | false;
-  acceptsEncodings(...encodings: string[]): string | false;
-
-  /**
-   * The best of `charsets` for Accept-Charset, or false; without arguments, all accepted ones.
-   *
-   * @example
-   * req.acceptsCharsets('utf-8'); // 'utf-8' or false
-   */
-  acceptsCharsets(): string[];
-  acceptsCharsets(charsets: string[]): string | false;
-  acceptsCharsets(...charsets: string[]): string | false;
-
-  /**
-   * The best of `languages` for Accept-Language, or false; without arguments, all accepted ones.
-   *
-   * @example
-   * const lang = req.acceptsLanguages('en', 'fr', 'de') || 'en';
-   */
-  acceptsLanguages(): string[];
-  acceptsLanguages(languages: string[]): string | false;
-  acceptsLanguages(...languages: string[]): string | false;
-
-  /**
-   * Whether the Content-Type matches one of `types` (`'json'`, `'text/*'`, `'+json'`, …): the
-   * matching type, false, or null when the request has no body (as Express's `req.is`).
-   *
-   * @example
-   * if (req.is('json')) body = await req.json();
-   */
-  is(types: string[]): string | false | null;
-  is(...types: string[]): string | false | null;
-
-  /**
-   * True when the client's cached copy is still good: a GET/HEAD whose If-None-Match /
-   * If-Modified-Since match the ETag / Last-Modified set on the response, with a 2xx or 304 status.
-   *
-   * @example
-   * res.header('etag', etag);
-   * if (req.fresh) return res.status(304).end();
-   */
-  readonly fresh: boolean;
-
-  /** `!fresh`. */
-  readonly stale: boolean;
-}
 
 function headerText(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
@@ -239,7 +94,17 @@ export function cookieJar(req: Request): Lazy {
     const cookies: Record<string, string> = header ? cookie.parse(header) : {};
     const signed: Record<string, string | false> = Object.create(null);
     const secrets = req._cfg.secrets;
-    if (secrets.length > 0) {
+    if (secrets.length === 0) {
+      // A signed cookie and no secret to verify it with: reading req.signedCookies says so (below) instead of an
+      // empty object — cookie-parser('secret') on the native API steps aside (req.cookies is already parsed), so
+      // its secret is never used and the app would silently see no signed cookies.
+      for (const name of Object.keys(cookies)) {
+        if ((cookies[name] as string).startsWith('s:')) {
+          x.unverifiable = name;
+          break;
+        }
+      }
+    } else {
       for (const name of Object.keys(cookies)) {
         const value = cookies[name] as string;
         if (!value.startsWith('s:')) continue;
@@ -258,11 +123,36 @@ export function cookieJar(req: Request): Lazy {
   return x;
 }
 
+/** `req.signedCookies`: the verified signed cookies, or an error when one came and no secret can verify it. */
+export function signedCookiesOf(req: Request): Record<string, string | false> {
+  const x = cookieJar(req);
+  if (x.unverifiable !== undefined) {
+    throw new GaleError(
+      ErrorCodes.NODE_MIDDLEWARE,
+      `req.signedCookies: the request has a signed cookie (${JSON.stringify(x.unverifiable)}) but no secret is set to ` +
+        "verify it: pass gale({ cookieSecret }). cookie-parser's secret is not used on Gale's native API (req.cookies " +
+        'is already parsed, so cookie-parser steps aside); Express apps keep it with @gale-http/express.',
+    );
+  }
+  return x.signed as Record<string, string | false>;
+}
+
 /** The request's `accepts` negotiator, made once. */
-export function negotiator(req: Request): accepts.Accepts {
+/**
+ * The part of `accepts`' negotiator the request helpers use, declared here so that Gale's types do not need
+ * @types/accepts installed.
+ */
+export interface Negotiator {
+  types(types?: string[]): string[] | string | false;
+  encodings(encodings?: string[]): string[] | string | false;
+  charsets(charsets?: string[]): string[] | string | false;
+  languages(languages?: string[]): string[] | string | false;
+}
+
+export function negotiator(req: Request): Negotiator {
   const x = req.lazy();
   if (x.negotiator === undefined) x.negotiator = accepts(forwardedFrom(req));
-  return x.negotiator;
+  return x.negotiator as Negotiator;
 }
 
 /** `req.is(types)`. */

@@ -2,17 +2,31 @@
 // use and cached, so a handler that reads nothing costs nothing; it stays valid after `await`.
 // Core getters here; the helpers and body readers are documented in request-helpers.ts and request-body.ts.
 import type { Readable } from 'node:stream';
-import type accepts from 'accepts';
 import { BodySource } from './body-source.js';
 import { ErrorCodes, HttpError } from './errors.js';
+import type { Logger } from './logger.js';
+import { requestId, requestLogger } from './logging.js';
 import type { MultipartOptions, MultipartPart } from './multipart.js';
 import type { NativeServer } from './native.js';
+import { defineRequestMembers } from './node-members.js';
+import type { SocketView } from './node-socket.js';
 import { NullObject } from './null-object.js';
 import type { JsonOptions, TextOptions, UrlencodedOptions } from './options.js';
+import type {
+  AnyParams,
+  BodyOf,
+  Headers,
+  HeadersOf,
+  Lazy,
+  QueryOf,
+  RequestApp,
+  RequestInput,
+  RequestView,
+  ResponseOfRequest,
+} from './request-api.js';
 import {
   contentLength,
   jsonConfig,
-  type RequestBodyReaders,
   readForm,
   readJson,
   readMultipart,
@@ -31,45 +45,29 @@ import {
   isType,
   negotiator,
   protocolOf,
-  type RequestHelpers,
+  signedCookiesOf,
   subdomainsOf,
 } from './request-helpers.js';
-import type { Response } from './response.js';
+
+const EMPTY_PARAMS: AnyParams = Object.freeze({}) as AnyParams;
 
 /**
- * Request headers by lower-case name, as Node's `IncomingHttpHeaders`.
- *
- * @example
- * app.get('/', (req) => {
- *   const h: Headers = req.headers; // lower-case names; repeated ones joined (set-cookie as an array)
- *   return h['user-agent'];
- * });
- */
-export type Headers = Record<string, string | string[] | undefined>;
-
-const EMPTY_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
-
-/** @internal what the request helpers computed, made on first use of any of them (one allocation, not one per field) */
-export interface Lazy {
-  cookies?: Record<string, string>;
-  signed?: Record<string, string | false>;
-  ip?: string;
-  ips?: string[];
-  host?: string | null;
-  protocol?: string;
-  negotiator?: accepts.Accepts;
-  body?: Promise<unknown>;
-}
-
-/**
- * An incoming request.
+ * An incoming request. `P` types `req.params` (inferred from the route's path, or its params schema's output), `S`
+ * types `req.state` (what `derive()` middleware before the handler added), `I` the validated `query`, `headers` and
+ * `body` of a route with schemas; a handler given to `app.get(path, …)` gets all three from the route.
  *
  * @example
  * app.post('/echo/:name', async (req) => ({ name: req.params.name, body: await req.json() }));
  */
-export class Request implements RequestHelpers, RequestBodyReaders {
-  /** Route params, percent-decoded. */
-  readonly params: Record<string, string>;
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface below types the node:http members node-members.ts installs on the prototype
+export class Request<P extends object = AnyParams, S extends object = object, I extends RequestInput = RequestInput>
+  implements RequestView
+{
+  /**
+   * Route params, percent-decoded: `string` each, `undefined` for an optional one the path left out; a route with a
+   * params schema has its output here.
+   */
+  readonly params: P;
   /** @internal */ _id: number;
   /** @internal */ _n: NativeServer;
   /** @internal set when the handler returned before answering: the head is copied before it ends */
@@ -91,8 +89,14 @@ export class Request implements RequestHelpers, RequestBodyReaders {
   /** @internal the app's request options (shared by all its requests) */
   _cfg: RequestConfig;
   /** @internal this request's response (for `fresh`) */
-  _res: Response | undefined;
+  _res: ResponseOfRequest | undefined;
   private _x: Lazy | undefined;
+  /** @internal what `derive()` middleware added (req.state), once anything did: undefined on the prototype */
+  declare _state: S | undefined;
+  /** @internal the per-request logger, once made (logging.ts) */
+  declare _log: Logger | undefined;
+  /** @internal the request id, once known (logging.ts) */
+  declare _reqId: string | undefined;
 
   constructor(
     n: NativeServer,
@@ -102,8 +106,57 @@ export class Request implements RequestHelpers, RequestBodyReaders {
   ) {
     this._n = n;
     this._id = id;
-    this.params = params ?? EMPTY_PARAMS;
+    this.params = (params ?? EMPTY_PARAMS) as P;
     this._cfg = cfg;
+  }
+
+  /**
+   * Per-request state: what the `derive()` middleware that ran before this handler returned, typed for the handlers
+   * after them (`S`). An object of its own for each request, made on first use.
+   *
+   * @example
+   * const auth = derive((req) => ({ user: req.get('x-user') ?? 'anonymous' }));
+   * app.get('/me', auth, (req) => ({ user: req.state.user }));
+   */
+  get state(): S {
+    let s = this._state;
+    if (s === undefined) {
+      s = {} as S;
+      this._state = s;
+    }
+    return s;
+  }
+
+  /** @internal a route schema's output for `query`, or for `headers` (laid over them) */
+  _validated(part: 'query' | 'headers', value: unknown): void {
+    if (part === 'query') this._query = value as Query;
+    else this._headers = Object.assign(new NullObject<Headers>(), this.headers, value);
+  }
+
+  /**
+   * A logger for this request: a child of the app's `logger` bound to `reqId` (the request's valid
+   * `X-Request-Id`, else a random UUID), created on first use. Without a `logger` option it logs to
+   * the console.
+   *
+   * @example
+   * app.get('/orders/:id', (req) => {
+   *   req.log.info({ order: req.params.id }, 'loading order');
+   *   return { id: req.params.id };
+   * });
+   */
+  get log(): Logger {
+    return requestLogger(this);
+  }
+
+  /**
+   * This request's id: its `X-Request-Id` header when present and valid (up to 128 of
+   * `A-Z a-z 0-9 _ . : @ / + = -`), else a random UUID. Created on first use.
+   *
+   * @example
+   * app.get('/', (req, res) => res.header('x-request-id', req.id).send('ok'));
+   */
+  get id(): string {
+    return requestId(this);
   }
 
   /** Copies everything JS may still read before the engine lets go of the request. */
@@ -126,10 +179,19 @@ export class Request implements RequestHelpers, RequestBodyReaders {
     this._ended = true;
   }
 
+  /**
+   * The one rule for a request field read after the response ended (docs/guides/requests-and-responses.md, "Requests
+   * after the response"): the engine keeps the request until the end of the event-loop turn in which its response
+   * ended, so 'finish' listeners, microtasks and the code right after `res.send()` read every field; after that a field
+   * that was never read throws this, whatever the field.
+   */
   private gone(what: string): never {
-    throw new HttpError(500, `req.${what} was read after the response ended and was never read before`, {
-      code: ErrorCodes.REQUEST_ENDED,
-    });
+    throw new HttpError(
+      500,
+      `req.${what} was read after the response ended, in a later event-loop turn, and was never read before: ` +
+        'read it before (or in the same turn as) sending the response',
+      { code: ErrorCodes.REQUEST_ENDED },
+    );
   }
 
   /** The request method, e.g. `GET`. */
@@ -194,7 +256,11 @@ export class Request implements RequestHelpers, RequestBodyReaders {
 
   /** `"1.1"`, `"1.0"`, or `"2.0"` for a request over HTTP/2. */
   get httpVersion(): string {
-    if (this._version === undefined) this._version = this._n.version(this._id) ?? 1;
+    if (this._version === undefined) {
+      const v = this._n.version(this._id);
+      if (v === undefined) this.gone('httpVersion');
+      this._version = v;
+    }
     return this._version === 0 ? '1.0' : this._version === 2 ? '2.0' : '1.1';
   }
 
@@ -206,17 +272,20 @@ export class Request implements RequestHelpers, RequestBodyReaders {
    * // gale({ query: 'extended' }), GET /search?filter[tag]=a&filter[tag]=b&page=2
    * app.get('/search', (req) => req.query); // { filter: { tag: ['a', 'b'] }, page: '2' }
    */
-  get query(): Query {
+  get query(): QueryOf<I> {
     if (this._query === undefined) {
       const url = this.url;
       const q = url.indexOf('?');
       this._query = q === -1 ? new NullObject<Query>() : this._cfg.query(url.slice(q + 1));
     }
-    return this._query;
+    return this._query as QueryOf<I>;
   }
 
-  /** Headers with lower-case names; repeated headers are joined with ", " (set-cookie is an array). */
-  get headers(): Headers {
+  /**
+   * Headers with lower-case names; repeated headers are joined with ", " (set-cookie is an array). On a route with a
+   * headers schema, its output is laid over them.
+   */
+  get headers(): HeadersOf<I> {
     if (this._headers === undefined) {
       const flat = this._n.headers(this._id);
       if (flat === undefined) this.gone('headers');
@@ -231,12 +300,12 @@ export class Request implements RequestHelpers, RequestBodyReaders {
       }
       this._headers = h;
     }
-    return this._headers;
+    return this._headers as HeadersOf<I>;
   }
 
   /** One header by name, case-insensitive. */
   get(name: string): string | undefined {
-    const v = this.headers[name.toLowerCase()];
+    const v = (this.headers as Headers)[name.toLowerCase()];
     return Array.isArray(v) ? v.join(', ') : v;
   }
 
@@ -254,6 +323,8 @@ export class Request implements RequestHelpers, RequestBodyReaders {
 
   private readRemote(): void {
     const r = this._n.remote(this._id);
+    // undefined: the engine let go of the request (null: it is known, but its connection is gone).
+    if (r === undefined) this.gone('remoteAddress');
     this._ip = r?.[0] ?? '';
     this._rport = r?.[1];
     this._tls = r?.[3] === true;
@@ -327,7 +398,7 @@ export class Request implements RequestHelpers, RequestBodyReaders {
     return cookieJar(this).cookies as Record<string, string>;
   }
   get signedCookies(): Record<string, string | false> {
-    return cookieJar(this).signed as Record<string, string | false>;
+    return signedCookiesOf(this);
   }
   accepts(): string[];
   accepts(types: string[]): string | false;
@@ -415,4 +486,66 @@ export class Request implements RequestHelpers, RequestBodyReaders {
   webStream(): ReadableStream<Uint8Array> {
     return this._bodySource().webStream();
   }
+}
+
+// node:http's members that Express middleware touches (req.app, req.socket, …; refusals for the rest).
+defineRequestMembers(Request.prototype);
+
+Request.prototype._state = undefined;
+
+// The node:http members node-members.ts installs on the prototype (defineRequestMembers, called above), typed here.
+// A merged declaration repeats the class's type parameters, used or not.
+export interface Request<
+  // biome-ignore lint/correctness/noUnusedVariables: repeated from the class
+  P extends object = AnyParams,
+  // biome-ignore lint/correctness/noUnusedVariables: repeated from the class
+  S extends object = object,
+  I extends RequestInput = RequestInput,
+> {
+  /**
+   * The request body: on a route with a body schema, the schema's output (typed); elsewhere what a middleware
+   * assigned (`req.body = await req.parseBody()`), and reading it before anything did throws GALE_ERR_NODE_MIDDLEWARE.
+   *
+   * @example
+   * app.use(async (req, res, next) => {
+   *   req.body = await req.parseBody();
+   *   await next();
+   * });
+   */
+  body: BodyOf<I>;
+  /**
+   * The app this request came to (as Express's `req.app`), for middleware that reads its settings.
+   *
+   * @example
+   * app.use((req, res, next) => (req.app?.get('trust proxy') === false ? next() : next()));
+   */
+  readonly app: RequestApp | undefined;
+  /**
+   * The major HTTP version as a number, as node:http's (1, or 2 over HTTP/2).
+   *
+   * @example
+   * app.get('/', (req) => `HTTP/${req.httpVersionMajor}.${req.httpVersionMinor}`);
+   */
+  readonly httpVersionMajor: number;
+  /**
+   * The minor HTTP version as a number (1 for HTTP/1.1, 0 for HTTP/1.0 and HTTP/2).
+   *
+   * @example
+   * app.get('/', (req) => (req.httpVersionMinor === 0 ? 'old client' : 'ok'));
+   */
+  readonly httpVersionMinor: number;
+  /**
+   * The connection's addresses and its `'close'` (see `SocketView`); a new view on every read.
+   *
+   * @example
+   * app.get('/', (req) => req.socket.remotePort);
+   */
+  readonly socket: SocketView;
+  /**
+   * `req.socket` under its old node:http name.
+   *
+   * @example
+   * app.get('/', (req) => req.connection.remoteAddress);
+   */
+  readonly connection: SocketView;
 }

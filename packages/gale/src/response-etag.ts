@@ -1,23 +1,20 @@
-// Conditional GET for Response: entity tags (as the `etag` package), the freshness check behind 304s,
-// and request header reads. Imports Request and Response as types only, never response.ts at run time.
-import * as crypto from 'node:crypto';
+// Conditional GET for Response: entity tags (the `etag` package's, computed by the engine), the freshness check
+// behind 304s, and request header reads. Imports Request and Response as types only, never response.ts at run time.
 import fresh from 'fresh';
-import type { Request } from './request.js';
-import type { Response } from './response.js';
-
-const hashBase64: (data: string | Uint8Array) => string =
-  typeof crypto.hash === 'function'
-    ? (data) => crypto.hash('sha1', data, 'base64')
-    : (data) => crypto.createHash('sha1').update(data).digest('base64');
+import { native } from './native.js';
+import type { RequestView as Request } from './request-api.js';
+import { HeaderEntry, type ResponseView as Response } from './response-api.js';
 
 /**
- * The entity tag of a body, in the format of the `etag` package (and so Express):
- * `"<length in hex>-<27 chars of base64 SHA-1>"`, with `W/` when weak.
+ * The entity tag of a body, in the format of the `etag` package (and so Express's default `etag fn`):
+ * `"<length in hex>-<27 characters of base64 SHA-1>"`, with `W/` when weak. Computed by the engine, in one call.
+ *
+ * @example
+ * import { entityTag } from 'gale';
+ * entityTag('{"hello":"world"}', true); // 'W/"11-IkjuL6CqqtmReFMfkkvwC0sKj04"'
  */
 export function entityTag(body: string | Uint8Array, weak: boolean): string {
-  const len = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-  const tag = `"${len.toString(16)}-${hashBase64(body).slice(0, 27)}"`;
-  return weak ? `W/${tag}` : tag;
+  return native.etag(body, weak);
 }
 
 /** A request header without materialising all of them while the engine still holds the request. */
@@ -29,16 +26,16 @@ export function requestHeader(req: Request, name: string): string | undefined {
 /** Sets the ETag (unless one was set) and tells whether the request's validators match (as Express's req.fresh). */
 export function notModified(res: Response, mode: 'weak' | 'strong' | false, body: string | Uint8Array): boolean {
   let headers = res._headers;
-  let etag = headers?.get('etag')?.[1];
+  let etag = headers?.get('etag')?.value;
   if (etag === undefined && mode !== false) {
     etag = entityTag(body, mode === 'weak');
     if (headers === undefined) {
       headers = new Map();
       res._headers = headers;
     }
-    headers.set('etag', ['ETag', etag]);
+    headers.set('etag', new HeaderEntry('ETag', etag));
   }
-  const lastModified = headers?.get('last-modified')?.[1];
+  const lastModified = headers?.get('last-modified')?.value;
   const status = res.statusCode;
   if ((status < 200 || status >= 300) && status !== 304) return false;
   const req = res._req;

@@ -5,50 +5,8 @@ import { create as contentDisposition } from 'content-disposition';
 import { ErrorCodes, GaleError, HttpError } from './errors.js';
 import { logRequestDone, primeRequestLog } from './logging.js';
 import { CT_NONE } from './native.js';
-import type { Response } from './response.js';
+import type { DownloadOptions, ResponseView as Response } from './response-api.js';
 import { contentTypeName } from './response-headers.js';
-
-/**
- * Options for `res.download()`.
- *
- * @example
- * app.get('/report', (req, res) => res.download('q3.pdf', 'Q3 report.pdf', { root: './reports', headers: { 'x-kind': 'report' } }));
- */
-export interface DownloadOptions {
-  /** Resolve `path` under this directory (paths escaping it answer 404). */
-  root?: string;
-  /** Serve dotfiles: 'allow', or 'ignore' (404, default). */
-  dotfiles?: 'ignore' | 'allow';
-  /** Extra headers (Content-Disposition is always set from the file name). */
-  headers?: Record<string, string>;
-}
-
-/**
- * The file senders of Response, documented here. Response implements them in response.ts by calling
- * the functions below.
- */
-export interface ResponseFiles {
-  /**
-   * Sends a file from disk through the engine's static path (validators, 304, Range, precompressed
-   * siblings). `path` must be absolute unless `root` is given; paths with dot-segments under `root`
-   * and dotfiles are refused with 404. Headers set on `res` are sent too.
-   *
-   * @example
-   * app.get('/report', (req, res) => res.sendFile('report.pdf', { root: '/srv/files' }));
-   */
-  sendFile(path: string, options?: { root?: string; dotfiles?: 'ignore' | 'allow' }): void;
-
-  /**
-   * Sends the file at `path` as a download named `filename` (default: the file's name), through the
-   * engine's `sendFile` (validators, Range, 304). A relative path resolves against the working
-   * directory unless `root` is given.
-   *
-   * @example
-   * app.get('/invoice/:id', (req, res) =>
-   *   res.download(`${req.params.id}.pdf`, 'invoice.pdf', { root: '/srv/invoices' }));
-   */
-  download(path: string, filename?: string | DownloadOptions, options?: DownloadOptions): void;
-}
 
 /** `res.sendFile(path, options)`. */
 export function sendFile(res: Response, path: string, options: { root?: string; dotfiles?: 'ignore' | 'allow' }): void {
@@ -78,7 +36,6 @@ export function sendFile(res: Response, path: string, options: { root?: string; 
   // A Content-Type set on res wins over the one guessed from the file name.
   if (res._ctype !== CT_NONE) lines = `Content-Type: ${contentTypeName(res._ctype)}\r\n${lines}`;
   // Copy what JS may still read before the engine can release the request.
-  if (res._req._deferred) res._req._snapshot();
   if (res._t0 !== 0) primeRequestLog(res._req);
   const code = res._n.sendFile(res._id, full, lines || undefined);
   if (code === 404) throw new HttpError(404, 'Not Found');

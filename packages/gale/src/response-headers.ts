@@ -4,15 +4,8 @@ import { basename, extname } from 'node:path';
 import { create as contentDisposition } from 'content-disposition';
 import varyHeader from 'vary';
 import { ErrorCodes, GaleError } from './errors.js';
-import type { Response } from './response.js';
-
-/**
- * A header value: a string, a number, or a list (sent as several lines).
- *
- * @example
- * res.header('x-count', 3).header('link', ['</a>; rel="preload"', '</b>; rel="preload"']);
- */
-export type HeaderValue = string | number | readonly string[];
+import type { HeaderValue } from './options.js';
+import type { HeaderEntry, ResponseView as Response } from './response-api.js';
 
 // RFC 9110 token and field-value checks: a value with CR/LF would split the response.
 export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -36,80 +29,6 @@ export function contentTypeName(ct: string | number): string {
   return ['', 'application/json', 'text/plain; charset=utf-8', 'application/octet-stream', 'text/html; charset=utf-8'][
     ct
   ] as string;
-}
-
-/**
- * The header helpers of Response, documented here. Response implements them in response.ts:
- * one-liners inline, the others by calling the functions below.
- */
-export interface ResponseHeaders {
-  /** Alias of `header`, as in Express. */
-  set(name: string, value: HeaderValue): this;
-
-  /** Alias of `header`, as in node:http. */
-  setHeader(name: string, value: HeaderValue): this;
-
-  /** A header set on this response, by name. */
-  getHeader(name: string): HeaderValue | undefined;
-
-  /** Removes a header set on this response. */
-  removeHeader(name: string): this;
-
-  /**
-   * Appends to a header (Set-Cookie, Link, …), keeping values set before.
-   *
-   * @example
-   * res.append('Link', '</a.css>; rel=preload').append('Link', '</b.js>; rel=preload');
-   */
-  append(name: string, value: HeaderValue): this;
-
-  /** A header set on this response (alias of `getHeader`, as in Express). */
-  get(name: string): HeaderValue | undefined;
-
-  /**
-   * Sets Content-Type from an extension or name (`'json'`, `'.html'`, `'png'`) or a MIME type
-   * (text types get `charset=utf-8`, as Express); unknown extensions become application/octet-stream.
-   *
-   * @example
-   * res.type('csv').send('a,b\n1,2\n'); // text/csv; charset=utf-8
-   */
-  type(type: string): this;
-
-  /** Alias of `type`, as in Express. */
-  contentType(type: string): this;
-
-  /**
-   * Sets the Location header, percent-encoding what must be (already-encoded sequences are kept).
-   *
-   * @example
-   * res.status(201).location(`/users/${id}`).json(user);
-   */
-  location(url: string): this;
-
-  /**
-   * Adds `field` to the Vary header (once; `*` absorbs the rest).
-   *
-   * @example
-   * res.vary('Accept-Encoding').vary('Origin');
-   */
-  vary(field: string | string[]): this;
-
-  /**
-   * Adds links to the Link header.
-   *
-   * @example
-   * res.links({ next: '/users?page=3', last: '/users?page=9' });
-   * // Link: </users?page=3>; rel="next", </users?page=9>; rel="last"
-   */
-  links(links: Record<string, string | string[]>): this;
-
-  /**
-   * Marks the response as a download (Content-Disposition: attachment), with the file name's type.
-   *
-   * @example
-   * res.attachment('report.csv').send(csv); // Content-Type: text/csv; charset=utf-8
-   */
-  attachment(filename?: string): this;
 }
 
 /** `res.append(name, value)`. */
@@ -149,4 +68,42 @@ export function attachment(res: Response, filename: string | undefined): Respons
   const name = filename === undefined ? undefined : basename(filename);
   if (name) res.type(extname(name));
   return res.header('Content-Disposition', contentDisposition(name));
+}
+
+// The last header block built, kept whole: most responses of an app carry the same headers in the same order (what
+// its middleware sets), so the block is reused up to the first header that differs instead of being concatenated
+// again, and the engine reads a string it has already flattened. `ends[i]` is where header i's lines end.
+let lastNames: string[] = [];
+let lastValues: HeaderValue[] = [];
+let lastEnds: number[] = [];
+let lastBlock = '';
+
+/** The `name: value\r\n` lines of a response's headers, in the order they were set. */
+export function headerBlock(headers: Map<string, HeaderEntry>): string {
+  let i = 0;
+  const n = lastNames.length;
+  for (const e of headers.values()) {
+    // Arrays never match: Set-Cookie lists and the like are built anew.
+    if (i === n || e.name !== lastNames[i] || e.value !== lastValues[i] || typeof e.value === 'object') break;
+    i++;
+  }
+  if (i === n && i === headers.size) return lastBlock;
+  const names = lastNames.slice(0, i);
+  const values = lastValues.slice(0, i);
+  const ends = lastEnds.slice(0, i);
+  let out = i === 0 ? '' : lastBlock.slice(0, ends[i - 1]);
+  let j = 0;
+  for (const { name, value } of headers.values()) {
+    if (j++ < i) continue;
+    if (typeof value === 'object') for (const v of value) out += `${name}: ${v}\r\n`;
+    else out += `${name}: ${value}\r\n`;
+    names.push(name);
+    values.push(value);
+    ends.push(out.length);
+  }
+  lastNames = names;
+  lastValues = values;
+  lastEnds = ends;
+  lastBlock = out;
+  return out;
 }

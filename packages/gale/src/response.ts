@@ -9,9 +9,20 @@ import { ErrorCodes, GaleError } from './errors.js';
 import { SafeHtml } from './html.js';
 import { logRequestDone, primeRequestLog } from './logging.js';
 import { CT_BYTES, CT_HTML, CT_JSON, CT_NONE, CT_TEXT, type NativeServer, type ReplyMeta } from './native.js';
+import { defineResponseMembers } from './node-members.js';
+import type { SocketView } from './node-socket.js';
+import type { HeaderValue } from './options.js';
 import type { Request } from './request.js';
+import {
+  type CookieOptions,
+  type DownloadOptions,
+  type FormatHandler,
+  HeaderEntry,
+  type ResponseHost,
+  type ResponseView,
+} from './response-api.js';
 import { notModified } from './response-etag.js';
-import { type DownloadOptions, download, type ResponseFiles, sendFile } from './response-file.js';
+import { download, sendFile } from './response-file.js';
 import {
   addLinks,
   addVary,
@@ -20,47 +31,16 @@ import {
   BAD_VALUE,
   contentTypeName,
   ENGINE_HEADERS,
-  type HeaderValue,
-  type ResponseHeaders,
+  headerBlock,
   TOKEN,
 } from './response-headers.js';
-import {
-  type CookieOptions,
-  type FormatHandler,
-  format,
-  type ResponseHelpers,
-  redirect,
-  render,
-  setCookie,
-  startSse,
-} from './response-helpers.js';
+import { format, redirect, render, setCookie, startSse } from './response-helpers.js';
 import type { SseOptions, SseStream } from './sse.js';
 import { pump, type StreamSource } from './stream.js';
-import type { Views } from './views.js';
 
-export type { DownloadOptions } from './response-file.js';
-export { checkHeader, type HeaderValue } from './response-headers.js';
-export type { CookieOptions, FormatHandler } from './response-helpers.js';
-
-/** Hooks and settings the app gives every response (keeps this file free of app imports). */
-export interface ResponseHost {
-  /** Called when a deferred response finishes or aborts, to forget it. */
-  forget(id: number): void;
-  /** Called when a streamed response must be tracked for drain/abort events. */
-  track(res: Response): void;
-  /** The app's last-resort error answer (logged 500, or a destroyed stream), for async helpers. */
-  fail(err: unknown, req: Request, res: Response): void;
-  /** ETags for `send`/`json`/`html` bodies: 'weak', 'strong' or false. */
-  etag: 'weak' | 'strong' | false;
-  /** Secrets for signed cookies; the first one signs. */
-  cookieSecret: string | readonly string[] | undefined;
-  /** Templates for `res.render`. */
-  views: Views;
-  /** Log one line per finished request. */
-  logRequests: boolean;
-  /** Open event streams, closed by `app.close()` so a graceful shutdown does not wait for them. */
-  sse: Set<SseStream>;
-}
+export type { CookieOptions, DownloadOptions, FormatHandler, ResponseHost } from './response-api.js';
+export { checkHeader } from './response-headers.js';
+export type { HeaderValue };
 
 /**
  * An outgoing response.
@@ -68,7 +48,8 @@ export interface ResponseHost {
  * @example
  * app.get('/hi', (req, res) => res.status(201).header('x-id', '7').json({ ok: true }));
  */
-export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles {
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface below types the node:http members node-members.ts installs on the prototype
+export class Response implements ResponseView {
   /** The status code to send (default 200). */
   statusCode = 200;
   /** True once the head has been handed to the engine. */
@@ -80,16 +61,17 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
   /** @internal */ readonly _n: NativeServer;
   /** @internal */ readonly _host: ResponseHost;
   /** @internal */ _ctype: string | number = CT_NONE;
-  /** @internal */ _headers: Map<string, [string, HeaderValue]> | undefined;
+  /** @internal */ _headers: Map<string, HeaderEntry> | undefined;
   /** @internal */ _events: EventEmitter | undefined;
   /** @internal */ _locals: Record<string, unknown> | undefined;
   /** @internal performance.now() at the start when requests are logged, else 0 */
   readonly _t0: number;
   /**
-   * @internal called once just before the head goes out (session cookies); on the prototype (undefined) so
-   * responses that never set it carry no field for it.
+   * @internal called once just before the head goes out (session cookies, a patched writeHead), with the body when
+   * the response is sent whole; on the prototype (undefined) so responses that never set it carry no field for it.
+   * Add to it with `addHeadHook` (node-members.ts), which keeps the hooks already there.
    */
-  declare _onHead: (() => void) | undefined;
+  declare _onHead: ((body?: string | Uint8Array) => void) | undefined;
   /**
    * The reason phrase to send instead of the standard one (as node:http's `res.statusMessage`); characters a
    * status line cannot hold make the engine send the standard phrase.
@@ -99,6 +81,11 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
   declare _close: boolean | undefined;
   /** @internal the app set Content-Length: a streamed body is sent with it, and a HEAD answer states it */
   declare _length: number | undefined;
+  /**
+   * @internal the route's response serializer (its `response` schemas, compiled: serialize.ts), set by the route
+   * before its handler runs; on the prototype (undefined) so other responses carry no field for it
+   */
+  declare _ser: ((status: number, value: unknown) => string) | undefined;
 
   constructor(n: NativeServer, id: number, req: Request, host: ResponseHost) {
     this._n = n;
@@ -167,18 +154,20 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
       return this;
     }
     if (this._headers === undefined) this._headers = new Map();
-    this._headers.set(lower, [name, value]);
+    this._headers.set(lower, new HeaderEntry(name, value));
     return this;
   }
 
   /**
-   * Sends `value` as JSON (with an ETag, and 304 when the request's If-None-Match matches).
+   * Sends `value` as JSON (with an ETag, and 304 when the request's If-None-Match matches). On a route with a
+   * `response` schema for the status, through the serializer compiled from it (only the properties it names).
    *
    * @example
    * app.get('/user', (req, res) => res.json({ id: 1 }));
    */
   json(value: unknown): void {
-    const body = JSON.stringify(value);
+    const ser = this._ser;
+    const body = ser === undefined ? JSON.stringify(value) : ser(this.statusCode, value);
     this.sendBody(this._ctype === CT_NONE ? CT_JSON : this._ctype, body === undefined ? 'null' : body);
   }
 
@@ -214,7 +203,7 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
    * Sends the status code with its reason phrase as a text/plain body.
    *
    * @example
-   * app.post('/jobs', (req, res) => { queue.push(req.body); res.sendStatus(202); }); // "Accepted"
+   * app.post('/jobs', async (req, res) => { queue.push(await req.json()); res.sendStatus(202); }); // "Accepted"
    */
   sendStatus(code: number): void {
     this.status(code);
@@ -229,7 +218,6 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
     if (this.finished && this._req._aborted) return;
     if (this.headersSent && !this.finished) {
       this.finished = true;
-      this._req._snapshot();
       this._host.forget(this._id);
       if (!this._n.endStream(this._id, body)) {
         // The engine had already let go (the client left, or was cut off for not reading): the
@@ -275,7 +263,6 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
     if (this.finished) return;
     this.finished = true;
     this.headersSent = true;
-    this._req._snapshot();
     this._host.forget(this._id);
     this._n.destroy(this._id);
     this._events?.emit('close');
@@ -311,7 +298,6 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
   _aborted(): void {
     if (this.finished) return;
     this.finished = true;
-    this._req._snapshot();
     this._n.release(this._id);
     // A writer waiting for room will get none: let it go on (its writes are now dropped).
     this._events?.emit('drain');
@@ -331,7 +317,7 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
     if (lower === 'content-type') return this._ctype === CT_NONE ? undefined : contentTypeName(this._ctype);
     if (lower === 'content-length') return this._length;
     if (lower === 'connection') return this._close === undefined ? undefined : this._close ? 'close' : 'keep-alive';
-    return this._headers?.get(lower)?.[1];
+    return this._headers?.get(lower)?.value;
   }
   /**
    * The lower-case names of the headers set on this response (Content-Type included), as node:http's
@@ -430,13 +416,7 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
 
   /** @internal the head's extra header lines, as the engine takes them */
   headerLines(): string | undefined {
-    if (this._headers === undefined) return undefined;
-    let out = '';
-    for (const [name, value] of this._headers.values()) {
-      if (typeof value === 'object') for (const v of value) out += `${name}: ${v}\r\n`;
-      else out += `${name}: ${value}\r\n`;
-    }
-    return out;
+    return this._headers === undefined ? undefined : headerBlock(this._headers);
   }
 
   /** @internal what the reply rarely carries (reason phrase, Connection: close, declared length), if any */
@@ -446,10 +426,10 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
   }
 
   /** @internal runs the before-head hook once */
-  _runOnHead(): void {
-    const hook = this._onHead as () => void;
+  _runOnHead(body?: string | Uint8Array): void {
+    const hook = this._onHead as (body?: string | Uint8Array) => void;
     this._onHead = undefined;
-    hook();
+    hook(body);
   }
 
   /**
@@ -458,6 +438,8 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
    */
   finish(ctype: string | number, body: string | Uint8Array | undefined, lines?: string): void {
     if (this.finished || this.headersSent) {
+      // The client left: there is no one to answer (as end() after an abort, and a destroyed Node response).
+      if (this.finished && this._req._aborted) return;
       throw new GaleError(
         ErrorCodes.HEADERS_SENT,
         'cannot send a response: one was already sent (or streaming started) for this request',
@@ -465,14 +447,12 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
     }
     // Checked before the state changes, so a caller that catches the TypeError can still answer.
     if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) badBody(body);
-    if (this._onHead !== undefined) this._runOnHead();
+    if (this._onHead !== undefined) this._runOnHead(body);
     this.finished = true;
     this.headersSent = true;
     const req = this._req;
-    if (req._deferred) {
-      req._snapshot();
-      this._host.forget(this._id);
-    }
+    // The engine keeps the request readable until the end of this loop turn (ReqPool::retire): nothing to copy.
+    if (req._deferred) this._host.forget(this._id);
     if (this._t0 !== 0) primeRequestLog(req);
     this._n.end(
       this._id,
@@ -508,6 +488,9 @@ export class Response implements ResponseHeaders, ResponseHelpers, ResponseFiles
 }
 
 Response.prototype._onHead = undefined;
+Response.prototype._ser = undefined;
+// node:http's members that Express middleware touches (writeHead for on-headers, removeListener, …; refusals).
+defineResponseMembers(Response.prototype);
 
 /** A body the engine cannot send: a TypeError naming what to pass instead. */
 function badBody(body: unknown): never {
@@ -515,4 +498,51 @@ function badBody(body: unknown): never {
   throw new TypeError(
     `a response body must be a string, a Buffer or a Uint8Array, not ${what}: convert it first (e.g. Buffer.from(view.buffer, view.byteOffset, view.byteLength))`,
   );
+}
+
+// The node:http members node-members.ts installs on the prototype (defineResponseMembers, called above), typed here.
+export interface Response {
+  /**
+   * node:http's `writeHead(status[, statusMessage][, headers])`: sets the status and headers the head will carry.
+   * The head goes out with the body (`end()`, `send()`, the first `write()`); a middleware may wrap it (on-headers,
+   * as morgan and response-time do) and the wrapper runs just before the head goes out.
+   *
+   * @example
+   * app.get('/raw', (req, res) => {
+   *   res.writeHead(201, { 'content-type': 'text/plain' });
+   *   res.end('made');
+   * });
+   */
+  writeHead(statusCode: number, headers?: Record<string, HeaderValue> | HeaderValue[]): this;
+  writeHead(statusCode: number, statusMessage: string, headers?: Record<string, HeaderValue> | HeaderValue[]): this;
+  /**
+   * True once the response has ended (false when the client left first), as node:http's.
+   *
+   * @example
+   * res.on('close', () => { if (!res.writableEnded) console.log('client left early'); });
+   */
+  readonly writableEnded: boolean;
+  /**
+   * The connection under this response (see `SocketView`).
+   *
+   * @example
+   * app.get('/', (req, res) => res.socket.remoteAddress);
+   */
+  readonly socket: SocketView;
+  /**
+   * `off()` under its EventEmitter name.
+   *
+   * @example
+   * const onClose = () => clearInterval(timer);
+   * res.on('close', onClose);
+   * res.removeListener('close', onClose);
+   */
+  removeListener(event: 'drain' | 'close' | 'finish', listener: () => void): this;
+  /**
+   * `on()` under its EventEmitter name.
+   *
+   * @example
+   * res.addListener('finish', () => console.log('sent'));
+   */
+  addListener(event: 'drain' | 'close' | 'finish', listener: () => void): this;
 }

@@ -1,8 +1,14 @@
 // Routers: ordered lists of middleware (`use`), routes and error handlers, mountable at a prefix and
-// nestable. The app flattens them into native routes with a chain precomputed per route.
+// nestable. The app flattens them into native routes with a chain precomputed per route. The route methods' types
+// (params from the path, state, schemas) are in route-types.ts; their one implementation is `route`.
 import type { ErrorHandler, Handler, Middleware } from './chain.js';
 import { ErrorCodes, GaleError } from './errors.js';
-import { type FastWsBehavior, fromFastWs, type WsBehavior, type WsConnectionHandler } from './ws-route.js';
+import { movedError } from './moved.js';
+import { checkWsBehavior } from './option-rules.js';
+import type { AnyParams } from './request-api.js';
+import { checkRouteSchema } from './route-schema.js';
+import type { RouteMethod, RouteSchema, StateFrom, WsRouteMethod } from './route-types.js';
+import type { WsBehavior, WsConnectionHandler } from './ws-route.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'ALL';
 
@@ -33,6 +39,8 @@ export type Entry =
       path: string;
       fns: Middleware[];
       handler: Handler;
+      /** The route's schemas and API docs (`app.get(path, schema, …)`). */
+      schema?: RouteSchema;
       /** A WebSocket route: the handler is replaced by the upgrade step when registered. */
       ws?: { behavior: WsBehavior; onOpen?: WsConnectionHandler };
     }
@@ -57,7 +65,9 @@ function isStaticMount(v: unknown): v is StaticMount {
 }
 
 /**
- * A group of routes and middleware, mounted with `app.use(prefix, router)`. Routers nest.
+ * A group of routes and middleware, mounted with `app.use(prefix, router)`. Routers nest. `S` is the state its
+ * routes' requests carry (`req.state`): what the `derive()` middleware given to `use` add, for the routes declared
+ * after them on the router `use` returns.
  *
  * @example
  * const api = router();
@@ -65,17 +75,30 @@ function isStaticMount(v: unknown): v is StaticMount {
  * api.get('/users/:id', (req) => ({ id: req.params.id }));
  * app.use('/api', api);
  */
-export class Router {
+export class Router<S extends object = object> {
   /** @internal */ readonly entries: Entry[] = [];
   /** @internal */ readonly errorHandlers: ErrorHandler[] = [];
   /** @internal called when an entry is added after mounting, so apps register it too */
   readonly _listeners: ((e: Entry) => void)[] = [];
 
-  /** Adds middleware (for every path, or under `path`), routers, static mounts or error middleware. */
-  use(...fns: Middleware[]): this;
-  use(path: string, ...fns: Middleware[]): this;
+  /**
+   * Adds middleware (for every path, or under `path`), routers, static mounts or error middleware. Given
+   * `derive()` middleware for every path, it returns this router typed with the state they add, so routes declared
+   * on what it returns see `req.state` typed (it is the same router: routes declared after the `use` run them).
+   *
+   * @example
+   * const api = router().use(derive((req) => ({ user: req.get('x-user') ?? 'anonymous' })));
+   * api.get('/me', (req) => ({ user: req.state.user }));
+   */
+  use<M1 extends Middleware<AnyParams, S>>(m1: M1): Router<S & StateFrom<M1>>;
+  use<M1 extends Middleware<AnyParams, S>, M2 extends Middleware<AnyParams, S & StateFrom<M1>>>(
+    m1: M1,
+    m2: M2,
+  ): Router<S & StateFrom<M1> & StateFrom<M2>>;
+  use(...fns: Middleware<AnyParams, S>[]): this;
+  use(path: string, ...fns: Middleware<AnyParams, S>[]): this;
   use(...items: (string | Usable)[]): this;
-  use(...args: (string | Usable)[]): this {
+  use(...args: unknown[]): unknown {
     let prefix = '/';
     if (typeof args[0] === 'string') prefix = args.shift() as string;
     if (!prefix.startsWith('/')) throw new TypeError(`use(): path must start with '/', got ${JSON.stringify(prefix)}`);
@@ -101,71 +124,89 @@ export class Router {
     return this;
   }
 
-  get(path: string, ...fns: [...Middleware[], Handler]): this {
-    return this.route('GET', path, fns);
-  }
-  post(path: string, ...fns: [...Middleware[], Handler]): this {
-    return this.route('POST', path, fns);
-  }
-  put(path: string, ...fns: [...Middleware[], Handler]): this {
-    return this.route('PUT', path, fns);
-  }
-  patch(path: string, ...fns: [...Middleware[], Handler]): this {
-    return this.route('PATCH', path, fns);
-  }
-  delete(path: string, ...fns: [...Middleware[], Handler]): this {
-    return this.route('DELETE', path, fns);
-  }
-  head(path: string, ...fns: [...Middleware[], Handler]): this {
-    return this.route('HEAD', path, fns);
-  }
-  options(path: string, ...fns: [...Middleware[], Handler]): this {
-    return this.route('OPTIONS', path, fns);
-  }
-  /** A route for every method. */
-  all(path: string, ...fns: [...Middleware[], Handler]): this {
-    return this.route('ALL', path, fns);
-  }
+  /**
+   * A GET route: the path (Express 4/5 syntax; its params are typed from the literal), optionally a `RouteSchema`,
+   * middleware, then the handler (see `RouteMethod` for the types).
+   *
+   * @example
+   * app.get('/users/:id', (req) => ({ id: req.params.id }));
+   */
+  declare get: RouteMethod<this, S>;
+  /**
+   * A POST route (see `get`).
+   *
+   * @example
+   * app.post('/users', { body: User }, (req) => ({ created: req.body.name }));
+   */
+  declare post: RouteMethod<this, S>;
+  /**
+   * A PUT route (see `get`).
+   *
+   * @example
+   * app.put('/users/:id', async (req) => ({ id: req.params.id, saved: await req.json() }));
+   */
+  declare put: RouteMethod<this, S>;
+  /**
+   * A PATCH route (see `get`).
+   *
+   * @example
+   * app.patch('/users/:id', async (req) => ({ id: req.params.id, changes: await req.json() }));
+   */
+  declare patch: RouteMethod<this, S>;
+  /**
+   * A DELETE route (see `get`).
+   *
+   * @example
+   * app.delete('/users/:id', (req, res) => res.status(204).end());
+   */
+  declare delete: RouteMethod<this, S>;
+  /**
+   * A HEAD route (GET routes answer HEAD requests too; see `get`).
+   *
+   * @example
+   * app.head('/files/*path', (req, res) => res.header('x-path', req.params.path).end());
+   */
+  declare head: RouteMethod<this, S>;
+  /**
+   * An OPTIONS route (see `get`).
+   *
+   * @example
+   * app.options('/upload', (req, res) => res.header('allow', 'POST, OPTIONS').end());
+   */
+  declare options: RouteMethod<this, S>;
+  /**
+   * A route for every method (see `get`).
+   *
+   * @example
+   * app.all('/legacy/*rest', (req, res) => res.redirect(301, `/v2/${req.params.rest}`));
+   */
+  declare all: RouteMethod<this, S>;
 
   /**
    * A WebSocket route: upgrade requests to `path` run the middleware given before the behaviour (auth,
    * cookies), then `behavior.upgrade`, then open the socket. The last argument is a behaviour object or an
-   * express-ws style `(ws, req) => …` function.
+   * express-ws style `(ws, req) => …` function; both see the path's params and the middleware's state.
    *
    * @example
    * app.ws('/echo', { message: (ws, data, isBinary) => ws.send(data, { binary: isBinary }) });
    * app.ws('/legacy', requireUser, (ws, req) => ws.on('message', (m) => ws.send(m)));
    */
-  ws<D = unknown>(path: string, behavior: WsBehavior<D> | FastWsBehavior<D>): this;
-  ws(path: string, ...fns: [...Middleware[], WsBehavior | FastWsBehavior | WsConnectionHandler]): this;
-  ws(path: string, ...fns: unknown[]): this {
-    const last = fns.pop();
-    if (last === undefined || (typeof last !== 'function' && typeof last !== 'object') || last === null) {
-      throw new TypeError(`ws(${path}): give a behaviour object or a (ws, req) => … handler`);
-    }
-    for (const f of fns) {
-      if (typeof f !== 'function') throw new TypeError(`ws(${path}): middleware must be functions`);
-    }
-    const ws =
-      typeof last === 'function'
-        ? { behavior: {}, onOpen: last as WsConnectionHandler }
-        : (last as FastWsBehavior).protocol === 'fast-ws'
-          ? { behavior: fromFastWs(last as FastWsBehavior) }
-          : { behavior: last as WsBehavior };
-    const handler: Handler = () => undefined;
-    this.add({ kind: 'route', seq: nextSeq(), method: 'GET', path, fns: fns as Middleware[], handler, ws });
-    return this;
-  }
+  declare ws: WsRouteMethod<this, S>;
 
-  /** @internal */
+  /** @internal the implementation of every route method: `fns` may start with the route's schema object */
   route(method: Method, path: string, fns: unknown[]): this {
+    let schema: RouteSchema | undefined;
+    if (typeof fns[0] === 'object' && fns[0] !== null) {
+      schema = checkRouteSchema(fns[0], `${method} ${path}`);
+      fns = fns.slice(1);
+    }
     if (fns.length === 0) throw new TypeError(`${method} ${path}: give a handler`);
     for (const f of fns) {
       if (typeof f !== 'function') throw new TypeError(`${method} ${path}: handlers and middleware must be functions`);
     }
     const handler = fns[fns.length - 1] as Handler;
     const mws = fns.slice(0, -1) as Middleware[];
-    this.add({ kind: 'route', seq: nextSeq(), method, path, fns: mws, handler });
+    this.add({ kind: 'route', seq: nextSeq(), method, path, fns: mws, handler, schema });
     return this;
   }
 
@@ -174,6 +215,57 @@ export class Router {
     this.entries.push(e);
     for (const l of this._listeners) l(e);
   }
+}
+
+/** The route methods and the method each one registers. */
+const ROUTE_METHODS: readonly (readonly [string, Method])[] = [
+  ['get', 'GET'],
+  ['post', 'POST'],
+  ['put', 'PUT'],
+  ['patch', 'PATCH'],
+  ['delete', 'DELETE'],
+  ['head', 'HEAD'],
+  ['options', 'OPTIONS'],
+  ['all', 'ALL'],
+];
+
+// The route methods are typed by `declare`d properties (a call-signature interface each: one list of overloads for
+// all eight); their implementations sit on the prototype, as class methods would.
+for (const [name, method] of ROUTE_METHODS) {
+  Object.defineProperty(Router.prototype, name, {
+    value: function (this: Router, path: string, ...fns: unknown[]) {
+      return this.route(method, path, fns);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+Object.defineProperty(Router.prototype, 'ws', { value: wsRoute, writable: true, configurable: true });
+
+/** `ws(path, …middleware, behaviour)`: a GET route whose handler the app replaces with the upgrade step. */
+function wsRoute(this: Router, path: string, ...fns: unknown[]): Router {
+  const last = fns.pop();
+  if (last === undefined || (typeof last !== 'function' && typeof last !== 'object') || last === null) {
+    throw new TypeError(`ws(${path}): give a behaviour object or a (ws, req) => … handler`);
+  }
+  for (const f of fns) {
+    if (typeof f !== 'function') throw new TypeError(`ws(${path}): middleware must be functions`);
+  }
+  if ((last as { protocol?: unknown }).protocol === 'fast-ws') {
+    throw movedError(
+      `ws(${path}, { protocol: 'fast-ws' })`,
+      '@gale-http/fast-ws',
+      "app.ws(path, fastWs({ open: (client) => … })) with import { fastWs } from '@gale-http/fast-ws'",
+    );
+  }
+  if (typeof last === 'object') checkWsBehavior(last, path);
+  const ws =
+    typeof last === 'function'
+      ? { behavior: {}, onOpen: last as WsConnectionHandler }
+      : { behavior: last as WsBehavior };
+  const handler: Handler = () => undefined;
+  this.add({ kind: 'route', seq: nextSeq(), method: 'GET', path, fns: fns as Middleware[], handler, ws });
+  return this;
 }
 
 /**

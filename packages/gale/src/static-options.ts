@@ -1,10 +1,12 @@
 // Checks `app.static()`/`serveStatic()` options once, when the mount is made, so that none is silently ignored: the
 // engine reads only the fields and types it knows (a string maxAge, a boolean immutable, an unknown dotfiles value or
 // serve-static's setHeaders would otherwise do nothing). Wrong types and unknown names throw a TypeError saying what
-// to write instead; `compress` without `cache` is valid configuration that does nothing, so it warns.
+// to write instead (GALE_ERR_INVALID_OPTION, options-check.ts); `compress` without `cache` is valid configuration that
+// does nothing, so it warns.
 import type { StaticOptions } from './options.js';
+import { checkNames, invalidOption } from './options-check.js';
 
-const KNOWN = new Set([
+const KNOWN = [
   'index',
   'extensions',
   'fallback',
@@ -16,7 +18,7 @@ const KNOWN = new Set([
   'compress',
   'headers',
   'redirect',
-]);
+];
 
 /** serve-static/express.static option names, and what to do in Gale instead. */
 const FOREIGN: Record<string, string> = {
@@ -36,7 +38,7 @@ const FOREIGN: Record<string, string> = {
 export const STATIC_WARNING_CODE = 'GALE_STATIC_OPTION_UNUSED';
 
 function fail(where: string, message: string): never {
-  throw new TypeError(`${where}: ${message}`);
+  throw invalidOption(where, message);
 }
 
 function isBool(v: unknown): v is boolean | undefined {
@@ -51,11 +53,7 @@ export function checkStaticOptions(options: unknown, where: string): StaticOptio
   if (options === undefined || options === null) return {};
   if (typeof options !== 'object' || Array.isArray(options)) fail(where, 'options must be an object');
   const o = options as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
-    if (KNOWN.has(key)) continue;
-    const hint = FOREIGN[key];
-    fail(where, `unknown option '${key}'${hint ? `: ${hint}` : ` (known: ${[...KNOWN].join(', ')})`}`);
-  }
+  checkNames(where, o, KNOWN, FOREIGN);
   const out = { ...o } as StaticOptions;
   if (o.maxAge !== undefined && (typeof o.maxAge !== 'number' || !Number.isFinite(o.maxAge) || o.maxAge < 0)) {
     fail(
@@ -100,9 +98,8 @@ export function checkStaticOptions(options: unknown, where: string): StaticOptio
     if (typeof cache !== 'object' || cache === null || Array.isArray(cache)) {
       fail(where, `cache is true, false or { maxFileSize, maxSize } (bytes); got ${JSON.stringify(cache)}`);
     }
+    checkNames(where, cache, ['maxFileSize', 'maxSize'], {}, 'cache.');
     for (const [k, v] of Object.entries(cache)) {
-      if (k !== 'maxFileSize' && k !== 'maxSize')
-        fail(where, `unknown cache option '${k}' (known: maxFileSize, maxSize)`);
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) fail(where, `cache.${k} is a number of bytes`);
     }
   }

@@ -1,12 +1,13 @@
 // `app.ws(path, …)` routes: the behaviour type, the upgrade step that ends a route's middleware chain, and the
 // per-app hub that maps engine socket ids to WebSocket objects and delivers messages, drains and closes.
-import type { Relay } from './cluster/hooks.js';
 import { ErrorCodes, GaleError } from './errors.js';
-import { type FastWsConnection, type FastWsConnectionOptions, fastWsHandlers } from './fastws/server.js';
 import type { Logger } from './logging.js';
 import type { NativeServer } from './native.js';
 import type { Request } from './request.js';
+import type { AnyParams } from './request-api.js';
 import type { Response } from './response.js';
+import type { Relay } from './scale-hooks.js';
+import { TracedResponse } from './tracing.js';
 import { type SocketHost, WebSocket, WS_SID_MASK } from './ws.js';
 
 /**
@@ -18,14 +19,14 @@ import { type SocketHost, WebSocket, WS_SID_MASK } from './ws.js';
  *   message: (ws, data, isBinary) => ws.send(data, { binary: isBinary }),
  * });
  */
-export interface WsBehavior<D = unknown> {
-  /** Plain WebSocket messages (set `'fast-ws'` for the fast-ws protocol: see {@link FastWsBehavior}). */
+export interface WsBehavior<D = unknown, P extends object = AnyParams, S extends object = object> {
+  /** Plain WebSocket messages (the fast-ws protocol is `fastWs(…)` from @gale-http/fast-ws). */
   protocol?: undefined;
   /**
    * Runs after the route's middleware, before the 101: return (or resolve to) the socket's `data`, or throw
    * an `HttpError` (or answer with `res`) to refuse the upgrade with that status.
    */
-  upgrade?(req: Request, res: Response): D | Promise<D>;
+  upgrade?(req: Request<P, S>, res: Response): D | Promise<D>;
   /** The socket is open. */
   open?(ws: WebSocket<D>): unknown;
   /** A whole message arrived: a Buffer (text is valid UTF-8; `data.toString()` gives it), and whether it was binary. */
@@ -38,7 +39,7 @@ export interface WsBehavior<D = unknown> {
    * Picks the subprotocol from those the client offered (`false`: refuse with 400). Default: the first
    * offered, as the `ws` library does.
    */
-  protocols?(offered: string[], req: Request): string | false | undefined;
+  protocols?(offered: string[], req: Request<P, S>): string | false | undefined;
   /** Largest message in bytes (after inflating); larger closes with 1009. Default 1 MiB. */
   maxPayloadLength?: number;
   /** Seconds without any frame from the client before closing with 1001 (0: never). Default 120. */
@@ -61,50 +62,15 @@ export interface WsBehavior<D = unknown> {
 }
 
 /**
- * A WebSocket route speaking the fast-ws event/reply protocol (the `gale/fast-ws-client` client, or fastWS's):
- * `open(client, ws)` registers event listeners on the protocol connection. Limits and compression are as for
- * {@link WsBehavior}. Clients must offer the `fast-ws` subprotocol (others get 400).
- *
- * @example
- * app.ws('/fws', {
- *   protocol: 'fast-ws',
- *   open: (client) => client.on('echo', (evt) => evt.reply(evt.data)),
- * });
- */
-export interface FastWsBehavior<D = unknown>
-  extends Omit<WsBehavior<D>, 'open' | 'message' | 'protocols' | 'close' | 'protocol'> {
-  protocol: 'fast-ws';
-  /** The socket is open and greeted: register `client.on(event, …)` listeners here. */
-  open?(client: FastWsConnection, ws: WebSocket<D>): unknown;
-  /** The connection ended. */
-  close?(ws: WebSocket<D>, code: number, reason: string): unknown;
-  /** Value codec options (replicator). */
-  fastWs?: FastWsConnectionOptions;
-}
-
-/** Turns a fast-ws route into plain WebSocket handlers around `FastWsConnection`. */
-export function fromFastWs(b: FastWsBehavior): WsBehavior {
-  const { protocol: _p, open, close, fastWs, ...rest } = b;
-  const h = fastWsHandlers<WebSocket>((conn, ws) => open?.(conn, ws), fastWs);
-  return {
-    ...rest,
-    protocols: (offered) => (offered.includes('fast-ws') ? 'fast-ws' : false),
-    open: (ws) => h.open(ws),
-    message: (ws, data, isBinary) => h.message(ws, data, isBinary),
-    close: (ws, code, reason) => {
-      h.close(ws, code, reason);
-      return close?.(ws, code, reason);
-    },
-  };
-}
-
-/**
- * An express-ws style handler: `(ws, req) => { ws.on('message', …) }`.
+ * An express-ws style handler: `(ws, req) => { ws.on('message', …) }`; `req` has the route's params and state.
  *
  * @example
  * app.ws('/legacy', (ws, req) => ws.on('message', (m) => ws.send(m))); // express-ws / ws style
  */
-export type WsConnectionHandler = (ws: WebSocket, req: Request) => unknown;
+export type WsConnectionHandler<P extends object = AnyParams, S extends object = object> = (
+  ws: WebSocket,
+  req: Request<P, S>,
+) => unknown;
 
 /** The offset the engine passes with a message that has a Buffer of its own. */
 const POOL_NONE = 0xffff_ffff;
@@ -213,6 +179,7 @@ function upgraded(req: Request, res: Response): void {
   if (req._deferred) res._host.forget(res._id);
   // ws.req lives as long as the socket; the response object need not.
   req._res = undefined;
+  if (res instanceof TracedResponse) res._done();
 }
 
 /**

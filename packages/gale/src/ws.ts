@@ -1,9 +1,10 @@
 // Server-side WebSocket objects: the socket an `app.ws` route's handlers receive, with uWebSockets.js-style
 // methods (send → status, subscribe/publish, getBufferedAmount) and a `ws`-library facade (on('message'), readyState).
 // Frames, limits, compression and pub/sub fan-out live in the engine; this file only forwards calls to it.
-import type { Relay } from './cluster/hooks.js';
+
 import type { NativeServer } from './native.js';
 import type { Request } from './request.js';
+import type { Relay } from './scale-hooks.js';
 
 /**
  * What `send` did: written (or corked for this loop turn), buffered over the high-water mark (wait for
@@ -78,7 +79,7 @@ export interface SocketBehavior {
 /** @internal what a socket needs from its route and app */
 export interface SocketHost {
   readonly n: NativeServer;
-  /** Cross-process pub/sub of the app, if any (see cluster/hooks.ts). */
+  /** Cross-process pub/sub of the app, if any (see scale-hooks.ts). */
   readonly relay: Relay | undefined;
   error(err: unknown, ws: WebSocket): void;
 }

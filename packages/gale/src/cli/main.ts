@@ -12,7 +12,7 @@ Commands:
     --port <n>           Sets PORT for the app (apps read process.env.PORT)
     --host <addr>        Sets HOST for the app
     --env-file <file>    Loads environment variables from a .env file first
-    --workers <n|auto>   Run n workers with gale.cluster() on one port (auto: one per core; SIGHUP reloads)
+    --workers <n|auto>   Run n workers with @gale-http/cluster on one port (auto: one per core; SIGHUP reloads)
   dev [entry]          Run the app and restart it when a source file changes (TypeScript through tsx or Node's
                        type stripping). Entry as for start, src/server.ts and src/index.ts first
     --watch <dir>        Directory to watch (repeatable; default: the entry's directory)

@@ -40,29 +40,34 @@ export async function start(o: StartOptions): Promise<number> {
   return -1;
 }
 
-/** What `--workers` needs from gale: `gale.cluster(entry, options)` (packages/gale/src/cluster). */
+/** What `--workers` needs: `cluster(entry, options)` of @gale-http/cluster (packages/cluster). */
 type ClusterFn = (
   entry: string | URL,
   options: { workers?: number | string; args?: string[]; execArgv?: string[] },
 ) => { done: Promise<number> };
 
 /**
- * `--workers <n|auto>`: this process becomes the primary of `gale.cluster()`, which forks n workers that each run
- * the entry (one port for all, SO_REUSEPORT; respawn on crash; SIGHUP reloads without downtime; SIGTERM/SIGINT drain
- * and stop). The primary never imports the entry itself. A gale without the cluster support refuses the option
- * (exit 2) rather than starting one process that looks like n.
+ * `--workers <n|auto>`: this process becomes the primary of @gale-http/cluster's `cluster()`, which forks n workers
+ * that each run the entry (one port for all, SO_REUSEPORT; respawn on crash; SIGHUP reloads without downtime;
+ * SIGTERM/SIGINT drain and stop). The primary never imports the entry itself. Without @gale-http/cluster installed
+ * the option is refused (exit 2), saying what to install, rather than starting one process that looks like n.
  */
 async function startWorkers(entry: string, o: StartOptions, tsx: string | undefined): Promise<number> {
   const value = o.workers as string;
   if (value !== 'auto' && !(Number.isInteger(Number(value)) && Number(value) >= 1)) {
     throw new CliError(`--workers ${value}: give a count (1, 2, …) or auto (one per core)`);
   }
-  const gale = (await import('../index.js')) as Record<string, unknown>;
-  const cluster = gale.cluster as ClusterFn | undefined;
+  // A specifier TypeScript does not follow: the core does not depend on the cluster package.
+  const pkg = '@gale-http/cluster';
+  let cluster: ClusterFn | undefined;
+  try {
+    cluster = ((await import(pkg)) as { cluster?: ClusterFn }).cluster;
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+  }
   if (typeof cluster !== 'function') {
     throw new CliError(
-      '--workers: multi-core workers are not available in this version of gale yet. Start without --workers ' +
-        '(one process, one core), or run several processes behind a load balancer.',
+      `--workers needs the ${pkg} package: npm install ${pkg} (or start without --workers: one process, one core)`,
       2,
     );
   }

@@ -4,6 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import { CT_NONE } from '../native.js';
 import type { Response as GaleResponse } from '../response.js';
+import { HeaderEntry } from '../response-api.js';
 import { BAD_VALUE, ENGINE_HEADERS, TOKEN } from '../response-headers.js';
 import { pump, type StreamSource } from '../stream.js';
 import {
@@ -273,8 +274,8 @@ async function sendStream(
   await pump(res, source as unknown as StreamSource);
 }
 
-function linesToMap(lines: string): Map<string, [string, string | string[]]> {
-  const m = new Map<string, [string, string | string[]]>();
+function linesToMap(lines: string): Map<string, HeaderEntry> {
+  const m = new Map<string, HeaderEntry>();
   for (const l of lines.split('\r\n')) {
     if (l === '') continue;
     const colon = l.indexOf(':');
@@ -282,8 +283,8 @@ function linesToMap(lines: string): Map<string, [string, string | string[]]> {
     const value = l.slice(colon + 2);
     const lower = name.toLowerCase();
     const prev = m.get(lower);
-    if (prev === undefined) m.set(lower, [name, value]);
-    else m.set(lower, [name, Array.isArray(prev[1]) ? [...prev[1], value] : [prev[1], value]]);
+    if (prev === undefined) m.set(lower, new HeaderEntry(name, value));
+    else prev.value = Array.isArray(prev.value) ? [...prev.value, value] : [String(prev.value), value];
   }
   return m;
 }

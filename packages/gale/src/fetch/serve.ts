@@ -1,121 +1,13 @@
-// `serve({ fetch, port })` / `serve(honoApp)` (as Bun.serve and Deno.serve) and `app.fetch([prefix,] handler)`
-// (a fetch handler mounted on a Gale app, behind its native routes and static files). Also swaps the global
-// Request/Response for the cheap ones, as @hono/node-server does. app.ts imports this file and this file uses
-// App only inside functions, so the import cycle is harmless.
+// `serve({ fetch, port })` / `serve(honoApp)` (as Bun.serve and Deno.serve): a Gale app of its own whose every
+// request goes to the fetch handler. Mounting a handler on an existing app is mount.ts (which app.ts uses).
 import { App } from '../app.js';
 import { ErrorCodes, GaleError } from '../errors.js';
+import { checkGaleOptions } from '../option-rules.js';
 import type { AddressInfo, GaleOptions } from '../options.js';
-import type { Request as GaleRequest } from '../request.js';
-import type { Response as GaleResponse } from '../response.js';
-import { joinPath } from '../router.js';
-import { type Fetchable, type FetchErrorHandler, type FetchHandler, fetchRoute } from './handler.js';
-import { FetchRequest } from './web-request.js';
-import { WebResponse } from './web-response.js';
-
-/**
- * Replaces `globalThis.Response` with Gale's cheap Response (undici's is built only when its body is read as a
- * stream) and `globalThis.Request` with undici's plus two conveniences (it takes the requests fetch handlers get;
- * stream bodies get `duplex: 'half'`). `instanceof` keeps working for undici's own objects. `serve()` and
- * `app.fetch()` call it unless given `overrideGlobalObjects: false`; calling it twice does nothing.
- *
- * @example
- * import { installFetchGlobals } from 'gale';
- * installFetchGlobals(); // before building Responses in code that is not a fetch handler
- */
-export function installFetchGlobals(): void {
-  if (globalThis.Response !== (WebResponse as unknown)) {
-    Object.defineProperty(globalThis, 'Response', { value: WebResponse, writable: true, configurable: true });
-  }
-  if (globalThis.Request !== (FetchRequest as unknown)) {
-    Object.defineProperty(globalThis, 'Request', { value: FetchRequest, writable: true, configurable: true });
-  }
-}
-
-/**
- * Options of `app.fetch(prefix, handler, options)`.
- *
- * @example
- * app.fetch('/api', hono, { stripPrefix: false, onError: (err) => new Response('api failed', { status: 502 }) });
- */
-export interface FetchMountOptions {
-  /**
-   * Cut the mount prefix from the URL the handler sees (as `app.use(prefix, router)` and Hono's `mount` do).
-   * Default true; false passes the full URL.
-   */
-  stripPrefix?: boolean;
-  /** Answers errors the handler throws (its Response is sent); otherwise Gale's error handling answers. */
-  onError?: FetchErrorHandler;
-  /** Host for requests without a Host header (HTTP/1.0). Default `'localhost'`. */
-  hostname?: string;
-  /** Keep the global Request/Response (see installFetchGlobals). Default true (they are replaced). */
-  overrideGlobalObjects?: boolean;
-  /**
-   * The `protocol://host[:port]` of the URLs the handler sees, instead of `http://` + the Host header (or the
-   * X-Forwarded-* headers under `trustProxy`): a fixed origin (`'https://example.com'`), or a function of Gale's
-   * request that computes one (throw an `HttpError(400)` to refuse a request whose headers make no origin).
-   */
-  origin?: string | ((req: GaleRequest) => string);
-}
-
-function handlerOf(h: FetchHandler | Fetchable, what: string): [FetchHandler, unknown] {
-  if (typeof h === 'function') return [h, undefined];
-  if (typeof h === 'object' && h !== null && typeof (h as Fetchable).fetch === 'function') {
-    if (h instanceof App) {
-      throw new TypeError(`${what}: a Gale app cannot be served as a fetch handler; call its listen() instead`);
-    }
-    return [(h as Fetchable).fetch as FetchHandler, h];
-  }
-  throw new TypeError(`${what}: give a (request) => Response function or an object with a fetch method (a Hono app)`);
-}
-
-/** @internal `app.fetch(...)` (the method on App calls this). */
-export function mountFetch(
-  app: App,
-  a: string | FetchHandler | Fetchable,
-  b?: FetchHandler | Fetchable | FetchMountOptions,
-  c?: FetchMountOptions,
-): void {
-  const prefixed = typeof a === 'string';
-  const options = ((prefixed ? c : b) ?? {}) as FetchMountOptions;
-  const [fn, self] = handlerOf((prefixed ? b : a) as FetchHandler | Fetchable, 'app.fetch()');
-  if (options.overrideGlobalObjects !== false) installFetchGlobals();
-  const base = { hostname: options.hostname ?? 'localhost', onError: options.onError, origin: options.origin };
-  if (!prefixed) {
-    // The fallback: what no route, static mount or fixed response took (after the app's middleware).
-    app.notFound(fetchRoute(fn, self, { ...base, strip: 0 }));
-    return;
-  }
-  if (!a.startsWith('/')) throw new TypeError(`app.fetch(): the prefix must start with '/', got ${JSON.stringify(a)}`);
-  const prefix = joinPath('/', a);
-  const strip = options.stripPrefix === false || prefix === '/' ? 0 : prefix.length;
-  const route = fetchRoute(fn, self, { ...base, strip });
-  app.all(prefix, route);
-  app.all(joinPath(prefix, '*galeFetchPath'), route);
-}
-
-/**
- * A Gale route handler that answers with a fetch handler (or a Hono app), for routers and catch-all routes: the
- * handler sees the request's full URL (`stripPrefix` is not applied). `app.fetch(prefix, h)` is this on `prefix`
- * and every path below it.
- *
- * @example
- * import { gale, router, toHandler } from 'gale';
- * const pages = router().all('/', toHandler(hono)).all('/*path', toHandler(hono));
- * gale().use(pages);                           // routes and static mounts declared beside it still win
- */
-export function toHandler(
-  handler: FetchHandler | Fetchable,
-  options: Omit<FetchMountOptions, 'stripPrefix'> = {},
-): (req: GaleRequest, res: GaleResponse) => Promise<void> | undefined {
-  const [fn, self] = handlerOf(handler, 'toHandler()');
-  if (options.overrideGlobalObjects !== false) installFetchGlobals();
-  return fetchRoute(fn, self, {
-    strip: 0,
-    hostname: options.hostname ?? 'localhost',
-    onError: options.onError,
-    origin: options.origin,
-  });
-}
+import { fn as aFunction, bool } from '../options-check.js';
+import type { Fetchable, FetchErrorHandler, FetchHandler } from './handler.js';
+import { fetchRoute } from './handler.js';
+import { handlerOf, installFetchGlobals } from './mount.js';
 
 /**
  * Options of `serve()`: the fetch handler, where to listen, and any `gale()` option (bodyLimit, trustProxy, …).
@@ -159,6 +51,8 @@ export interface FetchServer {
   readonly app: App;
   /** Stops accepting and lets in-flight requests finish (force-closing after `timeout` ms if given). */
   close(options?: { timeout?: number }): Promise<void>;
+  /** Answers a request in-process, without a socket: `app.request()`. */
+  request(input: string | URL | Request, init?: RequestInit): Promise<Response>;
 }
 
 function isPlainObject(v: object): boolean {
@@ -189,6 +83,15 @@ export async function serve(
   // lends its fetch method, so its own fields are never read as options.
   const options: Partial<ServeOptions> = isPlainObject(input) ? { ...(input as ServeOptions), ...more } : { ...more };
   const [fn, self] = handlerOf(isPlainObject(input) ? (input as ServeOptions).fetch : (input as Fetchable), 'serve()');
+  checkGaleOptions(options, 'serve()', {
+    fetch: aFunction,
+    port: (v) => (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 65535 ? undefined : 'a port number'),
+    hostname: (v) => (typeof v === 'string' ? undefined : 'a string'),
+    signal: (v) => (v instanceof AbortSignal ? undefined : 'an AbortSignal'),
+    onError: aFunction,
+    onListen: aFunction,
+    overrideGlobalObjects: bool,
+  });
   const { fetch: _f, port, hostname, signal, onError, onListen, overrideGlobalObjects, ...galeOptions } = options;
   if (overrideGlobalObjects !== false) installFetchGlobals();
   const app = new App(galeOptions);
@@ -201,6 +104,7 @@ export async function serve(
     url: new URL(`http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}/`),
     app,
     close: (o) => app.close(o),
+    request: (input, init) => app.request(input, init),
   };
   signal?.addEventListener('abort', () => void app.close(), { once: true });
   onListen?.(addr);

@@ -8,7 +8,7 @@ export type { RequestIdOptions } from './request-id.js';
 export { requestId } from './request-id.js';
 export type { CspDirectiveValue, CspOptions, SecurityOptions } from './security.js';
 export { security, securityHeaders } from './security.js';
-export type { SessionData, SessionOptions, SessionStore } from './session.js';
+export type { SessionCallback, SessionData, SessionOptions, SessionStore } from './session.js';
 export { Session, session } from './session.js';
 export type { RedisStoreOptions } from './session-stores.js';
 export { MemoryStore, RedisStore } from './session-stores.js';

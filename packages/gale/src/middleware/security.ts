@@ -3,69 +3,12 @@
 // the `security()` middleware both come here. Only a Content-Security-Policy with function directives (nonces)
 // is computed per request. Imports Gale's Request/Response as types only.
 import type { Middleware } from '../chain.js';
+import type { CspOptions, SecurityOptions } from '../options.js';
 import type { Request } from '../request.js';
 import type { Response } from '../response.js';
-import type { HeaderValue } from '../response-headers.js';
+import { HeaderEntry } from '../response-api.js';
 
-/**
- * A CSP directive value: strings, or functions of the request and response (e.g. a nonce).
- *
- * @example
- * app.use(security({ contentSecurityPolicy: { directives: { scriptSrc: ["'self'", (req, res) => `'nonce-${res.locals.nonce}'`] } } }));
- */
-export type CspDirectiveValue = Iterable<string | ((req: Request, res: Response) => string)>;
-
-/**
- * Content-Security-Policy options (as helmet's).
- *
- * @example
- * const app = gale({ security: { contentSecurityPolicy: { useDefaults: true, directives: { imgSrc: ["'self'", 'data:'] } } } });
- */
-export interface CspOptions {
-  /** Start from the default directives (below). Default true. */
-  useDefaults?: boolean;
-  /** Directives by name (camelCase or dashed); `null` removes a default one. */
-  directives?: Record<string, CspDirectiveValue | string | null>;
-  /** Send `Content-Security-Policy-Report-Only` instead. */
-  reportOnly?: boolean;
-}
-
-/**
- * Options of `security()` / `gale({ security })`: each header can be turned off with `false` or configured as in
- * helmet 8 (the same names; helmet's legacy aliases `hsts`, `noSniff`, `frameguard`, `dnsPrefetchControl`,
- * `ieNoOpen`, `permittedCrossDomainPolicies`, `hidePoweredBy`, `xssFilter` work too).
- *
- * @example
- * const app = gale({ security: { strictTransportSecurity: { maxAge: 63072000, preload: true }, xFrameOptions: { action: 'deny' } } });
- */
-export interface SecurityOptions {
-  contentSecurityPolicy?: boolean | CspOptions;
-  /** Off by default (as helmet): `true` sends `require-corp`. */
-  crossOriginEmbedderPolicy?: boolean | { policy?: 'require-corp' | 'credentialless' | 'unsafe-none' };
-  crossOriginOpenerPolicy?:
-    | boolean
-    | { policy?: 'same-origin' | 'same-origin-allow-popups' | 'noopener-allow-popups' | 'unsafe-none' };
-  crossOriginResourcePolicy?: boolean | { policy?: 'same-origin' | 'same-site' | 'cross-origin' };
-  originAgentCluster?: boolean;
-  referrerPolicy?: boolean | { policy?: string | string[] };
-  strictTransportSecurity?: boolean | { maxAge?: number; includeSubDomains?: boolean; preload?: boolean };
-  xContentTypeOptions?: boolean;
-  xDnsPrefetchControl?: boolean | { allow?: boolean };
-  xDownloadOptions?: boolean;
-  xFrameOptions?: boolean | { action?: 'deny' | 'sameorigin' | 'DENY' | 'SAMEORIGIN' };
-  xPermittedCrossDomainPolicies?: boolean | { permittedPolicies?: 'none' | 'master-only' | 'by-content-type' | 'all' };
-  /** Remove X-Powered-By (Gale never sends one; kept for helmet compatibility). */
-  xPoweredBy?: boolean;
-  xXssProtection?: boolean;
-  hsts?: SecurityOptions['strictTransportSecurity'];
-  noSniff?: boolean;
-  frameguard?: SecurityOptions['xFrameOptions'];
-  dnsPrefetchControl?: SecurityOptions['xDnsPrefetchControl'];
-  ieNoOpen?: boolean;
-  permittedCrossDomainPolicies?: SecurityOptions['xPermittedCrossDomainPolicies'];
-  hidePoweredBy?: boolean;
-  xssFilter?: boolean;
-}
+export type { CspDirectiveValue, CspOptions, SecurityOptions } from '../options.js';
 
 const DEFAULT_DIRECTIVES: Record<string, string[]> = {
   'default-src': ["'self'"],
@@ -287,7 +230,7 @@ export function securityHeaders(options: SecurityOptions = {}): Record<string, s
  */
 export function security(options: SecurityOptions = {}): Middleware {
   const { fixed, dynamic } = compile(options);
-  const template = new Map<string, [string, HeaderValue]>(fixed.map(([k, v]) => [k.toLowerCase(), [k, v]]));
+  const template = new Map<string, HeaderEntry>(fixed.map(([k, v]) => [k.toLowerCase(), new HeaderEntry(k, v)]));
   return (req, res, next) => {
     const h = res._headers;
     if (h === undefined) res._headers = new Map(template);

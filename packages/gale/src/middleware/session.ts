@@ -5,6 +5,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from '../chain.js';
 import { ErrorCodes, GaleError } from '../errors.js';
+import { addHeadHook } from '../node-members.js';
 import type { Request } from '../request.js';
 import type { Response } from '../response.js';
 import type { SessionData, SessionStore } from './session-stores.js';
@@ -66,6 +67,23 @@ interface Controller {
 }
 
 /**
+ * A Node-style callback for `req.session.regenerate/destroy/save`: called with the error, or none when done.
+ *
+ * @example
+ * req.session.regenerate((err) => (err ? next(err) : res.redirect('/home')));
+ */
+export type SessionCallback = (err?: unknown) => void;
+
+/** With a callback, it gets the outcome and the promise never rejects (callback code does not await it). */
+function settle(work: Promise<void>, callback: SessionCallback | undefined): Promise<void> {
+  if (callback === undefined) return work;
+  return work.then(
+    () => callback(),
+    (err: unknown) => callback(err),
+  );
+}
+
+/**
  * `req.session`: the data as properties (`req.session.user = …`), plus `id`, `regenerate()`, `destroy()`, `save()`
  * and `touch()`. Only JSON-serialisable values survive.
  *
@@ -86,8 +104,13 @@ export class Session {
 
   /**
    * Starts a new session with a new id, dropping the old one (do it at login: the id an attacker planted is gone).
+   * `callback` (express-session's style, as passport calls it) is called once done, instead of rejecting.
    */
-  async regenerate(): Promise<void> {
+  regenerate(callback?: SessionCallback): Promise<void> {
+    return settle(this._regenerate(), callback);
+  }
+
+  private async _regenerate(): Promise<void> {
     const st = this[kState];
     for (const k of Object.keys(this)) delete this[k];
     if (st.id !== undefined && st.ctl.store !== undefined) {
@@ -101,16 +124,24 @@ export class Session {
     st.touched = true;
   }
 
-  /** Ends the session: its data and cookie are removed when the response goes out. */
-  async destroy(): Promise<void> {
+  /** Ends the session: its data and cookie are removed when the response goes out. `callback` as for regenerate. */
+  destroy(callback?: SessionCallback): Promise<void> {
+    return settle(this._destroy(), callback);
+  }
+
+  private async _destroy(): Promise<void> {
     const st = this[kState];
     for (const k of Object.keys(this)) delete this[k];
     st.destroyed = true;
     if (st.id !== undefined && st.ctl.store !== undefined) await st.ctl.store.destroy(st.id);
   }
 
-  /** Writes the data to the store now (it is also saved when the response goes out). */
-  async save(): Promise<void> {
+  /** Writes the data to the store now (it is also saved when the response goes out). `callback` as for regenerate. */
+  save(callback?: SessionCallback): Promise<void> {
+    return settle(this._save(), callback);
+  }
+
+  private async _save(): Promise<void> {
     const st = this[kState];
     if (st.ctl.store === undefined || st.destroyed) return;
     st.id ??= st.ctl.genid();
@@ -282,15 +313,15 @@ export function session(options: SessionOptions): Middleware {
       return commit(req, res, s);
     };
     // Streams and files: the cookie goes with the head, the store write runs alongside.
-    res._onHead = () => {
+    addHeadHook(res, () => {
       once()?.catch((err: unknown) => res._host.fail(err, req, res));
-    };
+    });
     if (store !== undefined) {
       const finish = res.finish;
       // Whole answers wait for the store write, so the client's next request finds the session saved.
       res.finish = function (this: Response, ctype, body, lines) {
         if (this.finished || this.headersSent || committed) return finish.call(this, ctype, body, lines);
-        this._onHead = undefined;
+        // The head hook stays: once() is done by then, and other hooks (a patched writeHead) still run at the head.
         const work = once();
         if (work === undefined) return finish.call(this, ctype, body, lines);
         this.headersSent = true; // held: nothing else may answer while the store writes

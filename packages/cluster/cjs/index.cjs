@@ -1,0 +1,3 @@
+'use strict';
+// CommonJS entry of @gale-http/cluster: the ES module's named exports, through Node's require() of ES modules (≥ 20.19).
+module.exports = require('../dist/index.js');

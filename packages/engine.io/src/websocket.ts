@@ -1,0 +1,112 @@
+// Engine.IO's WebSocket transport on a Gale WebSocket (app.ws): one Engine.IO packet per WebSocket message,
+// text frames for text packets, binary frames for binary ones. Frames, limits and fan-out are the engine's.
+import { decodePacket, encodePacket } from 'engine.io-parser';
+import type { WebSocket } from 'gale';
+import { type EioPacket, Transport } from './transport.js';
+
+/**
+ * Close codes the engine uses for protocol errors (1002 bad frame, 1007 bad UTF-8, 1009 too big, 1011 a
+ * handler threw): the `ws` library reports these as an 'error' first, so engine.io says 'transport error'.
+ */
+const ERROR_CODES = new Set([1002, 1007, 1009, 1011]);
+
+const COMPRESS = { compress: true } as const;
+const PLAIN = { compress: false } as const;
+
+/**
+ * The current "tick" for volatile packets: bumped once in process.nextTick after any send, so a transport knows
+ * whether it already sent something in this tick (see canSendVolatile) at the cost of one compare per send.
+ */
+let epoch = 0;
+let bumpScheduled = false;
+const bump = (): void => {
+  epoch++;
+  bumpScheduled = false;
+};
+
+/**
+ * The WebSocket transport of a session (engine.io's `WebSocket` transport), on a Gale WebSocket: `ws` is it.
+ *
+ * @example
+ * socket.on('upgrade', (transport) => {
+ *   if (transport instanceof WsTransport) console.log('buffered:', transport.ws.getBufferedAmount());
+ * });
+ */
+export class WsTransport extends Transport {
+  readonly name = 'websocket' as const;
+  readonly ws: WebSocket;
+  private sentEpoch = -1;
+
+  constructor(ws: WebSocket) {
+    super();
+    this.ws = ws;
+    this.writable = true;
+  }
+
+  /** A whole message from the client (text as a string, binary as a Buffer). */
+  onData(data: string | Buffer): void {
+    this.onPacket(decodePacket(data));
+  }
+
+  /** The WebSocket ended with `code`. */
+  onWsClose(code: number): void {
+    if (ERROR_CODES.has(code) && this.readyState === 'open') {
+      this.onError('websocket error', code);
+      return;
+    }
+    this.onClose();
+  }
+
+  /**
+   * A volatile packet goes out only when nothing was sent to this socket earlier in this tick and nothing is
+   * waiting in its buffer: engine.io's WebSocket transport is not writable from a send until the `ws` library's
+   * write callback (the next tick at the earliest), and volatile packets are dropped meanwhile.
+   */
+  canSendVolatile(): boolean {
+    return this.ws.readyState === 1 && this.sentEpoch !== epoch && this.ws.getBufferedAmount() === 0;
+  }
+
+  private sent(): void {
+    this.sentEpoch = epoch;
+    if (!bumpScheduled) {
+      bumpScheduled = true;
+      process.nextTick(bump);
+    }
+  }
+
+  send(packets: EioPacket[]): void {
+    for (const packet of packets) this.sendOne(packet);
+    this.owner.onDrain();
+  }
+
+  /** One packet. Message packets with text are written as '4' + data without the parser's callback. */
+  sendOne(packet: EioPacket): void {
+    const compress = packet.options?.compress ?? true;
+    if (packet.type === 'message' && typeof packet.data === 'string') {
+      this.sendText(`4${packet.data}`, compress);
+      return;
+    }
+    const ws = this.ws;
+    if (ws.readyState !== 1) return;
+    if (this.sentEpoch !== epoch) this.sent();
+    encodePacket(packet, true, (data) => {
+      ws.send(data as string | Uint8Array, compress ? COMPRESS : PLAIN);
+    });
+  }
+
+  /**
+   * An encoded text packet ('4' + a Socket.IO packet for messages): engine.io-parser's encodePacket does exactly
+   * this concatenation for text, so the session's fast path calls this directly.
+   */
+  sendText(frame: string, compress: boolean): void {
+    const ws = this.ws;
+    if (ws.readyState !== 1) return;
+    if (this.sentEpoch !== epoch) this.sent();
+    ws.send(frame, compress ? COMPRESS : PLAIN);
+  }
+
+  protected doClose(fn: () => void): void {
+    if (this.ws.readyState === 1) this.ws.close();
+    fn();
+  }
+}

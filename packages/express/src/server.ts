@@ -1,0 +1,247 @@
+// app.listen(): a Gale app per listening server. Every simple route path of the Express app (and of
+// the routers and sub-apps mounted at simple prefixes) becomes a native route for all methods; the
+// engine's match picks a "plan" — the top router's layers that can match that path — so only those
+// are walked, in Express's order. Everything else goes through the fallback route with the whole
+// stack. The returned object stands in for http.Server (close, address, events).
+import { EventEmitter } from 'node:events';
+import { type App, type GaleOptions, type Request as GaleRequest, type Response as GaleResponse, gale } from 'gale';
+import { type Compat, mayMatch, nativePattern, type Seg } from './path.js';
+import { generation, type Layer, type Next, type RouterFn, routerProto } from './router.js';
+import type { ServerContext } from './socket.js';
+
+/**
+ * What a listening server uses of its Express app. application.ts's Application has all of it (its listen() hands
+ * itself to listen() below, so TypeScript checks that they match) and this module does not import application.ts.
+ */
+export interface ListeningApp {
+  /** @internal */ readonly _compat: Compat;
+  /** @internal the options of express(): `server` holds the engine options of the servers listen() starts */
+  readonly _options: { readonly server?: Omit<GaleOptions, 'caseSensitive' | 'strict'> };
+  /** @internal the app's request class (each request gets its response as `req.res`) */
+  readonly _Req: new (
+    ...a: never[]
+  ) => { res: object };
+  /** @internal the app's response class */
+  readonly _Res: new (
+    ...a: never[]
+  ) => object;
+  enabled(setting: string): boolean;
+  handle(req: unknown, res: unknown, callback?: Next, layers?: readonly Layer[]): void;
+}
+
+/** The layers of the top router worth walking for requests the engine matched to one route. */
+interface Plan {
+  readonly segs: Seg[] | undefined;
+  layers: readonly Layer[] | undefined;
+  gen: number;
+}
+
+type ListenCb = (err?: Error) => void;
+
+function collect(router: { stack: Layer[] }, prefix: Seg[], out: Map<string, Seg[]>, depth: number): void {
+  for (const layer of router.stack) {
+    const segsList = layer.segs;
+    if (segsList === undefined) continue;
+    if (layer.route !== undefined) {
+      for (const segs of segsList) {
+        const full = prefix.concat(segs);
+        out.set(nativePattern(full), full);
+      }
+    } else if (layer.sub !== undefined && depth < 16) {
+      const sub = layer.sub();
+      if (sub !== undefined) for (const segs of segsList) collect(sub, prefix.concat(segs), out, depth + 1);
+    }
+  }
+}
+
+/**
+ * What `app.listen()` returns: the listening server, shaped like node:http's Server.
+ *
+ * @example
+ * const server = app.listen(3000, () => console.log('listening on', server.address().port));
+ * process.on('SIGTERM', () => server.close());
+ */
+export class ExpressServer extends EventEmitter {
+  listening = false;
+  keepAliveTimeout = 5000;
+  headersTimeout = 60000;
+  requestTimeout = 300000;
+  timeout = 0;
+  maxHeadersCount: number | null = null;
+  private readonly app: ListeningApp;
+  private g: App | undefined;
+  private addr: { address: string; port: number; family: string } | null = null;
+  private readonly ctx: ServerContext;
+  private readonly native = new Set<string>();
+  private gen = -1;
+  private readonly fallback: Plan = { segs: undefined, layers: undefined, gen: -1 };
+  private closing: Promise<void> | undefined;
+
+  constructor(app: ListeningApp) {
+    super();
+    this.app = app;
+    this.ctx = { localAddress: '', localPort: 0, family: 'IPv4', server: this };
+  }
+
+  /** @internal */
+  _listen(port: number, host: string | undefined, cb: ListenCb | undefined): this {
+    const app = this.app;
+    const server = app._options.server ?? {};
+    let g: App;
+    try {
+      g = gale({
+        bodyLimit: Number.MAX_SAFE_INTEGER,
+        requestLogging: false,
+        // node:http takes any Host value; Express apps (and Express's own tests) send e.g. `Host: http://x.com`.
+        strictHost: false,
+        ...server,
+        caseSensitive: app.enabled('case sensitive routing'),
+        strict: app.enabled('strict routing'),
+      });
+    } catch (err) {
+      this.fail(err as Error, cb);
+      return this;
+    }
+    this.g = g;
+    this.register();
+    g.notFound((req, res) => this.dispatch(req, res, this.fallback));
+    // Bound at once, as node:http binds in listen(): address() answers right after app.listen() returns.
+    g.listen(port, host ?? '::', (err) => {
+      if (err !== undefined) {
+        this.fail(err, cb);
+        return;
+      }
+      this.emit('listening');
+      cb?.();
+    });
+    const a = g.address();
+    if (a !== null) {
+      this.addr = a;
+      this.ctx.localAddress = a.address;
+      this.ctx.localPort = a.port;
+      this.ctx.family = a.family;
+      this.listening = true;
+    }
+    return this;
+  }
+
+  private fail(err: Error, cb: ListenCb | undefined): void {
+    process.nextTick(() => {
+      if (cb && this.app._compat === 5) cb(err);
+      if (this.listenerCount('error') > 0 || !(cb && this.app._compat === 5)) this.emit('error', err);
+    });
+  }
+
+  /** Registers a native route for every simple route path not registered yet. */
+  private register(): void {
+    this.gen = generation.n;
+    const g = this.g;
+    const router = (this.app as unknown as { _r?: RouterFn })._r;
+    if (g === undefined || router === undefined) return;
+    const found = new Map<string, Seg[]>();
+    collect(router, [], found, 0);
+    for (const [pattern, segs] of found) {
+      if (this.native.has(pattern)) continue;
+      this.native.add(pattern);
+      const plan: Plan = { segs, layers: undefined, gen: -1 };
+      try {
+        g.all(pattern, (req, res) => this.dispatch(req, res, plan));
+      } catch {
+        // The engine refused the pattern (e.g. a shape it cannot hold): the fallback serves it.
+      }
+    }
+  }
+
+  /** @internal one request, from the engine */
+  private dispatch(greq: GaleRequest, gres: GaleResponse, plan: Plan): void {
+    if (this.gen !== generation.n) this.register();
+    let layers: readonly Layer[] | undefined;
+    if (plan.segs !== undefined) {
+      if (plan.gen !== generation.n) {
+        const router = (this.app as unknown as { _r?: RouterFn })._r;
+        const segs = plan.segs;
+        plan.layers = router === undefined ? [] : router.stack.filter((l) => mayMatch(segs, l.segs, l.end));
+        plan.gen = generation.n;
+      }
+      layers = plan.layers;
+    }
+    const app = this.app;
+    const req = new app._Req(greq as never, this.ctx as never);
+    const res = new app._Res(gres as never, req as never);
+    req.res = res;
+    try {
+      app.handle(req, res, undefined, layers);
+    } catch (err) {
+      (routerProto.final as (a: unknown, b: unknown, c: unknown) => void)(req, res, err);
+    }
+  }
+
+  address(): { address: string; port: number; family: string } | null {
+    return this.addr;
+  }
+
+  /** Stops accepting; in-flight requests finish, idle connections close; then 'close' and `cb`. */
+  close(cb?: (err?: Error) => void): this {
+    if (cb) this.once('close', () => cb());
+    if (this.closing === undefined) {
+      const g = this.g;
+      if (g === undefined || !this.listening) {
+        const err = Object.assign(new Error('Server is not running.'), { code: 'ERR_SERVER_NOT_RUNNING' });
+        if (cb) {
+          this.removeAllListeners('close');
+          process.nextTick(cb, err);
+        }
+        return this;
+      }
+      this.closing = g.close().then(() => {
+        this.listening = false;
+        this.emit('close');
+      });
+    }
+    return this;
+  }
+  closeAllConnections(): void {
+    void this.g?.close({ timeout: 0 });
+  }
+  closeIdleConnections(): void {}
+  getConnections(cb: (err: Error | null, count: number) => void): this {
+    process.nextTick(cb, null, this.g?.connections ?? 0);
+    return this;
+  }
+  setTimeout(_ms?: number, cb?: () => void): this {
+    if (cb) this.on('timeout', cb);
+    return this;
+  }
+  ref(): this {
+    return this;
+  }
+  unref(): this {
+    return this;
+  }
+}
+
+/** app.listen([port[, host[, backlog]]][, callback]) and app.listen({ port, host }[, callback]). */
+export function listen(app: ListeningApp, args: unknown[]): ExpressServer {
+  const server = new ExpressServer(app);
+  let cb: ListenCb | undefined;
+  if (typeof args[args.length - 1] === 'function') cb = args.pop() as ListenCb;
+  let port: unknown = args[0];
+  let host: unknown = args[1];
+  if (port !== null && typeof port === 'object') {
+    const o = port as { port?: unknown; host?: unknown; path?: unknown };
+    if (o.path !== undefined)
+      throw new TypeError('@gale-http/express listens on TCP ports only (no pipe or socket path)');
+    port = o.port;
+    host = o.host;
+  }
+  if (typeof port === 'string' && !/^\d+$/.test(port)) {
+    throw new TypeError(`@gale-http/express listens on TCP ports only: ${JSON.stringify(port)} is not a port number`);
+  }
+  const n = port === undefined || port === null ? 0 : Number(port);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    throw Object.assign(new RangeError(`options.port should be >= 0 and < 65536. Received ${String(port)}.`), {
+      code: 'ERR_SOCKET_BAD_PORT',
+    });
+  }
+  return server._listen(n, typeof host === 'string' ? host : undefined, cb);
+}

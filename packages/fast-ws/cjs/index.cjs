@@ -1,0 +1,3 @@
+'use strict';
+// CommonJS entry of @gale-http/fast-ws: the ES module's named exports, through Node's require() of ES modules.
+module.exports = require('../dist/index.js');

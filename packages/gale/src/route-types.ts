@@ -1,0 +1,266 @@
+// The types of a route's declaration: the per-route schema object, what it makes of the handler's request (params,
+// query, headers, body from the schemas' output types), the state `derive()` middleware add, and the call signatures
+// of `get`/`post`/…/`ws` that thread all of it from the path literal to the handler. Types only.
+import type { Handler, Middleware } from './chain.js';
+import type { AnyParams } from './request-api.js';
+import type { RouteParams } from './route-params.js';
+import type { InferOutput, StandardSchemaV1 } from './standard-schema.js';
+import type { WsBehavior, WsConnectionHandler } from './ws-route.js';
+
+/**
+ * A JSON Schema for a response: a plain JSON Schema object (TypeBox's schemas are), or a schema that can export one
+ * (Standard JSON Schema: zod 4, arktype; valibot through `toStandardJsonSchema` from `@valibot/to-json-schema`).
+ *
+ * @example
+ * const Item: ResponseSchema = { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] };
+ * app.get('/items/:id', { response: { 200: Item } }, (req) => ({ id: Number(req.params.id) }));
+ */
+export type ResponseSchema = object;
+
+/**
+ * A status class for `response`: `'2XX'` stands for every 2xx status without a schema of its own.
+ *
+ * @example
+ * app.get('/x', { response: { '2XX': { type: 'object' }, '4XX': { type: 'object' } } }, () => ({}));
+ */
+export type StatusRange = '1XX' | '2XX' | '3XX' | '4XX' | '5XX';
+
+/**
+ * The schemas and API docs of one route, given between its path and its handlers: `params`, `query`, `headers` and
+ * `body` are Standard Schemas (zod 4, valibot, arktype, …) that the request must pass before the handler runs (a
+ * failure is answered 400 `application/problem+json`, see `ValidationError`), and whose output types the handler's
+ * `req.params`, `req.query`, `req.headers` and `req.body` get; `response` maps statuses to JSON Schemas that a
+ * returned value (or `res.json()`) is serialized with; the rest describes the operation in `app.openapi()`.
+ *
+ * @example
+ * import { z } from 'zod';
+ * const User = z.object({ name: z.string().min(1), email: z.email() });
+ * app.post('/users', { body: User, summary: 'Create a user', tags: ['users'] }, (req, res) => {
+ *   res.status(201);
+ *   return { id: 1, name: req.body.name };
+ * });
+ */
+export interface RouteSchema {
+  /** Checks `req.params` (the raw strings, absent optional ones `undefined`); its output replaces them. */
+  readonly params?: StandardSchemaV1;
+  /** Checks `req.query` (as the app's query parser made it); its output replaces it. */
+  readonly query?: StandardSchemaV1;
+  /**
+   * Checks `req.headers` (lower-case names); its output is laid over them, so headers the schema leaves out (or
+   * strips) are still there.
+   */
+  readonly headers?: StandardSchemaV1;
+  /** Checks the body as `req.parseBody()` reads it (JSON, urlencoded, text); its output is `req.body`. */
+  readonly body?: StandardSchemaV1;
+  /**
+   * JSON Schemas of the answers by status (`200`, `'2XX'`, `'default'`): an object the handler returns (or gives to
+   * `res.json()`) with that status is serialized by a stringifier compiled from the schema (fast-json-stringify, an
+   * optional peer: `npm install fast-json-stringify`), which writes only the properties the schema names.
+   */
+  readonly response?: { readonly [status: number]: ResponseSchema } & {
+    readonly [range in StatusRange | 'default']?: ResponseSchema;
+  };
+  /** OpenAPI: a short summary of what the operation does. */
+  readonly summary?: string;
+  /** OpenAPI: a longer description (CommonMark). */
+  readonly description?: string;
+  /** OpenAPI: tags that group operations. */
+  readonly tags?: readonly string[];
+  /** OpenAPI: a unique id for the operation (client generators name methods after it). */
+  readonly operationId?: string;
+  /** OpenAPI: the operation is deprecated. */
+  readonly deprecated?: boolean;
+  /** Leave this route out of `app.openapi()`. */
+  readonly hidden?: boolean;
+}
+
+/**
+ * The params a handler sees: the params schema's output, else the params of the path.
+ *
+ * @example
+ * type P = ParamsOf<{}, '/users/:id'>; // { id: string }
+ */
+export type ParamsOf<Sch, Path extends string> = Sch extends { readonly params: infer X }
+  ? InferOutput<X> extends infer O extends object
+    ? O
+    : RouteParams<Path>
+  : RouteParams<Path>;
+
+/**
+ * The typed inputs a route's schemas give its handler (only the parts it has schemas for).
+ *
+ * @example
+ * import { z } from 'zod';
+ * const schema = { body: z.object({ name: z.string() }) };
+ * type I = InputOf<typeof schema>; // { body: { name: string } }
+ */
+export type InputOf<Sch> = {
+  [K in 'query' | 'headers' | 'body' as Sch extends { readonly [k in K]: StandardSchemaV1 } ? K : never]: Sch extends {
+    readonly [k in K]: infer X;
+  }
+    ? InferOutput<X>
+    : never;
+};
+
+/**
+ * A middleware made by `derive()`: it adds `T` to `req.state` for what runs after it (the route's later middleware
+ * and its handler, or every route declared after it on the app or router it was given to with `use`).
+ *
+ * @example
+ * const auth: StateMiddleware<{ user: string }> = derive((req) => ({ user: req.get('x-user') ?? 'anonymous' }));
+ * app.get('/me', auth, (req) => req.state.user);
+ */
+export type StateMiddleware<T, P extends object = AnyParams, S extends object = object> = Middleware<P, S> & {
+  /** Types only: what the middleware adds to `req.state` (never set at run time). */
+  readonly '~state'?: T;
+};
+
+/**
+ * What a middleware adds to `req.state` (`unknown`, which changes nothing, for a plain middleware).
+ *
+ * @example
+ * const auth = derive(() => ({ user: 'ada' }));
+ * type S = StateFrom<typeof auth>; // { user: string }
+ */
+export type StateFrom<M> = M extends { readonly '~state'?: infer T } ? (T extends object ? T : unknown) : unknown;
+
+type P<Path extends string> = RouteParams<Path>;
+type St<M> = StateFrom<M>;
+
+/**
+ * The call signatures of `get`, `post`, `put`, `patch`, `delete`, `head`, `options` and `all` on an app or router
+ * with state `S`: the path, optionally a `RouteSchema`, middleware, then the handler. Params are inferred from the
+ * path literal for the middleware and the handler; what up to four `derive()` middleware add to `req.state` is
+ * typed for the ones after them and the handler; with a schema, the handler's params, query, headers and body are
+ * the schemas' outputs. More middleware than four still type the params, not their state.
+ *
+ * @example
+ * app.get('/users/:id', (req) => ({ id: req.params.id }));              // req.params: { id: string }
+ * app.get('/files/*path', auth, (req) => `${req.state.user}: ${req.params.path}`);
+ */
+export interface RouteMethod<Self, S extends object> {
+  <Path extends string>(path: Path, handler: Handler<P<Path>, S>): Self;
+  <Path extends string, M1 extends Middleware<P<Path>, S>>(
+    path: Path,
+    m1: M1,
+    handler: Handler<P<Path>, S & St<M1>>,
+  ): Self;
+  <Path extends string, M1 extends Middleware<P<Path>, S>, M2 extends Middleware<P<Path>, S & St<M1>>>(
+    path: Path,
+    m1: M1,
+    m2: M2,
+    handler: Handler<P<Path>, S & St<M1> & St<M2>>,
+  ): Self;
+  <
+    Path extends string,
+    M1 extends Middleware<P<Path>, S>,
+    M2 extends Middleware<P<Path>, S & St<M1>>,
+    M3 extends Middleware<P<Path>, S & St<M1> & St<M2>>,
+  >(
+    path: Path,
+    m1: M1,
+    m2: M2,
+    m3: M3,
+    handler: Handler<P<Path>, S & St<M1> & St<M2> & St<M3>>,
+  ): Self;
+  <
+    Path extends string,
+    M1 extends Middleware<P<Path>, S>,
+    M2 extends Middleware<P<Path>, S & St<M1>>,
+    M3 extends Middleware<P<Path>, S & St<M1> & St<M2>>,
+    M4 extends Middleware<P<Path>, S & St<M1> & St<M2> & St<M3>>,
+  >(
+    path: Path,
+    m1: M1,
+    m2: M2,
+    m3: M3,
+    m4: M4,
+    handler: Handler<P<Path>, S & St<M1> & St<M2> & St<M3> & St<M4>>,
+  ): Self;
+
+  <Path extends string, Sch extends RouteSchema>(
+    path: Path,
+    schema: Sch,
+    handler: Handler<ParamsOf<Sch, Path>, S, InputOf<Sch>>,
+  ): Self;
+  <Path extends string, Sch extends RouteSchema, M1 extends Middleware<P<Path>, S>>(
+    path: Path,
+    schema: Sch,
+    m1: M1,
+    handler: Handler<ParamsOf<Sch, Path>, S & St<M1>, InputOf<Sch>>,
+  ): Self;
+  <
+    Path extends string,
+    Sch extends RouteSchema,
+    M1 extends Middleware<P<Path>, S>,
+    M2 extends Middleware<P<Path>, S & St<M1>>,
+  >(
+    path: Path,
+    schema: Sch,
+    m1: M1,
+    m2: M2,
+    handler: Handler<ParamsOf<Sch, Path>, S & St<M1> & St<M2>, InputOf<Sch>>,
+  ): Self;
+  <
+    Path extends string,
+    Sch extends RouteSchema,
+    M1 extends Middleware<P<Path>, S>,
+    M2 extends Middleware<P<Path>, S & St<M1>>,
+    M3 extends Middleware<P<Path>, S & St<M1> & St<M2>>,
+  >(
+    path: Path,
+    schema: Sch,
+    m1: M1,
+    m2: M2,
+    m3: M3,
+    handler: Handler<ParamsOf<Sch, Path>, S & St<M1> & St<M2> & St<M3>, InputOf<Sch>>,
+  ): Self;
+  <Path extends string, Sch extends RouteSchema>(
+    path: Path,
+    schema: Sch,
+    ...fns: [...Middleware<P<Path>, S>[], Handler<ParamsOf<Sch, Path>, S, InputOf<Sch>>]
+  ): Self;
+  // Last, so that `Parameters<typeof app.get>` (which reads the last signature) gives the plain form.
+  <Path extends string>(path: Path, ...fns: [...Middleware<P<Path>, S>[], Handler<P<Path>, S>]): Self;
+}
+
+/** The last argument of `ws`: a behaviour object, or an express-ws style `(ws, req) => …` function. */
+type WsEnd<D, Pa extends object, S extends object> = WsBehavior<D, Pa, S> | WsConnectionHandler<Pa, S>;
+
+/**
+ * The call signatures of `app.ws` / `router.ws` on an app or router with state `S`: the path, middleware (up to
+ * three typed with the state they add), then the behaviour, whose `upgrade(req)` sees the path's params and the
+ * state.
+ *
+ * @example
+ * app.ws('/rooms/:room', { upgrade: (req) => ({ room: req.params.room }), open: (ws) => ws.subscribe(ws.data.room) });
+ */
+export interface WsRouteMethod<Self, S extends object> {
+  // D first: `app.ws<Data>(path, behavior)` names the socket's data type (the path's params are then untyped).
+  <D = unknown, Path extends string = string>(path: Path, behavior: WsBehavior<D, P<Path>, S>): Self;
+  <Path extends string, M1 extends Middleware<P<Path>, S>, D = unknown>(
+    path: Path,
+    m1: M1,
+    end: WsEnd<D, P<Path>, S & St<M1>>,
+  ): Self;
+  <Path extends string, M1 extends Middleware<P<Path>, S>, M2 extends Middleware<P<Path>, S & St<M1>>, D = unknown>(
+    path: Path,
+    m1: M1,
+    m2: M2,
+    end: WsEnd<D, P<Path>, S & St<M1> & St<M2>>,
+  ): Self;
+  <
+    Path extends string,
+    M1 extends Middleware<P<Path>, S>,
+    M2 extends Middleware<P<Path>, S & St<M1>>,
+    M3 extends Middleware<P<Path>, S & St<M1> & St<M2>>,
+    D = unknown,
+  >(
+    path: Path,
+    m1: M1,
+    m2: M2,
+    m3: M3,
+    end: WsEnd<D, P<Path>, S & St<M1> & St<M2> & St<M3>>,
+  ): Self;
+  <Path extends string>(path: Path, ...fns: [...Middleware<P<Path>, S>[], WsEnd<unknown, P<Path>, S>]): Self;
+}

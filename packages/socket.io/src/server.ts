@@ -1,0 +1,438 @@
+// The Socket.IO server (socket.io's Server) on a Gale app: options, the Engine.IO server it attaches to the app,
+// namespaces (static and dynamic), and the default namespace's API (io.on('connection'), io.emit, io.to, …).
+
+import { type Socket as EioSocket, Server as EngineServer } from '@gale-http/engine.io';
+import { App } from 'gale';
+import { Encoder } from 'socket.io-parser';
+import { Adapter } from './adapter.js';
+import type { BroadcastOperator, RemoteSocket } from './broadcast.js';
+import { Client, type ClientServer } from './client.js';
+import { Namespace, type NamespaceMiddleware, type NamespaceReservedEventsMap, ParentNamespace } from './namespace.js';
+import { SessionAwareAdapter } from './session-adapter.js';
+import type { Socket } from './socket.js';
+import type {
+  AllButLast,
+  DecorateAcknowledgements,
+  DecorateAcknowledgementsWithMultipleResponses,
+  DecorateAcknowledgementsWithTimeoutAndMultipleResponses,
+  DefaultEventsMap,
+  EventNames,
+  EventNamesWithAck,
+  EventNamesWithoutAck,
+  EventParams,
+  EventsMap,
+  FirstNonErrorArg,
+  Last,
+  ReservedOrUserEventNames,
+  ReservedOrUserListener,
+} from './typed-events.js';
+import type { AdapterConstructor, AnyArgs, Listener, ServerOptions } from './types.js';
+
+/**
+ * The events the server emits itself (socket.io's ServerReservedEventsMap): its default namespace's, and
+ * `new_namespace`.
+ *
+ * @example
+ * import type { DefaultEventsMap } from '@gale-http/socket.io';
+ * type Reserved = ServerReservedEventsMap<DefaultEventsMap, DefaultEventsMap, DefaultEventsMap, unknown>;
+ * const onNamespace: Reserved['new_namespace'] = (nsp) => console.log('new namespace', nsp.name);
+ * io.on('new_namespace', onNamespace);
+ */
+export interface ServerReservedEventsMap<
+  ListenEvents extends EventsMap,
+  EmitEvents extends EventsMap,
+  ServerSideEvents extends EventsMap,
+  SocketData,
+> extends NamespaceReservedEventsMap<ListenEvents, EmitEvents, ServerSideEvents, SocketData> {
+  new_namespace: (namespace: Namespace<ListenEvents, EmitEvents, ServerSideEvents, SocketData>) => void;
+}
+
+type ServerEvents<L extends EventsMap, E extends EventsMap, S extends EventsMap, D> = ServerReservedEventsMap<
+  L,
+  E,
+  S,
+  D
+>;
+
+/** A broadcast operator of the server's events (each acknowledgement gets every client's answer). */
+type Broadcast<EmitEvents extends EventsMap, SocketData> = BroadcastOperator<
+  DecorateAcknowledgementsWithMultipleResponses<EmitEvents>,
+  SocketData
+>;
+
+/**
+ * `io.of(fn)`: decides whether a namespace name is allowed (`next(null, true)`) as a dynamic namespace.
+ *
+ * @example
+ * io.of((name, auth, next) => next(null, name.startsWith('/tenant-')));
+ */
+export type NamespaceMatcher = (
+  name: string,
+  auth: Record<string, unknown>,
+  next: (err: Error | null, allow: boolean) => void,
+) => void;
+
+let serverCount = 0;
+
+/**
+ * A Socket.IO 4 server that `socket.io-client` (Engine.IO v4, Socket.IO v5) talks to, on a Gale app: long-polling
+ * and WebSocket on the engine, rooms on the engine's pub/sub.
+ *
+ * @example
+ * import { gale } from 'gale';
+ * import { Server } from '@gale-http/socket.io';
+ *
+ * const app = gale();
+ * const io = new Server(app, { cors: { origin: 'https://example.com' } });
+ * io.use((socket, next) => (socket.handshake.auth.token ? next() : next(new Error('unauthorized'))));
+ * io.on('connection', (socket) => {
+ *   socket.on('join', (room) => socket.join(room));
+ *   socket.on('say', (room, text, ack) => {
+ *     socket.to(room).emit('said', socket.id, text);
+ *     ack('delivered');
+ *   });
+ * });
+ * await app.listen(3000);
+ */
+export class Server<
+  ListenEvents extends EventsMap = DefaultEventsMap,
+  EmitEvents extends EventsMap = ListenEvents,
+  ServerSideEvents extends EventsMap = DefaultEventsMap,
+  // biome-ignore lint/suspicious/noExplicitAny: socket.io's default: the application's own data
+  SocketData = any,
+> implements ClientServer
+{
+  /** The default namespace ('/'). */
+  readonly sockets: Namespace<ListenEvents, EmitEvents, ServerSideEvents, SocketData>;
+  /** The Engine.IO server: `io.engine.on('connection_error', …)`, `io.engine.use(…)`, `clientsCount`. */
+  readonly engine: EngineServer;
+  /** @internal */
+  readonly encoder = new Encoder();
+  /** @internal */
+  readonly _nsps = new Map<string, Namespace>();
+  /** @internal the app the engine routes are on */
+  _app: App | undefined;
+  /** @internal prefix of this server's engine topics (several servers may share an app) */
+  readonly _topicPrefix: string;
+  /** @internal */
+  _connectTimeout: number;
+  private readonly opts: ServerOptions;
+  private readonly parentNsps = new Map<NamespaceMatcher, ParentNamespace>();
+  private readonly parentNamespacesFromRegExp = new Map<RegExp, ParentNamespace>();
+  private _path: string;
+  private _adapter: AdapterConstructor;
+
+  /** `new Server(app, options)`, `new Server(options)` then `attach(app)`, or `new Server(port, options)`. */
+  constructor(app?: App | number | ServerOptions, opts: ServerOptions = {}) {
+    if (app !== undefined && typeof app === 'object' && !(app instanceof App)) {
+      opts = app;
+      app = undefined;
+    }
+    if (opts.allowEIO3) throw new Error('@gale-http/socket.io: allowEIO3 is not supported (Engine.IO v3 clients)');
+    this.opts = opts;
+    this._topicPrefix = `sio${serverCount++}\x1f`;
+    this._path = (opts.path ?? '/socket.io').replace(/\/$/, '');
+    this._connectTimeout = opts.connectTimeout ?? 45_000;
+    if (opts.connectionStateRecovery) {
+      opts.connectionStateRecovery = {
+        maxDisconnectionDuration: 2 * 60 * 1000,
+        skipMiddlewares: true,
+        ...opts.connectionStateRecovery,
+      };
+    }
+    this._adapter = opts.adapter ?? (opts.connectionStateRecovery ? SessionAwareAdapter : Adapter);
+    this.engine = new EngineServer(opts);
+    this.engine.on('connection', (conn: EioSocket) => new Client(this, conn));
+    this.sockets = this.of('/');
+    if (app !== undefined) this.attach(app);
+  }
+
+  /** @internal the options (socket.io code reads them as `server._opts`) */
+  get _opts(): ServerOptions {
+    return this.opts;
+  }
+
+  /** Engine.IO path (without the trailing slash). */
+  path(): string {
+    return this._path;
+  }
+
+  /** Sets or gets the time a connection may stay without joining a namespace. */
+  connectTimeout(v?: number): number | this {
+    if (v === undefined) return this._connectTimeout;
+    this._connectTimeout = v;
+    return this;
+  }
+
+  /** Sets or gets the adapter class; setting it re-creates every namespace's adapter. */
+  adapter(): AdapterConstructor;
+  adapter(v: AdapterConstructor): this;
+  adapter(v?: AdapterConstructor): AdapterConstructor | this {
+    if (v === undefined) return this._adapter;
+    this._adapter = v;
+    for (const nsp of this._nsps.values()) nsp._initAdapter();
+    return this;
+  }
+
+  /**
+   * Puts the Engine.IO routes on `app` (or on a new app listening on `port`). Middleware the app declares
+   * before this call applies to them, as to any route.
+   */
+  attach(app: App | number, opts: ServerOptions = {}): this {
+    if (this._app !== undefined) throw new Error('@gale-http/socket.io: this server is already attached to an app');
+    Object.assign(this.opts, opts);
+    let target: App;
+    if (typeof app === 'number') {
+      target = new App();
+      target.listen(app).catch((err: unknown) => console.error(`@gale-http/socket.io: cannot listen on ${app}`, err));
+    } else target = app;
+    this._app = target;
+    this.engine.attach(target, { path: this._path, addTrailingSlash: this.opts.addTrailingSlash });
+    return this;
+  }
+
+  /** The same as `attach`. */
+  listen(app: App | number, opts: ServerOptions = {}): this {
+    return this.attach(app, opts);
+  }
+
+  /**
+   * A namespace by name (created on first use), or a parent of dynamic namespaces for a RegExp or a function.
+   *
+   * @example
+   * io.of('/admin').use(requireAdmin).on('connection', onAdmin);
+   * io.of(/^\/team-\w+$/).on('connection', (socket) => socket.emit('team', socket.nsp.name));
+   */
+  of(
+    name: string | RegExp | NamespaceMatcher,
+    fn?: (socket: Socket<ListenEvents, EmitEvents, ServerSideEvents, SocketData>) => void,
+  ): Namespace<ListenEvents, EmitEvents, ServerSideEvents, SocketData> {
+    return this.namespace(name, fn as ((socket: Socket) => void) | undefined) as never;
+  }
+
+  private namespace(name: string | RegExp | NamespaceMatcher, fn?: (socket: Socket) => void): Namespace {
+    if (typeof name === 'function' || name instanceof RegExp) {
+      if (name instanceof RegExp && (name.global || name.sticky)) {
+        throw new Error('stateful regular expressions are not supported');
+      }
+      const parent = new ParentNamespace(this);
+      if (typeof name === 'function') this.parentNsps.set(name, parent);
+      else {
+        const re = name;
+        this.parentNsps.set((nsp, _auth, next) => next(null, re.test(nsp)), parent);
+        this.parentNamespacesFromRegExp.set(re, parent);
+      }
+      if (fn) parent.on('connect', fn);
+      return parent;
+    }
+    if (name[0] !== '/') name = `/${name}`;
+    let nsp = this._nsps.get(name);
+    if (nsp === undefined) {
+      for (const [re, parent] of this.parentNamespacesFromRegExp) {
+        if (re.test(name)) return parent.createChild(name);
+      }
+      nsp = new Namespace(this, name);
+      this._nsps.set(name, nsp);
+      if (name !== '/') this.sockets._emitLocal('new_namespace', nsp);
+    }
+    if (fn) nsp.on('connect', fn);
+    return nsp;
+  }
+
+  /** @internal a client asks for an unknown namespace: try the dynamic matchers in order */
+  _checkNamespace(name: string, auth: Record<string, unknown>, fn: (nsp: Namespace | false) => void): void {
+    if (this.parentNsps.size === 0) {
+      fn(false);
+      return;
+    }
+    const keys = this.parentNsps.keys();
+    const next = (): void => {
+      const it = keys.next();
+      if (it.done) {
+        fn(false);
+        return;
+      }
+      const matcher = it.value;
+      matcher(name, auth, (err, allow) => {
+        if (err || !allow) {
+          next();
+          return;
+        }
+        const existing = this._nsps.get(name);
+        if (existing !== undefined) fn(existing);
+        else fn((this.parentNsps.get(matcher) as ParentNamespace).createChild(name));
+      });
+    };
+    next();
+  }
+
+  /**
+   * Disconnects every socket ('server shutting down'), closes the sessions, and closes the app (as socket.io
+   * closes its HTTP server): `app.close()`, which lets in-flight requests finish.
+   */
+  async close(fn?: (err?: Error) => void): Promise<void> {
+    await Promise.allSettled(
+      [...this._nsps.values()].map(async (nsp) => {
+        for (const socket of [...nsp.sockets.values()]) socket._onclose('server shutting down');
+        await nsp.adapter.close();
+      }),
+    );
+    this.engine.close();
+    const app = this._app;
+    if (app !== undefined) await app.close();
+    fn?.();
+  }
+
+  /** Adds a middleware to the default namespace. */
+  use(fn: NamespaceMiddleware<Socket<ListenEvents, EmitEvents, ServerSideEvents, SocketData>>): this {
+    this.sockets.use(fn);
+    return this;
+  }
+  to(room: string | string[]): Broadcast<EmitEvents, SocketData> {
+    return this.sockets.to(room);
+  }
+  in(room: string | string[]): Broadcast<EmitEvents, SocketData> {
+    return this.sockets.in(room);
+  }
+  except(room: string | string[]): Broadcast<EmitEvents, SocketData> {
+    return this.sockets.except(room);
+  }
+  /** Emits to every socket of the default namespace (an event with an acknowledgement needs `timeout()` first). */
+  emit<Ev extends EventNamesWithoutAck<EmitEvents>>(ev: Ev, ...args: EventParams<EmitEvents, Ev>): boolean {
+    return this.sockets.emit(ev, ...args);
+  }
+  send(...args: AnyArgs): this {
+    this.sockets.send(...args);
+    return this;
+  }
+  write(...args: AnyArgs): this {
+    this.sockets.send(...args);
+    return this;
+  }
+  serverSideEmit<Ev extends EventNames<ServerSideEvents>>(
+    ev: Ev,
+    ...args: EventParams<DecorateAcknowledgementsWithTimeoutAndMultipleResponses<ServerSideEvents>, Ev>
+  ): boolean {
+    return this.sockets.serverSideEmit(ev, ...args);
+  }
+  serverSideEmitWithAck<Ev extends EventNamesWithAck<ServerSideEvents>>(
+    ev: Ev,
+    ...args: AllButLast<EventParams<ServerSideEvents, Ev>>
+  ): Promise<FirstNonErrorArg<Last<EventParams<ServerSideEvents, Ev>>>[]> {
+    return this.sockets.serverSideEmitWithAck(ev, ...args);
+  }
+  allSockets(): Promise<Set<string>> {
+    return this.sockets.allSockets();
+  }
+  compress(compress: boolean): Broadcast<EmitEvents, SocketData> {
+    return this.sockets.compress(compress);
+  }
+  get volatile(): Broadcast<EmitEvents, SocketData> {
+    return this.sockets.volatile;
+  }
+  get local(): Broadcast<EmitEvents, SocketData> {
+    return this.sockets.local;
+  }
+  timeout(
+    ms: number,
+  ): BroadcastOperator<
+    DecorateAcknowledgements<DecorateAcknowledgementsWithMultipleResponses<EmitEvents>>,
+    SocketData
+  > {
+    return this.sockets.timeout(ms);
+  }
+  fetchSockets(): Promise<RemoteSocket<EmitEvents, SocketData>[]> {
+    return this.sockets.fetchSockets();
+  }
+  socketsJoin(room: string | string[]): void {
+    this.sockets.socketsJoin(room);
+  }
+  socketsLeave(room: string | string[]): void {
+    this.sockets.socketsLeave(room);
+  }
+  disconnectSockets(close = false): void {
+    this.sockets.disconnectSockets(close);
+  }
+
+  // The EventEmitter methods act on the default namespace, as in socket.io ('connection', 'new_namespace', …).
+  /**
+   * Listens for `connection` (a typed socket), `connect`, `new_namespace`, or an event from another server (typed by
+   * `ServerSideEvents`).
+   *
+   * @example
+   * io.on('connection', (socket) => socket.emit('hello'));
+   */
+  on<
+    Ev extends ReservedOrUserEventNames<
+      ServerEvents<ListenEvents, EmitEvents, ServerSideEvents, SocketData>,
+      ServerSideEvents
+    >,
+  >(
+    ev: Ev,
+    listener: ReservedOrUserListener<
+      ServerEvents<ListenEvents, EmitEvents, ServerSideEvents, SocketData>,
+      ServerSideEvents,
+      Ev
+    >,
+  ): this {
+    this.untyped.on(ev as string, listener as Listener);
+    return this;
+  }
+  addListener<
+    Ev extends ReservedOrUserEventNames<
+      ServerEvents<ListenEvents, EmitEvents, ServerSideEvents, SocketData>,
+      ServerSideEvents
+    >,
+  >(
+    ev: Ev,
+    listener: ReservedOrUserListener<
+      ServerEvents<ListenEvents, EmitEvents, ServerSideEvents, SocketData>,
+      ServerSideEvents,
+      Ev
+    >,
+  ): this {
+    return this.on(ev, listener);
+  }
+  once<
+    Ev extends ReservedOrUserEventNames<
+      ServerEvents<ListenEvents, EmitEvents, ServerSideEvents, SocketData>,
+      ServerSideEvents
+    >,
+  >(
+    ev: Ev,
+    listener: ReservedOrUserListener<
+      ServerEvents<ListenEvents, EmitEvents, ServerSideEvents, SocketData>,
+      ServerSideEvents,
+      Ev
+    >,
+  ): this {
+    this.untyped.once(ev as string, listener as Listener);
+    return this;
+  }
+  off(ev: string, listener: Listener): this {
+    this.sockets.off(ev, listener);
+    return this;
+  }
+  removeListener(ev: string, listener: Listener): this {
+    return this.off(ev, listener);
+  }
+  removeAllListeners(ev?: string): this {
+    this.sockets.removeAllListeners(ev);
+    return this;
+  }
+  prependListener(ev: string, listener: Listener): this {
+    this.sockets.prependListener(ev, listener);
+    return this;
+  }
+  listeners(ev: string): Listener[] {
+    return this.untyped.listeners(ev) as Listener[];
+  }
+
+  /** The default namespace without its event types, for the string-named calls above. */
+  private get untyped(): Namespace {
+    return this.sockets as never;
+  }
+  listenerCount(ev: string): number {
+    return this.sockets.listenerCount(ev);
+  }
+}
