@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { FastWsClient } from 'gale/fast-ws-client';
+import { FastWsClient } from '@gale-http/fast-ws/client';
 import WebSocket from 'ws';
 import { largeBytes } from '../examples/demo/assets.mjs';
 import { connect, nextMessage } from './ws/clients.js';

@@ -23,8 +23,8 @@ function routes(app: App): void {
   app.get('/net-late', async (req, res) => {
     await new Promise((r) => setTimeout(r, 1));
     res.status(200).end('done');
-    await new Promise((r) => setTimeout(r, 10));
-    // the response has ended: what was never read before is still there (head snapshot)
+    // the response has ended, in this turn: every helper still reads the request (tests/api/after-response.test.ts
+    // has the rule for later turns)
     late.push({ ip: req.ip, hostname: req.hostname ?? null, cookies: req.cookies, protocol: req.protocol });
   });
   app.get('/accepts', (req) => ({
@@ -126,14 +126,26 @@ test(
   },
 );
 
-test('without cookieSecret, signed-looking cookies stay raw in cookies', T, async (t) => {
-  const { port } = await withApp(t, routes);
-  const v = `s:${signature.sign('alice', 'k')}`;
-  assert.deepEqual(await getJson(port, '/cookies', { Cookie: `user=${encodeURIComponent(v)}` }), {
-    cookies: { user: v },
-    signed: {},
-  });
-});
+test(
+  'without cookieSecret, signed-looking cookies stay raw in cookies, and signedCookies refuses to guess',
+  T,
+  async (t) => {
+    const { port } = await withApp(t, (app) => {
+      routes(app);
+      app.get('/raw-cookies', (req) => ({ cookies: req.cookies }));
+    });
+    const v = `s:${signature.sign('alice', 'k')}`;
+    assert.deepEqual(await getJson(port, '/raw-cookies', { Cookie: `user=${encodeURIComponent(v)}` }), {
+      cookies: { user: v },
+    });
+    // A signed cookie no secret can verify: reading signedCookies is an error naming cookieSecret, not {}.
+    const res = await fetch(`http://127.0.0.1:${port}/cookies`, {
+      headers: { Cookie: `user=${encodeURIComponent(v)}` },
+    });
+    assert.equal(res.status, 500);
+    assert.deepEqual(await getJson(port, '/cookies', { Cookie: 'plain=1' }), { cookies: { plain: '1' }, signed: {} });
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // ip, host, protocol under trustProxy
@@ -218,7 +230,7 @@ test(
   },
 );
 
-test('helpers read after the response ended use the copied head', T, async (t) => {
+test('helpers read right after the response ended (same event-loop turn) read the request', T, async (t) => {
   const { port } = await withApp(t, routes, { trustProxy: true });
   late.length = 0;
   const r = await simpleRequest(port, { path: '/net-late', headers: { ...FORWARDED, Cookie: 'k=v' } });

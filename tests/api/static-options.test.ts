@@ -42,8 +42,11 @@ test('wrong types and foreign option names throw a TypeError naming the call and
     [{ etag: false }, /unknown option 'etag': static files always get a weak ETag/],
     [{ lastModified: false }, /unknown option 'lastModified'/],
     [{ maxage: 1000 }, /unknown option 'maxage': the option is `maxAge`/],
-    [{ cahce: true }, /unknown option 'cahce' \(known: index, extensions/],
-    [{ cache: { maxsize: 1 } }, /unknown cache option 'maxsize' \(known: maxFileSize, maxSize\)/],
+    [{ cahce: true }, /unknown option 'cahce' — did you mean 'cache'\? \(known: index, extensions/],
+    [
+      { cache: { maxsize: 1 } },
+      /unknown option 'cache\.maxsize' — did you mean 'cache\.maxSize'\? \(known: maxFileSize, maxSize\)/,
+    ],
     [{ cache: { maxSize: '1mb' } }, /cache\.maxSize is a number of bytes/],
     [{ cache: 'yes' }, /cache is true, false or \{ maxFileSize, maxSize \}/],
     [{ compress: 'gzip' }, /compress is true or false; got "gzip"/],
@@ -55,7 +58,7 @@ test('wrong types and foreign option names throw a TypeError naming the call and
   for (const [options, message] of cases) {
     assert.throws(
       () => app.static('/x', dir, options as never),
-      { name: 'TypeError', message },
+      { name: 'TypeError', code: 'GALE_ERR_INVALID_OPTION', message },
       JSON.stringify(options),
     );
   }
@@ -120,7 +123,8 @@ test('an etag value gale() does not know is refused instead of turning ETags off
   for (const etag of ['Weak', 'on', 1]) {
     assert.throws(() => gale({ etag: etag as never }), {
       name: 'TypeError',
-      message: `gale(): etag is true/'weak', 'strong' or false; got ${JSON.stringify(etag)}`,
+      code: 'GALE_ERR_INVALID_OPTION',
+      message: `gale(): option etag must be true, false, "weak" or "strong"; got ${JSON.stringify(etag)}`,
     });
   }
   const ok = gale({ etag: 'strong' });

@@ -89,7 +89,12 @@ describe('the demo page in Chromium', { timeout: 180_000 }, () => {
 
   test('the newest benchmark charts are shown', async () => {
     const page = await open();
-    const listed = (await (await fetch(`${demo.url}/demo/charts.json`)).json()) as { date: string; charts: string[] };
+    const listed = (await (await fetch(`${demo.url}/demo/charts.json`)).json()) as {
+      date: string;
+      node: string | null;
+      charts: string[];
+    };
+    assert.match(listed.node ?? '', /^v\d+\./, 'the Node version of the run, from its report');
     assert.ok(listed.charts.length > 0, 'docs/bench has charts');
     await page.waitForFunction((n) => document.querySelectorAll('#charts img').length === n, listed.charts.length);
     await page.$$eval('#charts img', (imgs) => Promise.all(imgs.map((i) => (i as HTMLImageElement).decode())));
@@ -98,7 +103,9 @@ describe('the demo page in Chromium', { timeout: 180_000 }, () => {
       widths.every((w) => w > 0),
       `every chart loaded: ${widths}`,
     );
-    assert.match((await page.textContent('#bench-date')) ?? '', new RegExp(listed.date));
+    const shown = (await page.textContent('#bench-date')) ?? '';
+    assert.match(shown, new RegExp(listed.date));
+    assert.ok(shown.includes(`Node ${listed.node}`), `the page names the Node version: ${shown}`);
     await page.context().close();
   });
 

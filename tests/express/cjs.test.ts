@@ -1,4 +1,4 @@
-// CommonJS: require('gale/express') and require('gale/express4') from a .cjs file in a child process
+// CommonJS: require('@gale-http/express') and require('@gale-http/express/4') from a .cjs file in a child process
 // serve a request (Node's require of ES modules; the export is the express function itself).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -6,17 +6,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-test('require("gale/express") and require("gale/express4") work from a .cjs file', { timeout: 20_000 }, () => {
+test('require("@gale-http/express") and require("@gale-http/express/4") work from a .cjs file', {
+  timeout: 20_000,
+}, () => {
   // Inside the repo, so `gale` resolves through the workspace's node_modules.
   const dir = mkdtempSync(path.join(import.meta.dirname, '.cjs-'));
   const file = path.join(dir, 'app.cjs');
   writeFileSync(
     file,
     `'use strict';
-const express = require('gale/express');
-const express4 = require('gale/express4');
+const express = require('@gale-http/express');
+const express4 = require('@gale-http/express/4');
 if (typeof express !== 'function' || typeof express.Router !== 'function' || typeof express.json !== 'function') {
-  throw new Error('require("gale/express") is not the express function');
+  throw new Error('require("@gale-http/express") is not the express function');
 }
 const app = express();
 const r = express.Router();

@@ -1,5 +1,5 @@
 // The differential Express app: one script, written against Express's API, built with real Express 5,
-// real Express 4 and gale/express (compat 5 / 4); the requests below must get the same status, the
+// real Express 4 and @gale-http/express (compat 5 / 4); the requests below must get the same status, the
 // headers that matter and the same body from each pair. Covers routing, params, next('route'),
 // next('router'), errors and 4-argument handlers, settings, every res helper, sub-apps, static,
 // query parsing, trust proxy, json spaces and ETags.

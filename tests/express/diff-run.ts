@@ -1,4 +1,4 @@
-// Runs the differential suite (diff-app.ts) against a reference Express and gale/express, request by
+// Runs the differential suite (diff-app.ts) against a reference Express and @gale-http/express, request by
 // request, and reports every difference at once.
 // biome-ignore-all lint/suspicious/noExplicitAny: the apps come from three Express implementations
 import assert from 'node:assert/strict';
@@ -39,7 +39,7 @@ export async function compare(reference: any, gale: any, compat: 4 | 5): Promise
   assert.equal(diffs.length, 0, `${diffs.length} of ${REQUESTS.length} requests differ:\n\n${diffs.join('\n\n')}`);
 }
 
-/** gale/express whose apps listen through node:http (the app as a request listener), not Gale's engine. */
+/** @gale-http/express whose apps listen through node:http (the app as a request listener), not Gale's engine. */
 export function viaNodeHttp(galeExpress: any): any {
   const wrapped = (...args: unknown[]) => {
     const app = galeExpress(...args);

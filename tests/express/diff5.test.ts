@@ -1,10 +1,10 @@
-// Differential test: the app of diff-app.ts on real Express 5 and on gale/express (compat 5).
+// Differential test: the app of diff-app.ts on real Express 5 and on @gale-http/express (compat 5).
 import { test } from 'node:test';
+import galeExpress from '@gale-http/express';
 import express from 'express';
-import galeExpress from 'gale/express';
 import { compare, viaNodeHttp } from './diff-run.js';
 
-test('gale/express answers like Express 5 (status, headers that matter, body) on every request', {
+test('@gale-http/express answers like Express 5 (status, headers that matter, body) on every request', {
   timeout: 60_000,
 }, async () => {
   await compare(express, galeExpress, 5);

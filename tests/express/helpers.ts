@@ -1,5 +1,5 @@
-// Helpers for the gale/express tests: start an app on 127.0.0.1 port 0, a fetch that keeps cookies.
-// biome-ignore-all lint/suspicious/noExplicitAny: apps come from gale/express and real Express
+// Helpers for the @gale-http/express tests: start an app on 127.0.0.1 port 0, a fetch that keeps cookies.
+// biome-ignore-all lint/suspicious/noExplicitAny: apps come from @gale-http/express and real Express
 import type { AddressInfo } from 'node:net';
 
 export interface Started {

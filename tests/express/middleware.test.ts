@@ -1,4 +1,4 @@
-// Real npm middleware on gale/express over real sockets: cors, helmet, morgan, compression,
+// Real npm middleware on @gale-http/express over real sockets: cors, helmet, morgan, compression,
 // cookie-parser, body-parser, serve-static, serve-favicon, express-rate-limit. Each test checks what
 // the middleware actually does on the wire.
 // biome-ignore-all lint/suspicious/noExplicitAny: handlers after a non-Express-typed middleware are untyped
@@ -10,12 +10,12 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import zlib from 'node:zlib';
+import express, { type Response as ERes } from '@gale-http/express';
 import bodyParser from 'body-parser';
 import compression from 'compression';
 import cookieParser from 'cookie-parser';
 import cors from 'cors';
 import { rateLimit } from 'express-rate-limit';
-import express, { type Response as ERes } from 'gale/express';
 import helmet from 'helmet';
 import morgan from 'morgan';
 import favicon from 'serve-favicon';

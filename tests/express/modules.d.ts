@@ -3,3 +3,7 @@ declare module 'express4' {
   const express: (() => unknown) & Record<string, unknown>;
   export default express;
 }
+declare module 'cookie-session' {
+  const cookieSession: (options: { secret?: string; keys?: string[]; name?: string }) => unknown;
+  export default cookieSession;
+}

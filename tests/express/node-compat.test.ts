@@ -1,4 +1,4 @@
-// gale/express's req/res as Node's IncomingMessage/ServerResponse, over real sockets: body as a
+// @gale-http/express's req/res as Node's IncomingMessage/ServerResponse, over real sockets: body as a
 // stream (events, pipe, for-await), res events and patching, piping into res, client aborts,
 // listen()'s server object, and routes added after listen (native routes and the fallback).
 // biome-ignore-all lint/suspicious/noExplicitAny: raw Node-style handlers
@@ -8,8 +8,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { PassThrough, Readable, Stream } from 'node:stream';
 import { test } from 'node:test';
-import express from 'gale/express';
-import express4 from 'gale/express4';
+import express from '@gale-http/express';
+import express4 from '@gale-http/express/4';
 import request from 'supertest';
 import { start } from './helpers.js';
 
@@ -210,7 +210,7 @@ test(
 );
 
 test("the Express layer imports only gale's public entry (../index.js), never Gale internals", () => {
-  const dir = path.join(import.meta.dirname, '../../packages/gale/src/express');
+  const dir = path.join(import.meta.dirname, '../../packages/express/src');
   const files = readdirSync(dir).filter((f) => f.endsWith('.ts') && statSync(path.join(dir, f)).isFile());
   assert.ok(files.length > 5);
   for (const f of files) {

@@ -1,12 +1,12 @@
-// http-proxy-middleware (to a second real server, streamed both ways) and csrf-csrf on gale/express.
+// http-proxy-middleware (to a second real server, streamed both ways) and csrf-csrf on @gale-http/express.
 // biome-ignore-all lint/suspicious/noExplicitAny: these packages' types name Express's own req/res
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import express from '@gale-http/express';
 import cookieParser from 'cookie-parser';
 import { doubleCsrf } from 'csrf-csrf';
-import express from 'gale/express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { cookieFetch, start } from './helpers.js';
 

@@ -1,13 +1,13 @@
-// express-session on gale/express with its MemoryStore and with connect-redis against a real
+// express-session on @gale-http/express with its MemoryStore and with connect-redis against a real
 // redis-server started here: the session survives across requests (and, in Redis, across servers).
 // biome-ignore-all lint/suspicious/noExplicitAny: express-session's types name Express's own req
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { after, test } from 'node:test';
+import express from '@gale-http/express';
 import { RedisStore } from 'connect-redis';
 import session from 'express-session';
-import express from 'gale/express';
 import { createClient } from 'redis';
 import { cookieFetch, start } from './helpers.js';
 

@@ -1,4 +1,4 @@
-// multer (disk and memory storage) and passport with passport-local on gale/express, over real
+// multer (disk and memory storage) and passport with passport-local on @gale-http/express, over real
 // sockets: the uploaded bytes land on disk / in memory intact, and login state follows the session.
 // biome-ignore-all lint/suspicious/noExplicitAny: these packages' types name Express's own req/res
 import assert from 'node:assert/strict';
@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import express from '@gale-http/express';
 import session from 'express-session';
-import express from 'gale/express';
 import multer from 'multer';
 import passport from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';

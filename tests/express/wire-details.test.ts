@@ -7,8 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import express from '@gale-http/express';
 import realExpress from 'express';
-import express from 'gale/express';
 import { buildRequest, RawConn } from '../helpers.js';
 import { start } from './helpers.js';
 
@@ -44,7 +44,7 @@ function build(make: any) {
 }
 
 test(
-  'gale/express and Express 5 agree on reason phrases, Content-Length streams, HEAD lengths, Connection: close',
+  '@gale-http/express and Express 5 agree on reason phrases, Content-Length streams, HEAD lengths, Connection: close',
   T,
   async (t) => {
     const answers: Record<string, string[]> = {};

@@ -8,8 +8,8 @@ import {
   parseClientFrame,
   parseServerFrame,
   replyFrame,
-} from '../../packages/gale/src/fastws/codec.js';
-import { FastWsConnection } from '../../packages/gale/src/fastws/server.js';
+} from '../../packages/fast-ws/src/codec.js';
+import { FastWsConnection } from '../../packages/fast-ws/src/server.js';
 
 const payload = '0'.repeat(1024);
 const inbound = clientEventFrame('echo', '123', payload);

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { WebSocket } from 'ws';
-import { FastWsClient, type FastWsClientOptions } from '../../packages/gale/src/fastws/client.js';
-import type { FastWsConnection, FastWsEvent } from '../../packages/gale/src/fastws/server.js';
+import { FastWsClient, type FastWsClientOptions } from '../../packages/fast-ws/src/client.js';
+import type { FastWsConnection, FastWsEvent } from '../../packages/fast-ws/src/server.js';
 import { next, type Server, startRawServer, startServer, T, until } from './harness.js';
 
 const PAYLOAD = '0'.repeat(1024);

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { WebSocket as GaleSocket } from 'gale';
 import { WebSocket } from 'ws';
-import { FastWsClient } from '../../packages/gale/src/fastws/client.js';
-import { fastWsHandlers } from '../../packages/gale/src/fastws/server.js';
+import { FastWsClient } from '../../packages/fast-ws/src/client.js';
+import { fastWsHandlers } from '../../packages/fast-ws/src/server.js';
 import { T, withApp } from '../helpers.js';
 import { next, until } from './harness.js';
 

@@ -4,8 +4,8 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { FastWsClient, FastWsClientEvents } from '../../packages/gale/src/fastws/client.js';
-import { type FastWsConnection, fastWsHandlers } from '../../packages/gale/src/fastws/server.js';
+import type { FastWsClient, FastWsClientEvents } from '../../packages/fast-ws/src/client.js';
+import { type FastWsConnection, fastWsHandlers } from '../../packages/fast-ws/src/server.js';
 
 export const T = { timeout: 10_000 } as const;
 

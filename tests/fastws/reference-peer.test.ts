@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Replicator from 'replicator';
 import { WebSocket } from 'ws';
-import { FastWsClient } from '../../packages/gale/src/fastws/client.js';
-import type { FastWsConnection } from '../../packages/gale/src/fastws/server.js';
+import { FastWsClient } from '../../packages/fast-ws/src/client.js';
+import type { FastWsConnection } from '../../packages/fast-ws/src/server.js';
 import { next, startRawServer, startServer, T, until } from './harness.js';
 
 const rep = new Replicator();

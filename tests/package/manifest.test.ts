@@ -12,27 +12,39 @@ const root = join(import.meta.dirname, '..', '..');
 const dir = join(root, 'packages', 'gale');
 const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
 
-test('every subpath export has import and require conditions, each with types first, and the files exist', () => {
-  const subpaths = Object.keys(pkg.exports).filter((k) => k !== './package.json');
-  assert.deepEqual(subpaths.sort(), ['.', './express', './express4', './fast-ws-client', './socket.io']);
-  for (const key of subpaths) {
-    const entry = pkg.exports[key];
-    assert.deepEqual(Object.keys(entry), ['import', 'require'], key);
-    for (const cond of ['import', 'require'] as const) {
-      assert.deepEqual(Object.keys(entry[cond]), ['types', 'default'], `${key} ${cond}`);
-      for (const file of Object.values(entry[cond]) as string[]) {
-        assert.ok(existsSync(join(dir, file)), `${key} ${cond}: ${file} is missing (npm run build)`);
+/** Every publishable workspace package written in TypeScript: gale and the packages by job. */
+const TS_PACKAGES = ['gale', 'engine.io', 'socket.io', 'express', 'fast-ws', 'cluster', 'otel'];
+
+test('every subpath export of every TypeScript package has import and require conditions, types first, files built', () => {
+  const gale = Object.keys(pkg.exports).filter((k) => k !== './package.json');
+  // The core's own entry, and the old subpaths that now say where they moved (src/moved/).
+  assert.deepEqual(gale.sort(), ['.', './express', './express4', './fast-ws-client', './socket.io']);
+  for (const name of TS_PACKAGES) {
+    const pdir = join(root, 'packages', name);
+    const p = JSON.parse(readFileSync(join(pdir, 'package.json'), 'utf8'));
+    for (const key of Object.keys(p.exports).filter((k) => k !== './package.json')) {
+      const entry = p.exports[key];
+      assert.deepEqual(Object.keys(entry), ['import', 'require'], `${p.name} ${key}`);
+      for (const cond of ['import', 'require'] as const) {
+        assert.deepEqual(Object.keys(entry[cond]), ['types', 'default'], `${p.name} ${key} ${cond}`);
+        for (const file of Object.values(entry[cond]) as string[]) {
+          assert.ok(existsSync(join(pdir, file)), `${p.name} ${key} ${cond}: ${file} is missing (npm run build)`);
+        }
+      }
+      assert.match(entry.require.types, /\.d\.cts$/, `${p.name} ${key}: CommonJS types are .d.cts`);
+      assert.match(entry.require.default, /^\.\/cjs\/.*\.cjs$/, `${p.name} ${key}`);
+      if (key !== '.') {
+        assert.deepEqual(
+          p.typesVersions?.['*']?.[key.slice(2)],
+          [entry.import.types],
+          `${p.name}: typesVersions (moduleResolution node10) for ${key}`,
+        );
       }
     }
-    assert.match(entry.require.types, /\.d\.cts$/, `${key}: CommonJS types are .d.cts`);
-    assert.match(entry.require.default, /^\.\/cjs\/.*\.cjs$/, key);
-    if (key !== '.') {
-      const name = key.slice(2);
-      assert.deepEqual(
-        pkg.typesVersions['*'][name],
-        [entry.import.types],
-        `typesVersions (moduleResolution node10) for ${key}`,
-      );
+    if (name !== 'gale') {
+      assert.equal(p.repository.directory, `packages/${name}`, p.name);
+      assert.ok(p.peerDependencies?.gale === pkg.version, `${p.name} names gale ${pkg.version} as a peer`);
+      assert.ok(existsSync(join(pdir, 'README.md')), `${p.name} has a README`);
     }
   }
   assert.ok(existsSync(join(dir, pkg.bin.gale)), 'the gale bin');
@@ -70,6 +82,7 @@ test('package hygiene: license, engines, sideEffects, repository, provenance, wh
     'no install script',
   );
   assert.equal(pkg.peerDependenciesMeta.autocannon.optional, true);
+  assert.equal(pkg.peerDependenciesMeta.qs.optional, true, 'qs only for nested parsing, on demand');
 });
 
 test('the loader refuses a missing engine file and names what it tried', () => {

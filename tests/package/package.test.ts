@@ -2,39 +2,26 @@
 // app scaffolded by the packed create-gale, with the tarballs installed into it by npm with cargo and rustc taken off
 // PATH. In it: ESM, CommonJS and TypeScript (nodenext and bundler) examples start a server on port 0, request it and
 // stop; the app's own `npm test` passes; `npm start` serves until SIGTERM; `gale --version` names the package.
-// One pack, one install (dependencies from the registry, the npm cache makes repeats quick).
+// One install (dependencies from the registry, the npm cache makes repeats quick); the pack is shared with the other
+// tests/package files (release.ts).
 import assert from 'node:assert/strict';
 import { type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { hostTriple, packageName, TARGETS } from '../../packages/gale/scripts/platforms.mjs';
+import { packRelease, rustlessEnv } from './release.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const galePkg = JSON.parse(readFileSync(join(root, 'packages', 'gale', 'package.json'), 'utf8'));
 const triple = hostTriple();
 const work = mkdtempSync(join(tmpdir(), 'gale-package-'));
-const release = join(work, 'release');
+/** The folder of the pack (tests/package/release.ts: one per state of the sources). */
+let release = '';
 const app = join(work, 'my-app');
 after(() => rmSync(work, { recursive: true, force: true }));
 
-/** The environment of a machine without Rust: no directory on PATH holds cargo, rustc or rustup. */
-function rustlessEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    // The outer npm's settings (npm test) must not steer the inner one, nor the outer test runner's context the
-    // app's own node --test; cargo's and rustup's homes go too.
-    if (/^(npm_|CARGO|RUSTUP)/i.test(k) && k !== 'npm_config_cache' && k !== 'npm_config_registry') continue;
-    if (k === 'NODE_TEST_CONTEXT') continue;
-    env[k] = v;
-  }
-  env.PATH = (process.env.PATH ?? '')
-    .split(delimiter)
-    .filter((d) => d && !['cargo', 'rustc', 'rustup'].some((b) => existsSync(join(d, b))))
-    .join(delimiter);
-  return env;
-}
 const env = rustlessEnv();
 
 function run(cmd: string, args: string[], cwd: string, timeout = 120_000): SpawnSyncReturns<string> {
@@ -46,21 +33,34 @@ const tarball = (name: string) => join(release, name);
 const mainTgz = `gale-${galePkg.version}.tgz`;
 const engineTgz = `gale-http-${triple}-${galePkg.version}.tgz`;
 const createTgz = `create-gale-${galePkg.version}.tgz`;
+/** The packages by job that the snippets below use, each from its own tarball. */
+const compatTgz = ['express', 'engine.io', 'socket.io', 'fast-ws', 'cluster', 'otel'].map(
+  (n) => `gale-http-${n}-${galePkg.version}.tgz`,
+);
 
 before(
-  () => {
+  async () => {
     assert.notEqual(spawnSync('cargo', ['--version'], { env }).status, 0, 'cargo must not be reachable in the test');
     assert.equal(spawnSync('npm', ['--version'], { env }).status, 0, 'npm must be on PATH without cargo');
     // Packing needs nothing from Rust either: the engine is the one npm install built (--prebuilt).
-    run(process.execPath, [join(root, 'scripts', 'release-pack.mjs'), '--prebuilt', '--quiet', '--out', release], root);
+    release = dirname((await packRelease())[0]?.tgz ?? '');
     // The packed create-gale, run as npm create would run it.
     mkdirSync(join(work, 'create'));
     run('tar', ['xzf', tarball(createTgz), '-C', join(work, 'create')], work);
     run(process.execPath, [join(work, 'create', 'package', 'index.js'), 'my-app'], work);
-    // The app's devDependencies from the registry; gale and its engine from the tarballs, as npm would fetch them.
+    // The app's devDependencies from the registry; gale, its engine and the packages by job from the tarballs, as
+    // npm would fetch them.
     run(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball(mainTgz), tarball(engineTgz)],
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        tarball(mainTgz),
+        tarball(engineTgz),
+        ...compatTgz.map(tarball),
+      ],
       app,
       300_000,
     );
@@ -106,47 +106,107 @@ test('the tarballs hold what ships and nothing else', () => {
   );
 });
 
-test('ESM: import { gale } from "gale" serves a request (and every subpath imports)', () => {
+test('npm install of the packed core alone (gale and its engine) into a fresh project installs at most 20 packages', () => {
+  const fresh = join(work, 'core-only');
+  mkdirSync(fresh);
+  writeFileSync(join(fresh, 'package.json'), JSON.stringify({ name: 'core-only', private: true }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball(mainTgz), tarball(engineTgz)], fresh);
+  // What is on disk: every package folder under node_modules, nested ones included.
+  const names = new Set<string>();
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir)) {
+      if (entry.startsWith('.')) continue;
+      const scoped = entry.startsWith('@') ? readdirSync(join(dir, entry)).map((n) => `${entry}/${n}`) : [entry];
+      for (const name of scoped) {
+        names.add(name);
+        walk(join(dir, name, 'node_modules'));
+      }
+    }
+  };
+  walk(join(fresh, 'node_modules'));
+  assert.ok(names.has('gale') && names.has(`@gale-http/${triple}`), [...names].join(' '));
+  assert.ok(names.size <= 20, `${names.size} packages: ${[...names].sort().join(' ')}`);
+  for (const heavy of ['qs', '@gale-http/express', '@gale-http/socket.io', 'replicator', 'engine.io-parser']) {
+    assert.ok(!names.has(heavy), `the core installs ${heavy}`);
+  }
+});
+
+test('the old subpaths and names say which package to install instead', () => {
+  writeFileSync(
+    join(app, 'check-moved.mjs'),
+    `const out = [];
+for (const spec of ['gale/express', 'gale/express4', 'gale/socket.io', 'gale/fast-ws-client']) {
+  try { await import(spec); out.push(spec + ' loaded'); } catch (e) { out.push(spec + ' ' + e.code + ' ' + /npm install @gale-http\\/[\\w.-]+/.exec(e.message)); }
+}
+const g = await import('gale');
+try { g.gale.cluster; } catch (e) { out.push('gale.cluster ' + e.code + ' ' + /npm install @gale-http\\/[\\w.-]+/.exec(e.message)); }
+try { g.fastWsHandlers(() => {}); } catch (e) { out.push('fastWsHandlers ' + e.code); }
+console.log(out.join('\\n'));
+`,
+  );
+  const r = run(process.execPath, ['check-moved.mjs'], app, 30_000);
+  assert.equal(
+    r.stdout.trim(),
+    [
+      'gale/express GALE_ERR_MOVED npm install @gale-http/express',
+      'gale/express4 GALE_ERR_MOVED npm install @gale-http/express',
+      'gale/socket.io GALE_ERR_MOVED npm install @gale-http/socket.io',
+      'gale/fast-ws-client GALE_ERR_MOVED npm install @gale-http/fast-ws',
+      'gale.cluster GALE_ERR_MOVED npm install @gale-http/cluster',
+      'fastWsHandlers GALE_ERR_MOVED',
+    ].join('\n'),
+  );
+});
+
+test('ESM: import { gale } from "gale" serves a request (and every package by job imports)', () => {
   writeFileSync(
     join(app, 'check-esm.mjs'),
     `import { gale, HttpError } from 'gale';
-import express from 'gale/express';
-import express4 from 'gale/express4';
-import { Server } from 'gale/socket.io';
-import { FastWsClient } from 'gale/fast-ws-client';
+import express from '@gale-http/express';
+import express4 from '@gale-http/express/4';
+import { Server } from '@gale-http/socket.io';
+import { FastWsClient } from '@gale-http/fast-ws/client';
+import { GaleInstrumentation } from '@gale-http/otel';
 const app = gale();
 app.get('/hi/:name', (req) => ({ hi: req.params.name, via: 'esm' }));
 const { port } = await app.listen(0, '127.0.0.1');
 const res = await fetch('http://127.0.0.1:' + port + '/hi/ada');
-console.log(res.status, await res.text(), [express, express4, Server, FastWsClient, HttpError].map((f) => typeof f).join());
+console.log(res.status, await res.text(), [express, express4, Server, FastWsClient, HttpError, GaleInstrumentation].map((f) => typeof f).join());
 await app.close();
 `,
   );
   const r = run(process.execPath, ['check-esm.mjs'], app, 30_000);
-  assert.equal(r.stdout.trim(), '200 {"hi":"ada","via":"esm"} function,function,function,function,function');
+  assert.equal(r.stdout.trim(), '200 {"hi":"ada","via":"esm"} function,function,function,function,function,function');
 });
 
-test('CommonJS: require("gale") serves a request (and every subpath requires)', () => {
+test('CommonJS: require("gale") serves a request (and every package by job requires)', () => {
   writeFileSync(
     join(app, 'check-cjs.cjs'),
     `'use strict';
 const { gale, HttpError } = require('gale');
-const express = require('gale/express');
-const express4 = require('gale/express4');
-const { Server } = require('gale/socket.io');
-const { FastWsClient } = require('gale/fast-ws-client');
+const express = require('@gale-http/express');
+const express4 = require('@gale-http/express/4');
+const { Server } = require('@gale-http/socket.io');
+const { FastWsClient } = require('@gale-http/fast-ws/client');
+const { GaleInstrumentation } = require('@gale-http/otel');
 const app = gale();
 app.get('/hi/:name', (req) => ({ hi: req.params.name, via: 'cjs' }));
 app.listen(0, '127.0.0.1').then(async ({ port }) => {
   const res = await fetch('http://127.0.0.1:' + port + '/hi/ada');
-  const kinds = [express, express.Router, express4, Server, FastWsClient, HttpError].map((f) => typeof f).join();
+  const kinds = [express, express.Router, express4, Server, FastWsClient, HttpError, GaleInstrumentation]
+    .map((f) => typeof f)
+    .join();
   console.log(res.status, await res.text(), kinds);
   await app.close();
 });
 `,
   );
   const r = run(process.execPath, ['check-cjs.cjs'], app, 30_000);
-  assert.equal(r.stdout.trim(), '200 {"hi":"ada","via":"cjs"} function,function,function,function,function,function');
+  assert.equal(
+    r.stdout.trim(),
+    '200 {"hi":"ada","via":"cjs"} function,function,function,function,function,function,function',
+  );
 });
 
 test('TypeScript: types resolve under nodenext (ESM and CJS) and bundler, and the output runs', () => {
@@ -166,17 +226,19 @@ app.listen(0, '127.0.0.1').then(async ({ port }: AddressInfo) => {
   writeFileSync(
     join(app, 'ts', 'esm.ts'),
     `import { type AddressInfo, type GaleOptions, gale, HttpError, type Request } from 'gale';
-import express from 'gale/express';
-import { Server } from 'gale/socket.io';
-import { FastWsClient } from 'gale/fast-ws-client';
+import express from '@gale-http/express';
+import { Server } from '@gale-http/socket.io';
+import { FastWsClient } from '@gale-http/fast-ws/client';
+import { GaleInstrumentation } from '@gale-http/otel';
+void GaleInstrumentation;
 ${program('ts-esm')}`,
   );
   writeFileSync(
     join(app, 'ts', 'cjs.cts'),
     `import g = require('gale');
-import express = require('gale/express');
-import sio = require('gale/socket.io');
-import fws = require('gale/fast-ws-client');
+import express = require('@gale-http/express');
+import sio = require('@gale-http/socket.io');
+import fws = require('@gale-http/fast-ws/client');
 const { gale, HttpError } = g;
 const { Server } = sio;
 const { FastWsClient } = fws;
@@ -225,8 +287,9 @@ test('gale --version names the engine package it loaded', () => {
 
 test("the scaffolded app's own npm test passes", () => {
   const r = run('npm', ['test'], app, 120_000);
-  // node --test prints TAP (`# pass 4`) when stdout is not a terminal on Node 20 and 22, spec (`ℹ pass 4`) from Node 23 on.
-  assert.match(r.stdout, /^[#ℹ] pass 4\b/m);
+  // node --test prints TAP (`# pass 5`) when stdout is not a terminal on Node 20 and 22, spec (`ℹ pass 5`) from Node 23 on.
+  // Four of the five go through app.request(), from the packed gale and engine.
+  assert.match(r.stdout, /^[#ℹ] pass 5\b/m);
   assert.match(r.stdout, /^[#ℹ] fail 0\b/m);
 });
 

@@ -3,7 +3,8 @@
 // with Gale's figures, prom-client's process metrics and the application's own registry.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { gale, health } from 'gale';
+import { health } from '@gale-http/cluster';
+import { gale } from 'gale';
 import client from 'prom-client';
 import { get, sleep } from './services.js';
 

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type App, gale, type PubSub, pubsub } from 'gale';
+import { type PubSub, pubsub } from '@gale-http/cluster';
+import { type App, gale } from 'gale';
 import { Redis } from 'ioredis';
 import { Proc, type RedisServer, sleep, startRedis, until, WsClient } from './services.js';
 

@@ -1,4 +1,4 @@
-// gale/socket.io's Redis adapter against the real thing: a gale/socket.io server and a socket.io 4 server (node:http)
+// @gale-http/socket.io's Redis adapter against the real thing: a @gale-http/socket.io server and a socket.io 4 server (node:http)
 // using @socket.io/redis-adapter share one redis-server; real socket.io-client connections on each. Broadcasts
 // (rooms, except, binary), fetchSockets and RemoteSocket, socketsJoin, disconnectSockets, serverSideEmit with acks and
 // acknowledged broadcasts must cross in both directions.
@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { createRedisAdapter, Server as GaleServer } from '@gale-http/socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { gale } from 'gale';
-import { createRedisAdapter, Server as GaleServer } from 'gale/socket.io';
 import { Redis } from 'ioredis';
 import { Server as SioServer } from 'socket.io';
 import { type Socket as ClientSocket, io as connect } from 'socket.io-client';

@@ -1,6 +1,6 @@
 // Differential tests: the same raw Engine.IO HTTP requests (handshake, polling GET/POST payloads with text and
 // binary packets, compressed polls, bad sid, bad transport, bad method, EIO=3, overlapping polls, bad content,
-// oversized bodies, CORS preflights, allowRequest, cookies) sent to socket.io 4 on node:http and to gale/socket.io.
+// oversized bodies, CORS preflights, allowRequest, cookies) sent to socket.io 4 on node:http and to @gale-http/socket.io.
 // Status, content type, the headers that matter and the body's shape must be the same; session and socket ids
 // differ, so they are masked.
 import assert from 'node:assert/strict';
@@ -89,7 +89,7 @@ async function compare(
   const ours = await run(t, 'gale', opts, steps);
   assert.deepEqual([...ours.keys()], [...ref.keys()]);
   for (const [label, want] of ref) {
-    assert.deepEqual(ours.get(label) as Answer, want, `${label}: gale/socket.io differs from socket.io`);
+    assert.deepEqual(ours.get(label) as Answer, want, `${label}: @gale-http/socket.io differs from socket.io`);
   }
 }
 

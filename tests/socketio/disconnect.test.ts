@@ -1,4 +1,4 @@
-// Disconnect reasons, provoked the same way against gale/socket.io and the reference socket.io 4 (on node:http):
+// Disconnect reasons, provoked the same way against @gale-http/socket.io and the reference socket.io 4 (on node:http):
 // each scenario must give the reason socket.io names on both sides, on both servers. Then reconnection after a
 // server-side disconnect and after a network cut (the client's TCP socket destroyed).
 import assert from 'node:assert/strict';

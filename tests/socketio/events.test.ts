@@ -1,4 +1,4 @@
-// gale/socket.io events with the real socket.io-client over each transport: acknowledgements both ways (with
+// @gale-http/socket.io events with the real socket.io-client over each transport: acknowledgements both ways (with
 // timeout() and emitWithAck, and the timeout errors), binary data both ways (Buffer, ArrayBuffer, typed arrays,
 // nested in objects and arrays), once/off/onAny/offAny/onAnyOutgoing, socket middlewares, and the server-wide
 // operations (fetchSockets, socketsJoin/Leave, disconnectSockets, serverSideEmit).

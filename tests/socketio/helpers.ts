@@ -1,11 +1,11 @@
-// Helpers for the gale/socket.io suites: a Gale app with a Socket.IO server (or the reference socket.io 4 on
+// Helpers for the @gale-http/socket.io suites: a Gale app with a Socket.IO server (or the reference socket.io 4 on
 // node:http with the same setup), real socket.io-client connections that are closed after each test, and
 // bounded waits for events. Everything runs on 127.0.0.1 with port 0.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
+import { Server as GaleServer, type ServerOptions } from '@gale-http/socket.io';
 import { gale } from 'gale';
-import { Server as GaleServer, type ServerOptions } from 'gale/socket.io';
 import { Server as SioServer } from 'socket.io';
 import {
   type Socket as ClientSocket,
@@ -56,7 +56,7 @@ export async function startServer(
     const server = http.createServer();
     const io = new SioServer(server, { ...(opts as object) });
     // engine.io keeps a closed polling transport's close timer (30 s, ref'd) alive until a poll arrives, which
-    // would keep this test process running after the last test; gale/socket.io unrefs its own.
+    // would keep this test process running after the last test; @gale-http/socket.io unrefs its own.
     io.engine.on('connection', (conn: { transport: { closeTimeout?: number } }) => {
       conn.transport.closeTimeout = 200;
     });

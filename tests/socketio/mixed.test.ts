@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { sleep, T } from '../helpers.js';
-import { type AnyServer, connected, next, startServer } from './helpers.js';
+import { type AnyServer, client, connected, next, startServer } from './helpers.js';
 
 test('a room with upgraded, polling-only and WebSocket-only members: each gets a broadcast once', T, async (t) => {
   const s = await startServer(t, 'gale', {}, (io) => {
@@ -47,15 +47,24 @@ test('a room with upgraded, polling-only and WebSocket-only members: each gets a
 });
 
 test('packets emitted during the upgrade arrive once and in order', T, async (t) => {
-  const s = await startServer(t, 'gale');
+  let i = 0;
+  let timer: NodeJS.Timeout | undefined;
+  t.after(() => clearInterval(timer));
+  // Emitting starts with the connection, on the server: the upgrade runs alongside the CONNECT (the client may
+  // finish it before 'connect' reaches this test), so packets go out before, during and after the switch.
+  const s = await startServer(t, 'gale', {}, (io) => {
+    io.once('connection', (socket: AnyServer) => {
+      socket.emit('n', i++);
+      timer = setInterval(() => socket.emit('n', i++), 2);
+    });
+  });
   const serverSide = new Promise<AnyServer>((resolve) => s.io.once('connection', resolve));
-  const c = await connected(t, s.url);
-  const socket = await serverSide;
+  const c = client(t, s.url);
   const got: number[] = [];
   c.on('n', (n: number) => got.push(n));
-  let i = 0;
-  const timer = setInterval(() => socket.emit('n', i++), 2);
-  await next(c.io.engine, 'upgrade');
+  const upgraded = next(c.io.engine, 'upgrade');
+  const socket = await serverSide;
+  await upgraded;
   await sleep(50);
   clearInterval(timer);
   await sleep(100);

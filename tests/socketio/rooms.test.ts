@@ -123,7 +123,7 @@ test('rooms of different namespaces and of two servers on one app are kept apart
   const s = await startServer(t, 'gale', { transports: ['websocket'] }, (io) => {
     for (const nsp of ['/', '/other']) io.of(nsp).on('connection', (socket: AnyServer) => socket.join('R'));
   });
-  const { Server } = await import('gale/socket.io');
+  const { Server } = await import('@gale-http/socket.io');
   const io2 = new Server(s.io._app, { path: '/second', transports: ['websocket'] });
   io2.on('connection', (socket) => socket.join('R'));
   t.after(() => io2.close());

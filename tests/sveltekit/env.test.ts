@@ -3,7 +3,7 @@
 // BODY_SIZE_LIMIT / ORIGIN parsers. Each case in a child process, as the built server reads its environment.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -19,7 +19,11 @@ function run(prefix: string, env: Record<string, string>, probe: string) {
   writeFileSync(join(dir, 'env.mjs'), source.replace('= ENV_PREFIX;', `= ${JSON.stringify(prefix)};`));
   writeFileSync(join(dir, 'probe.mjs'), `import * as e from './env.mjs';\n${probe}\n`);
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MY_')));
-  return spawnSync(process.execPath, [join(dir, 'probe.mjs')], { env: { ...clean, ...env }, encoding: 'utf8' });
+  try {
+    return spawnSync(process.execPath, [join(dir, 'probe.mjs')], { env: { ...clean, ...env }, encoding: 'utf8' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 test('envPrefix: prefixed names are read; LISTEN_* are not prefixed', () => {

@@ -1,7 +1,7 @@
 // adapter-gale's build-time plan (packages/adapter-gale/layout.js): which files get native mounts, which go through
 // the catch-all route, and how a route below a file's path keeps it off a mount. On a temporary directory.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -29,8 +29,9 @@ test('routeReachesBelow: literal, param, optional and rest segments', () => {
   assert.equal(below('/', '/x'), false);
 });
 
-test('planStatic: mounts, aliases, the catch-all list and hard links', () => {
+test('planStatic: mounts, aliases, the catch-all list and hard links', (t) => {
   const out = mkdtempSync(join(tmpdir(), 'adapter-gale-layout-'));
+  t.after(() => rmSync(out, { recursive: true, force: true }));
   const write = (rel: string, body: string) => {
     mkdirSync(dirname(join(out, rel)), { recursive: true });
     writeFileSync(join(out, rel), body);

@@ -55,15 +55,26 @@ export interface StartOptions {
   entry?: string;
   /** Wait for "Listening on" (default true); false returns at once (for servers expected to fail). */
   wait?: boolean;
+  /** The Node binary that runs it (default: this process's). */
+  node?: string;
+  /** The environment the settings above are added to (default: this process's). */
+  baseEnv?: NodeJS.ProcessEnv;
 }
 
-/** Starts a built server on a free port of 127.0.0.1; it is killed if the test process exits first. */
+/** Starts the example's build with `kind` on a free port of 127.0.0.1 (see startBuilt). */
 export async function startServer(kind: Kind, o: StartOptions = {}): Promise<KitServer> {
-  const dir = await built(kind);
+  return startBuilt(kind, await built(kind), o);
+}
+
+/**
+ * Starts the server of a build (`dir` holds its `build/`) on a free port of 127.0.0.1; it is killed if the test
+ * process exits first.
+ */
+export async function startBuilt(kind: Kind, dir: string, o: StartOptions = {}): Promise<KitServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
+    ...((o.baseEnv ?? process.env) as Record<string, string>),
     PORT: String(port),
     HOST: '127.0.0.1',
     ORIGIN: url,
@@ -72,7 +83,7 @@ export async function startServer(kind: Kind, o: StartOptions = {}): Promise<Kit
   };
   if (env.ORIGIN === '') delete env.ORIGIN;
   const entry = o.entry?.startsWith('/') ? o.entry : join(dir, o.entry ?? 'build/index.js');
-  const proc = spawn(process.execPath, [entry], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(o.node ?? process.execPath, [entry], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout?.on('data', (d) => {
     out += d;

@@ -182,3 +182,29 @@ test('200 pipelined requests in one write (≈10 KB) are all answered in order',
     assert.equal(`${res.status} ${res.text}`, `200 ${i}`);
   });
 });
+
+test(
+  'promise jobs run between pipelined requests, not only after the whole read (at most 32 handlers apart)',
+  T,
+  async (t) => {
+    // As node:http runs them after each callback: what an awaiting handler allocates dies young instead of living
+    // until every request of the read (or of every ready connection) has been dispatched.
+    let entered = 0;
+    const lag: number[] = [];
+    const { port } = await withApp(t, (app) => {
+      app.get('/j/:i', async () => {
+        const at = ++entered;
+        await Promise.resolve();
+        lag.push(entered - at);
+        return 'ok';
+      });
+    });
+    const reqs: Buffer[] = [];
+    for (let i = 0; i < 200; i++)
+      reqs.push(buildRequest({ path: `/j/${i}`, headers: i === 199 ? { Connection: 'close' } : {} }));
+    const r = await rawRequest(port, Buffer.concat(reqs), { waitForClose: true, timeoutMs: 8000 });
+    assert.equal(parseResponses(r.data).length, 200);
+    assert.equal(lag.length, 200);
+    assert.ok(Math.max(...lag) <= 32, `a handler resumed only after ${Math.max(...lag)} later ones had started`);
+  },
+);
