@@ -11,7 +11,7 @@ import type { WsIteration, WsMeasurement, WsScenarioId } from './lib/ws.ts';
 
 const lat = { min: 100, mean: 900, median: 800, p95: 2000, p99: 3000, max: 5000, stddev: 300 };
 
-function iteration(scenario: WsScenarioId, figure: number): WsIteration {
+function iteration(scenario: WsScenarioId, figure: number, steady = true): WsIteration {
   const idle = scenario === 'ws-idle';
   return {
     json: {
@@ -38,6 +38,17 @@ function iteration(scenario: WsScenarioId, figure: number): WsIteration {
     ...(idle
       ? { idle: { baselineRssKiB: 50000, openRssKiB: 50000 + figure * 1000, opened: 1000, perConnectionKiB: figure } }
       : {}),
+    // ws-idle's second wave on the same server: half the fresh figure here.
+    ...(idle && steady
+      ? {
+          steady: {
+            baselineRssKiB: 60000,
+            openRssKiB: 60000 + figure * 500,
+            opened: 1000,
+            perConnectionKiB: figure / 2,
+          },
+        }
+      : {}),
   };
 }
 
@@ -46,8 +57,9 @@ function result(
   server: string,
   label: string,
   figures: number[] | string | null,
+  steady = true,
 ): WsMeasurement {
-  const its = Array.isArray(figures) ? figures.map((f) => iteration(scenario, f)) : [];
+  const its = Array.isArray(figures) ? figures.map((f) => iteration(scenario, f, steady)) : [];
   return {
     scenario,
     server,
@@ -92,7 +104,8 @@ test('report <dir>: WebSocket sections and charts from saved ws/*.json', async (
       result('ws-echo', 'gale', 'Gale', null),
     ]);
     save('ws-idle', [
-      result('ws-idle', 'node-http', 'ws on node:http', [10, 12, 11]),
+      // Saved before the second wave existed: no steady figure.
+      result('ws-idle', 'node-http', 'ws on node:http', [10, 12, 11], false),
       result('ws-idle', 'express', 'Express 5 + express-ws', [20, 22, 24]),
     ]);
     const { report, charts } = await writeReport(dir);
@@ -106,11 +119,14 @@ test('report <dir>: WebSocket sections and charts from saved ws/*.json', async (
     assert.match(md, /\| Fastify 5 \+ @fastify\/websocket \| \*\*FAILED\*\* \|/);
     assert.match(md, /\*\*Fastify 5 \+ @fastify\/websocket: FAILED\*\*: iteration 1: 3 invalid message/);
     assert.match(md, /\| \*\*Gale\*\* \| — not implemented yet \|/);
-    // ws-idle: KiB per connection, lower is better; Express 22 vs node:http 11 → 2.00×.
+    // ws-idle: fresh KiB per connection, lower is better; Express 22 vs node:http 11 → 2.00×; then the steady
+    // state's median and min–max (the second waves: 10, 11, 12), and the fresh wave's RSS before and with all open.
     assert.match(
       md,
-      /\| Express 5 \+ express-ws \| 22\.0 \| 1\.00× \| 2\.00× \| 20\.0–24\.0 \| 48\.8 \| 70\.3 \| 1,000 \|/,
+      /\| Express 5 \+ express-ws \| 22\.00 \| 1\.00× \| 2\.00× \| 20\.00–24\.00 \| 11\.00 \| 10\.00–12\.00 \| 48\.8 \| 70\.3 \| 1,000 \|/,
     );
+    assert.match(md, /\| ws on node:http \| 11\.00 \| 0\.50× \| 1\.00× \| 10\.00–12\.00 \| — \| — \| 48\.8 \|/);
+    assert.match(md, /\*\*fresh\*\*: the first wave on a new server process/);
     assert.deepEqual(
       charts.map((c) => c.slice(dir.length + 1)),
       ['charts/ws-echo.svg', 'charts/ws-idle.svg'],
@@ -123,6 +139,90 @@ test('report <dir>: WebSocket sections and charts from saved ws/*.json', async (
     assert.match(echoSvg, /^<svg[^>]*>/);
     assert.match(echoSvg, /FAILED/);
     assert.match(echoSvg, /not implemented yet/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A Socket.IO iteration: `cpuUs` of server CPU per acked echo or per delivery (100 000 of them over 2 s). */
+function sioIteration(scenario: 'sio-echo' | 'sio-broadcast', cpuUs: number, clientPct: number): WsIteration {
+  const events = 100_000;
+  const cpuS = (cpuUs * events) / 1e6;
+  const broadcast = scenario === 'sio-broadcast';
+  return {
+    json: {
+      mode: scenario,
+      duration_s: 2,
+      connects: broadcast ? 1000 : 200,
+      connects_per_s: 100,
+      echoes: broadcast ? 0 : events,
+      echoes_per_s: broadcast ? 0 : events / 2,
+      valid: broadcast ? events + 100 : events,
+      invalid: 0,
+      first_invalid: null,
+      errors: { connect: 0, read: 0, write: 0, timeout: 0, closed: 0 },
+      first_error: null,
+      connect_us: lat,
+      echo_us: broadcast ? null : lat,
+      detail: broadcast
+        ? {
+            clients: 1000,
+            in_flight: 16,
+            deliveries: events,
+            acks: 100,
+            deliveries_per_s: events / 2,
+            broadcasts_per_s: 50,
+            rtt_us: lat,
+            server_cpu_s: cpuS,
+            client_cpu_pct: clientPct,
+          }
+        : { concurrent: 4 },
+    },
+    failure: null,
+    toolCpuPct: clientPct,
+    // sio-broadcast: the whole run's server CPU includes the connects; the table must use the phase's.
+    serverCpuS: broadcast ? cpuS + 5 : cpuS,
+  };
+}
+
+test('report <dir>: sio-echo and sio-broadcast lead with server CPU per event, ratio to Socket.IO 4', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gale-report-sio-test-'));
+  try {
+    mkdirSync(join(dir, 'ws'));
+    const row = (scenario: 'sio-echo' | 'sio-broadcast', server: string, label: string, cpu: number[], pct = 40) => {
+      const its = cpu.map((c) => sioIteration(scenario, c, pct));
+      return { ...result(scenario, server, label, []), iterations: its, median: its[1] ?? null, args: ['--mode'] };
+    };
+    const save = (scenario: WsScenarioId, results: WsMeasurement[]) =>
+      writeFileSync(
+        join(dir, 'ws', `${scenario}.json`),
+        JSON.stringify({ ...meta, scenario, description: `the ${scenario} scenario`, results }),
+      );
+    save('sio-echo', [
+      row('sio-echo', 'gale', 'Gale', [9, 10, 11]),
+      row('sio-echo', 'socketio', 'Socket.IO 4 on node:http', [38, 40, 42]),
+    ]);
+    save('sio-broadcast', [
+      row('sio-broadcast', 'gale', 'Gale', [0.9, 1, 1.1], 95),
+      row('sio-broadcast', 'socketio', 'Socket.IO 4 on node:http', [9, 10, 11]),
+    ]);
+    const { report } = await writeReport(dir);
+    const md = readFileSync(report, 'utf8');
+    assert.match(
+      md,
+      /gale-loadgen-ws --mode sio-echo, 3 iterations: 100 connections × 100 messages, 4 in flight per socket/,
+    );
+    assert.match(
+      md,
+      /gale-loadgen-ws --mode sio-broadcast, 3 iterations: 1000 clients in one room, 16 broadcasts in flight/,
+    );
+    // Median CPU µs per ack 10 vs 40 → 0.25× Socket.IO's; 50 000 acks/s; the server used 50 % of its core.
+    assert.match(md, /\| \*\*Gale\*\* \| 10\.00 \| 0\.25× \| 9\.00–11\.00 \| 50,000 \| 50% \| 40% \|/);
+    assert.match(md, /\| Socket\.IO 4 on node:http \| 40\.00 \| 1\.00× \| 38\.00–42\.00 \| 50,000 \| 200% \|/);
+    // sio-broadcast: the broadcast phase's server CPU (not the whole run's) per delivery; ‡ for a client at 95 %.
+    assert.match(md, /\| \*\*Gale\*\* \| 1\.00 \| 0\.10× \| 0\.90–1\.10 \| 50,000 ‡ \| 5% \| 95% \|/);
+    assert.match(md, /server CPU µs per delivery \(median\)/);
+    assert.doesNotMatch(md, /socket\.io-client\)/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

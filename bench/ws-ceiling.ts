@@ -1,9 +1,10 @@
-// gale-loadgen-ws's own ceiling: the same runs against a trivial Rust WebSocket server
+// The WebSocket load clients' own ceiling: the same runs against a trivial Rust WebSocket server
 // (loadgen/examples/ws-echo-server.rs, one thread; it speaks fast-ws and, at the frame level, Engine.IO/Socket.IO
-// too) and against the Node apps (sio-echo: the Socket.IO client against it and against Socket.IO on node:http), interleaved over rounds, server pinned to
-// core 0 and generator to core 1. If the generator drives the trivial server much faster than any Node server, it is
-// not what limits the Node figures. Usage: node --import tsx bench/ws-ceiling.ts [--rounds 3] [--duration 3]
-// [--runs ws-echo,fastws-echo,ws-broadcast] (a subset of the runs)
+// too: acks, namespaces, broadcasts to a namespace) and against the Node apps, interleaved over rounds, server pinned
+// to core 0 and client to core 1. If a client drives the trivial server much faster than any Node server, it is not
+// what limits the Node figures. sio-echo and sio-broadcast run gale-loadgen-ws's Socket.IO modes, and sio-echo once
+// more with socket.io-client for comparison. Usage: node --import tsx bench/ws-ceiling.ts [--rounds 3] [--duration 3]
+// [--runs ws-echo,fastws-echo,sio-echo,sio-broadcast,ws-broadcast] (a subset of the runs' scenarios)
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -62,8 +63,16 @@ const base: WsOptions = {
 const runs: [string, WsScenarioId, WsOptions][] = [
   ['ws-echo, 100 connections × 100 messages', 'ws-echo', base],
   ['fastws-echo, 100 connections × 100 messages', 'fastws-echo', base],
-  // socket.io-client in one worker thread (the client is pinned to one core), as the harness runs it.
-  ['sio-echo, 100 connections × 100 messages', 'sio-echo', base],
+  // gale-loadgen-ws as the harness runs it (4 events in flight per socket), then deeper, to find its own limit.
+  ['sio-echo, 100 sockets × 100 messages, 4 in flight', 'sio-echo', base],
+  ['sio-echo, 100 sockets × 100 messages, 16 in flight', 'sio-echo', { ...base, sioEchoInFlight: 16 }],
+  // socket.io-client in one worker thread (the client is pinned to one core), as `--sio-client socket.io-client`.
+  [
+    'sio-echo by socket.io-client, 100 connections × 100 messages',
+    'sio-echo',
+    { ...base, sioClient: 'socket.io-client' },
+  ],
+  ['sio-broadcast, 1 000 sockets, 16 in flight', 'sio-broadcast', { ...base, sioClients: 1000 }],
   [
     'ws-broadcast, 500 clients, 400 broadcasts',
     'ws-broadcast',
@@ -100,21 +109,33 @@ for (const [k, ms] of results) {
   const its = ok.map((m) => m.iterations[0]).filter((i) => i !== undefined);
   const scenario = scenarioOf.get(what ?? '');
   const echo = scenario !== undefined && isEcho(scenario);
+  // sio-broadcast: deliveries/s, and both CPU times over the broadcast phase alone (as the client reads them).
+  const sioB = scenario === 'sio-broadcast';
   const val = its.map((i) =>
     echo
       ? (i.json?.echoes_per_s ?? 0)
-      : ((i.json?.detail.broadcast_rtt_us as { median: number } | undefined)?.median ?? 0),
+      : sioB
+        ? (i.json?.detail.deliveries_per_s ?? 0)
+        : ((i.json?.detail.broadcast_rtt_us as { median: number } | undefined)?.median ?? 0),
   );
-  const cpu = its.map((i) => i.toolCpuPct ?? 0);
-  const scpu = its.map((i) => (100 * (i.serverCpuS ?? 0)) / (i.json?.duration_s || 1));
-  // Per message: an echo (echo runs) or one delivery of a broadcast to one client (every valid message counts).
+  const genS = (i: (typeof its)[number]) =>
+    sioB ? (i.json?.detail.client_cpu_s ?? 0) : ((i.toolCpuPct ?? 0) / 100) * (i.json?.duration_s ?? 0);
+  const srvS = (i: (typeof its)[number]) => (sioB ? (i.json?.detail.server_cpu_s ?? 0) : (i.serverCpuS ?? 0));
+  const cpu = its.map((i) => (sioB ? (i.json?.detail.client_cpu_pct ?? 0) : (i.toolCpuPct ?? 0)));
+  const scpu = its.map((i) => (100 * srvS(i)) / (i.json?.duration_s || 1));
+  // Per message: an echo or ack (echo runs) or one delivery of a broadcast to one client (deliveries only).
   const perMsg = (cpuS: (i: (typeof its)[number]) => number) =>
-    med(its.map((i) => (cpuS(i) * 1e6) / Math.max(1, i.json?.valid ?? 0))).toFixed(1);
-  const genUs = perMsg((i) => ((i.toolCpuPct ?? 0) / 100) * (i.json?.duration_s ?? 0));
-  const srvUs = perMsg((i) => i.serverCpuS ?? 0);
-  const fmt = (n: number) => (echo ? `${int(n)} echoes/s` : `${(n / 1000).toFixed(2)} ms RTT`);
+    med(
+      its.map(
+        (i) => (cpuS(i) * 1e6) / Math.max(1, (sioB ? i.json?.detail.deliveries : undefined) ?? i.json?.valid ?? 0),
+      ),
+    ).toFixed(1);
+  const genUs = perMsg(genS);
+  const srvUs = perMsg(srvS);
+  const fmt = (n: number) =>
+    echo ? `${int(n)} echoes/s` : sioB ? `${int(n)} deliveries/s` : `${(n / 1000).toFixed(2)} ms RTT`;
   lines.push(
-    `| ${what} | ${label} | ${fmt(med(val))} | ${fmt(echo ? Math.max(...val) : Math.min(...val))} | ${int(med(cpu))} | ${int(med(scpu))} | ${genUs} | ${srvUs} |`,
+    `| ${what} | ${label} | ${fmt(med(val))} | ${fmt(echo || sioB ? Math.max(...val) : Math.min(...val))} | ${int(med(cpu))} | ${int(med(scpu))} | ${genUs} | ${srvUs} |`,
   );
 }
 process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,5 +1,6 @@
-// `npm test`: the WebSocket part of the harness. gale-loadgen-ws must report deliberately wrong WebSocket servers
-// (bench/fixtures/ws-wrong-server.mjs) as FAILED, with the reason and no figure, and let correct ones pass.
+// `npm test`: the WebSocket part of the harness. gale-loadgen-ws must report deliberately wrong WebSocket and
+// Socket.IO servers (bench/fixtures/ws-wrong-server.mjs, sio-wrong-server.mjs) as FAILED, with the reason and no
+// figure, and let correct ones pass (the Socket.IO ones with socket.io-client too, which --sio-client keeps).
 // Needs cargo (gale-loadgen-ws is built on first use) and taskset.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { ensureCommand } from '../tests/system-tools.ts';
 import { commandExists } from './lib/proc.ts';
 import { benchDir } from './lib/servers.ts';
 import {
+  isSio,
   type WsOptions,
   type WsScenarioId,
   type WsServer,
@@ -16,7 +18,7 @@ import {
   wsServers,
   wsServes,
 } from './lib/ws.ts';
-import { wsTable } from './lib/ws-table.ts';
+import { wsFigure, wsTable } from './lib/ws-table.ts';
 
 const opts: WsOptions = {
   scenarios: ['ws-echo', 'fastws-echo', 'sio-echo', 'sio-broadcast', 'ws-broadcast', 'ws-idle'],
@@ -50,7 +52,7 @@ const wrong = (defect: string, scenario?: WsScenarioId): WsServer =>
         name: `wrong-${defect}`,
         label: `wrong (${defect})`,
         entry: join(benchDir, 'fixtures', 'ws-wrong-server.mjs'),
-        env: { WS_WRONG: defect },
+        env: { WS_WRONG: defect, WS_FIRST_WAVE: String(opts.idleConnections) },
       };
 
 /** taskset pins server and client to their cores; cargo builds gale-loadgen-ws. Missing either fails the test. */
@@ -66,12 +68,20 @@ const cases: [string, WsScenarioId, RegExp][] = [
   ['broadcast-skip', 'ws-broadcast', /broadcast 0 at \d+ clients: \d+ deliveries missing after --timeout/],
   ['echo-json', 'ws-broadcast', /no echo within --timeout|unexpected message/],
   ['idle-close', 'ws-idle', /errors: \d+ (closed|read).*connection \d+: (closed by the server while idle|read: )/],
+  // Right for the first wave, wrong for the second: the steady-state wave is checked as strictly.
+  [
+    'idle-close-later',
+    'ws-idle',
+    /second wave: errors: \d+ (closed|read).*connection \d+: (closed by the server while idle|read: )/,
+  ],
+  // The payload's last '0' became '1': byte 1025 of the ack's arguments ["000…"].
   [
     'ack-late',
     'sio-echo',
-    /invalid message.*expected the 1024-character payload as the ack, got a 1024-character string: "0+" \(first difference at character 1023\)/,
+    /invalid message.*ack \d+: expected the 1028-byte arguments \["000…"\] \(the event's payload\), got 1028 bytes: \["0+ \(first difference at byte 1025\)/,
   ],
-  ['no-ack', 'sio-echo', /errors: \d+ timeout.*no ack within --timeout/],
+  ['no-ack', 'sio-echo', /errors: \d+ timeout.*no ack within --timeout \(event 0\)/],
+  ['ack-drop', 'sio-echo', /errors: 1 timeout.*no ack within --timeout \(event \d+\)/],
   [
     'broadcast-skip',
     'sio-broadcast',
@@ -80,7 +90,12 @@ const cases: [string, WsScenarioId, RegExp][] = [
   [
     'broadcast-payload',
     'sio-broadcast',
-    /invalid message.*broadcast (\d+): client \d+ got \{"id":\1,"ts":\d+,"pad":"0+"\}, not the payload sent/,
+    /invalid message.*broadcast (\d+): client \d+ got \{"id":\1,"ts":\d+,"pad":"0+.*, not the payload sent \(\{"id":\1,/,
+  ],
+  [
+    'broadcast-no-ack',
+    'sio-broadcast',
+    /errors: 1 timeout.*broadcast \d+ \(sent by client \d+\): no ack within --timeout/,
   ],
   ['fastws-greeting', 'fastws-echo', /server version mismatch: the first frame must be the 2-byte text \\x00\\x02/],
   // The 21st event has reply id 20 and is answered with 19.
@@ -115,10 +130,17 @@ test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', a
         assert.equal(j.detail.opened, 50);
         assert.equal(j.valid, 50, 'every idle connection answered its ping');
         assert.ok((m.median?.idle?.perConnectionKiB ?? Number.NaN) > -1000, 'RSS per connection was measured');
+        // The second wave on the same server: every connection upgraded and answered again, its memory measured.
+        assert.equal(m.median?.steady?.opened, 50, 'the second wave opened every connection');
+        assert.ok((m.median?.steady?.perConnectionKiB ?? Number.NaN) > -1000, 'the steady state was measured');
+      }
+      if (isSio(scenario)) {
+        assert.match(m.args.join(' '), new RegExp(`^--mode ${scenario} `), 'gale-loadgen-ws is the default client');
+        assert.notEqual(wsFigure(scenario, m.median), null, 'server CPU per event was measured');
       }
       const gale = wsServers.find((s) => s.name === 'gale');
       assert.ok(gale);
-      // Gale serves every scenario (sio-echo with gale/socket.io) and must pass like any server.
+      // Gale serves every scenario (sio-echo with @gale-http/socket.io) and must pass like any server.
       const g = wsServes(gale, scenario) ? await wsMeasure(opts, gale, scenario, bin.path) : null;
       const table = wsTable(scenario, g ? [m, g] : [m]);
       if (g?.notImplemented) assert.match(table, /\| \*\*Gale\*\* \| — not implemented yet \|/);
@@ -126,4 +148,13 @@ test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', a
       assert.doesNotMatch(table, /FAILED/);
     });
   }
+  await t.test('--sio-client socket.io-client still drives sio-echo and sio-broadcast', async () => {
+    for (const scenario of ['sio-echo', 'sio-broadcast'] as const) {
+      const o: WsOptions = { ...opts, sioClient: 'socket.io-client' };
+      const m = await wsMeasure(o, wrong('ok', scenario), scenario, bin.path);
+      assert.equal(m.ok, true, m.failure ?? '');
+      assert.match(m.args[0] ?? '', /sio-[a-z-]*client\.mjs$/);
+      assert.match(wsTable(scenario, [m]), /\(socket\.io-client\)/);
+    }
+  });
 });

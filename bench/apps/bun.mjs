@@ -46,6 +46,14 @@ const server = Bun.serve({
     '/hello/:name': (req) => text(`Hello ${req.params.name}`), // Bun percent-decodes params itself
     '/mw': middleware,
     '/mw-sync': () => syncSteps(0),
+    '/async': async () => {
+      await Promise.resolve();
+      return json({ hello: 'world' });
+    },
+    '/async-io': async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return json({ hello: 'world' });
+    },
     '/echo': upgrade('echo'),
     '/broadcast': upgrade('broadcast'),
     '/fws': (req, srv) => {

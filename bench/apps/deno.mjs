@@ -91,6 +91,16 @@ function handler(req) {
       return middleware(req);
     case '/mw-sync':
       return syncSteps(0);
+    case '/async':
+      return (async () => {
+        await Promise.resolve();
+        return json({ hello: 'world' });
+      })();
+    case '/async-io':
+      return (async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        return json({ hello: 'world' });
+      })();
     case '/echo':
     case '/fws':
     case '/broadcast':

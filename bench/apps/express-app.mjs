@@ -1,6 +1,6 @@
 // Benchmark app for the express-app scenario: one ordinary Express app — cors(), helmet(), express.json() and
 // GET / → {"hello":"world"} — run unchanged by the Express chosen in EXPRESS_IMPL: 'express' (Express 5, default),
-// 'express4', or 'gale/express' (Gale's drop-in). On 127.0.0.1:$PORT.
+// 'express4', or '@gale-http/express' (Gale's drop-in). On 127.0.0.1:$PORT.
 import cors from 'cors';
 import helmet from 'helmet';
 

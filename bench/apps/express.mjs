@@ -1,9 +1,10 @@
 // Benchmark app: Express 5 with its defaults (res.json / res.send, express.static), or Express 4 with
-// BENCH_EXPRESS=express4 (the devDependency express4@npm:express@4). Serves the HTTP scenarios of
+// BENCH_EXPRESS=express4 (the devDependency express4@npm:express@4), or the same app on Gale's drop-in with
+// BENCH_EXPRESS=@gale-http/express (the `gale-express-bare` server). Serves the HTTP scenarios of
 // bench/lib/scenarios.ts on 127.0.0.1:$PORT. Prints nothing but errors.
 import { ensureLargeFile, prerenderedDir, publicDir } from '../../examples/demo/assets.mjs';
 
-const { default: express } = await import(process.env.BENCH_EXPRESS === 'express4' ? 'express4' : 'express');
+const { default: express } = await import(process.env.BENCH_EXPRESS ?? 'express');
 
 ensureLargeFile();
 const app = express();
@@ -31,6 +32,15 @@ app.get('/mw', noop, noop, noop, noop, noop, (_req, res) => {
 // middleware-sync: five synchronous `(req, res, next) => next()` steps.
 const pass = (_req, _res, next) => next();
 app.get('/mw-sync', pass, pass, pass, pass, pass, (_req, res) => {
+  res.json({ hello: 'world' });
+});
+// async / async-io: the handler awaits an already-resolved promise, or one setImmediate (an I/O-like resume).
+app.get('/async', async (_req, res) => {
+  await Promise.resolve();
+  res.json({ hello: 'world' });
+});
+app.get('/async-io', async (_req, res) => {
+  await new Promise((resolve) => setImmediate(resolve));
   res.json({ hello: 'world' });
 });
 app.use('/static', express.static(publicDir));

@@ -3,12 +3,19 @@
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import { ensureLargeFile, prerenderedDir, publicDir } from '../../examples/demo/assets.mjs';
+import { JSON_SCHEMA } from './json-schema.mjs';
 
 ensureLargeFile();
 const app = Fastify({ logger: false });
 
 app.get('/', async () => ({ hello: 'world' }));
 app.get('/json', async () => ({ foo: 'bar', one: [2, 'three'], bar: { baz: 'quux' } }));
+// json-schema: the same object written by the serializer Fastify compiles from the route's response schema.
+app.get('/json-schema', { schema: { response: { 200: JSON_SCHEMA } } }, async () => ({
+  foo: 'bar',
+  one: [2, 'three'],
+  bar: { baz: 'quux' },
+}));
 app.get('/text', async (_req, reply) => {
   reply.type('text/plain; charset=utf-8');
   return 'Hello 世界';
@@ -24,6 +31,15 @@ app.get('/mw', { preHandler: [noop, noop, noop, noop, noop] }, async () => ({ he
 const pass = (_req, _reply, done) => done();
 app.get('/mw-sync', { preHandler: [pass, pass, pass, pass, pass] }, (_req, reply) => {
   reply.send({ hello: 'world' });
+});
+// async / async-io: the handler awaits an already-resolved promise, or one setImmediate (an I/O-like resume).
+app.get('/async', async () => {
+  await Promise.resolve();
+  return { hello: 'world' };
+});
+app.get('/async-io', async () => {
+  await new Promise((resolve) => setImmediate(resolve));
+  return { hello: 'world' };
 });
 app.setErrorHandler(async (_err, _req, reply) => reply.code(500).send({ error: 'internal' }));
 await app.register(fastifyStatic, { root: publicDir, prefix: '/static/' });

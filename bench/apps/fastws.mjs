@@ -1,11 +1,11 @@
-// Loads Gale's fast-ws protocol class for the fastws-echo apps: packages/gale/dist/fastws/server.js (built by
+// Loads Gale's fast-ws protocol class for the fastws-echo apps: packages/fast-ws/dist/server.js (built by
 // `npx tsc -p packages/gale/tsconfig.build.json`). Resolves to null when it is not built (the harness reports the
 // fastws-echo rows FAILED with that reason before starting any app).
 import { existsSync } from 'node:fs';
 
-const built = new URL('../../packages/gale/dist/fastws/server.js', import.meta.url);
+const built = new URL('../../packages/fast-ws/dist/server.js', import.meta.url);
 
-/** Gale's `FastWsConnection`, or null when packages/gale/dist/fastws/server.js does not exist. */
+/** Gale's `FastWsConnection`, or null when packages/fast-ws/dist/server.js does not exist. */
 export async function loadFastWs() {
   return existsSync(built) ? (await import(built.href)).FastWsConnection : null;
 }

@@ -112,6 +112,17 @@ const server = http.createServer((req, res) => {
       runSyncSteps(res, 0);
       return;
     }
+    if (path === '/async' || path === '/async-io') {
+      // async / async-io: an awaited resolved promise, or one setImmediate, before the answer.
+      const io = path === '/async-io';
+      (async () => {
+        if (io) await new Promise((resolve) => setImmediate(resolve));
+        else await Promise.resolve();
+        res.writeHead(200, JSON_HEADERS);
+        res.end(JSON.stringify({ hello: 'world' }));
+      })();
+      return;
+    }
     if (path === '/mw') {
       // node:http has no middleware: five no-op async steps in front of the answer, as a baseline.
       runSteps(res).catch((err) => {

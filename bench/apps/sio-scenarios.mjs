@@ -1,4 +1,4 @@
-// The Socket.IO scenarios' server code, shared by Socket.IO 4 (apps/sio-node-http.mjs) and gale/socket.io
+// The Socket.IO scenarios' server code, shared by Socket.IO 4 (apps/sio-node-http.mjs) and @gale-http/socket.io
 // (apps/ws-gale.mjs) so both run exactly the same handlers: sio-echo on the default namespace, sio-broadcast on
 // /broadcast (its own namespace, so sio-echo's sockets join no room).
 

@@ -3,7 +3,7 @@
 // dynamic HTTP scenarios (hello, json, text, params, middleware as five awaited no-op steps) and the WebSocket
 // scenarios (/echo, /fws through Gale's FastWsConnection, /broadcast through uWS pub/sub) on 127.0.0.1:$PORT.
 import { createRequire } from 'node:module';
-import { FastWsConnection } from '../../packages/gale/dist/fastws/server.js';
+import { FastWsConnection } from '../../packages/fast-ws/dist/server.js';
 
 const uWS = createRequire(import.meta.url)(process.env.GALE_BENCH_UWS);
 const app = uWS.App();
@@ -38,6 +38,21 @@ app.get('/mw', (res) => {
     if (!aborted) reply(res, JSON_TYPE, JSON.stringify({ hello: 'world' }));
   })();
 });
+
+// async / async-io: an awaited resolved promise, or one setImmediate, before the answer (onAborted as for /mw).
+const awaited = (io) => (res) => {
+  let aborted = false;
+  res.onAborted(() => {
+    aborted = true;
+  });
+  (async () => {
+    if (io) await new Promise((resolve) => setImmediate(resolve));
+    else await Promise.resolve();
+    if (!aborted) reply(res, JSON_TYPE, JSON.stringify({ hello: 'world' }));
+  })();
+};
+app.get('/async', awaited(false));
+app.get('/async-io', awaited(true));
 
 // middleware-sync: five plain synchronous steps (uWS has no middleware), then the answer.
 const syncSteps = (res, i) => {

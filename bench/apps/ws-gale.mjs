@@ -1,13 +1,13 @@
 // Benchmark app: Gale's own WebSockets (the engine's frames, native pub/sub). Serves the WebSocket scenarios with the
 // demo's routes (examples/demo/ws-scenarios.mjs): ws-echo and ws-idle at /echo, fastws-echo at /fws, ws-broadcast at
-// /broadcast (fan-out through app.publish, one frame built for all subscribers), and with gale/socket.io sio-echo at
+// /broadcast (fan-out through app.publish, one frame built for all subscribers), and with @gale-http/socket.io sio-echo at
 // /socket.io/ and sio-broadcast on the namespace /broadcast (the handlers of apps/sio-scenarios.mjs, shared with
 // apps/sio-node-http.mjs), on 127.0.0.1:$PORT. No idle timeout: ws-idle holds silent connections. Prints nothing but
 // errors.
 
+import { Server } from '@gale-http/socket.io';
 import { registerWsScenarios } from '../../examples/demo/ws-scenarios.mjs';
 import { gale } from '../../packages/gale/dist/index.js';
-import { Server } from '../../packages/gale/dist/socket.io/index.js';
 import { registerSioScenarios } from './sio-scenarios.mjs';
 
 const app = gale();

@@ -7,9 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LoadRequest, LoadResult, LoadTool } from './load-types.ts';
 import { atExit, commandExists } from './proc.ts';
 import { emptyResult, outputTail, runPinnedTool } from './toolrun.ts';
-import type { LoadRequest, LoadResult, LoadTool } from './tools.ts';
 
 export const AB_INSTALL = 'sudo apt-get update && sudo apt-get install -y apache2-utils';
 

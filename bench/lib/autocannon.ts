@@ -5,10 +5,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { LoadErrors, LoadRequest, LoadResult, LoadTool } from './load-types.ts';
 import { atExit } from './proc.ts';
 import { repoDir } from './servers.ts';
 import { emptyResult, outputTail, runPinnedTool } from './toolrun.ts';
-import type { LoadErrors, LoadRequest, LoadResult, LoadTool } from './tools.ts';
 
 const runner = fileURLToPath(new URL('./autocannon-run.mjs', import.meta.url));
 const pkg = join(repoDir, 'node_modules', 'autocannon', 'package.json');

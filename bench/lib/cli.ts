@@ -7,6 +7,7 @@ import { findServer, type Mode, makeModes, onNodes, type ServerDef, servers, ser
 import { SVELTEKIT_GROUP, sveltekitScenarios } from './sveltekit.ts';
 import { tools } from './tools.ts';
 import { type WsScenarioId, wsOnlyServers, wsScenarioIds } from './ws.ts';
+import type { SioClient } from './ws-types.ts';
 
 /** The connection counts of the sweep (`npm run bench -- sweep`). */
 export const SWEEP_CONNECTIONS = [100, 200, 500, 1000, 2500, 5000, 10000] as const;
@@ -35,6 +36,11 @@ export interface Options extends RunSettings {
   out: string | null;
   /** ws-idle: connections held (null: 10 000, quick 1 000). */
   idleConnections: number | null;
+  /** sio-echo and sio-broadcast's client (`--sio-client`; default gale-loadgen-ws). */
+  sioClient: SioClient;
+  /** `--sio-echo-in-flight`, `--sio-broadcast-in-flight` (null: lib/sio.ts's defaults). */
+  sioEchoInFlight: number | null;
+  sioBroadcastInFlight: number | null;
   /** The Nodes the Node-based servers run on (`--node` / GALE_BENCH_NODE; default: the harness's own). */
   nodes: NodeRuntime[];
 }
@@ -47,7 +53,8 @@ export const usage = `Usage: npm run bench -- [scenario…] [options]
 
 Scenarios (default: all of them): ${scenarios.map((s) => s.id).join(', ')}
   WebSocket: ${wsScenarioIds.join(', ')} (ws / express-ws / @fastify/websocket apps, driven by gale-loadgen-ws;
-  sio-echo: Socket.IO 4 on node:http (--servers socketio), driven by socket.io-client; Gale serves all but sio-echo)
+  sio-echo and sio-broadcast: Gale and Socket.IO 4 on node:http (--servers socketio), driven by gale-loadgen-ws's
+  Socket.IO modes; Gale serves every WebSocket scenario)
   (static, static-large, static-range and prerendered serve the files of examples/demo)
   sveltekit: sveltekit-ssr, sveltekit-static, sveltekit-prerendered (examples/sveltekit on adapter-gale and
   adapter-node, built first with vite: ~1 min when not cached)
@@ -55,7 +62,11 @@ Scenarios (default: all of them): ${scenarios.map((s) => s.id).join(', ')}
   h2: h2-hello, h2c-hello (HTTP/2 over TLS on gale-h2, node-http2, fastify-h2, and h2c on gale-h2c, node-h2c;
   h2load from nghttp2-client, whatever --tool says; pipelined ×N = N concurrent streams per connection)
 Options:
-  --servers a,b,…     servers to compare (default: ${[...servers.map((s) => s.name), ...wsOnlyServers].join(',')});
+  --servers a,b,…     servers to compare (default: ${[...servers.filter((s) => !s.optIn).map((s) => s.name), ...wsOnlyServers].join(',')});
+                      opt-in (named here, or --quick): ${servers
+                        .filter((s) => s.optIn)
+                        .map((s) => s.name)
+                        .join(', ')} (tracing on);
                       gale-nocache and nginx* run only the static scenarios (the others show "—"), nginx* are
                       skipped when nginx is not installed (apt-get install -y nginx-light); bun and deno run the
                       dynamic and WebSocket scenarios on their pinned npm binaries (installed into .cache/ on first use)
@@ -82,6 +93,11 @@ Options:
   --sweep             same as the \`sweep\` command: json (or the scenarios given), --tool loadgen, plain mode
   --sweep-connections a,b,…  connection counts of the sweep (default ${SWEEP_CONNECTIONS.join(',')})
   --idle-connections N  ws-idle: idle WebSocket connections to hold (default 10000; --quick: 1000)
+  --sio-client NAME   sio-echo and sio-broadcast's client: loadgen (default: gale-loadgen-ws --mode sio-echo /
+                      sio-broadcast, Rust) or socket.io-client (the real client in Node, which saturates its core
+                      long before a server does)
+  --sio-echo-in-flight N       sio-echo: events in flight per socket with gale-loadgen-ws (default 4)
+  --sio-broadcast-in-flight N  sio-broadcast: broadcasts in flight (default 16; socket.io-client: 4)
   --out DIR           results directory (default bench/results/<YYYY-MM-DD>-<hostname>)
 `;
 
@@ -124,6 +140,9 @@ export function parseOptions(argv: string[]): Options | 'help' {
       'sweep-connections': { type: 'string' },
       out: { type: 'string' },
       'idle-connections': { type: 'string' },
+      'sio-client': { type: 'string' },
+      'sio-echo-in-flight': { type: 'string' },
+      'sio-broadcast-in-flight': { type: 'string' },
       node: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -161,8 +180,11 @@ export function parseOptions(argv: string[]): Options | 'help' {
     if (!s) throw new Error(`unknown scenario "${id}"`);
     return s;
   });
-  // The sweep's default servers are those that serve its scenarios (nginx serves only static files).
-  const defaultServers = servers.filter((s) => command !== 'sweep' || sc.some((x) => serves(s, x))).map((s) => s.name);
+  // The sweep's default servers are those that serve its scenarios (nginx serves only static files); opt-in
+  // variants (the tracing ones) run by default only in the quick correctness run.
+  const defaultServers = servers
+    .filter((s) => (quick || !s.optIn) && (command !== 'sweep' || sc.some((x) => serves(s, x))))
+    .map((s) => s.name);
   const named = list(v.servers) ?? [...defaultServers, ...wsOnlyServers];
   const sv = named
     .filter((name) => !wsOnlyServers.includes(name))
@@ -188,6 +210,10 @@ export function parseOptions(argv: string[]): Options | 'help' {
   const sweepConnections = (list(v['sweep-connections']) ?? SWEEP_CONNECTIONS.map(String)).map((c) =>
     num('sweep-connections', c, 0, 1, 60000),
   );
+  const sioClient = v['sio-client'] ?? 'loadgen';
+  if (sioClient !== 'loadgen' && sioClient !== 'socket.io-client') {
+    throw new Error(`--sio-client must be loadgen or socket.io-client (got "${sioClient}")`);
+  }
   const idle = v['idle-connections'] === undefined ? null : num('idle-connections', v['idle-connections'], 0, 1, 60000);
   const most = command === 'sweep' ? Math.max(...sweepConnections) : connections;
   const modeIds = list(v.modes) ?? (command === 'sweep' ? ['plain'] : ['plain', 'pipelined']);
@@ -217,6 +243,13 @@ export function parseOptions(argv: string[]): Options | 'help' {
     nofile: Math.max(65535, most * 2 + 1024, (idle ?? 10000) + 1024),
     out: v.out ?? null,
     idleConnections: idle,
+    sioClient,
+    sioEchoInFlight:
+      v['sio-echo-in-flight'] === undefined ? null : num('sio-echo-in-flight', v['sio-echo-in-flight'], 0, 1, 1024),
+    sioBroadcastInFlight:
+      v['sio-broadcast-in-flight'] === undefined
+        ? null
+        : num('sio-broadcast-in-flight', v['sio-broadcast-in-flight'], 0, 1, 1024),
     nodes,
   };
 }

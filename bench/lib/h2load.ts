@@ -5,9 +5,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LoadRequest, LoadResult, LoadTool } from './load-types.ts';
 import { atExit, commandExists } from './proc.ts';
 import { emptyResult, outputTail, runPinnedTool } from './toolrun.ts';
-import type { LoadRequest, LoadResult, LoadTool } from './tools.ts';
 
 /** What h2load's summary says, from its stdout. */
 export interface H2loadSummary {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Scenario, scenarios } from './scenarios.ts';
-import type { Launch, LaunchContext } from './servers.ts';
+import type { Launch, LaunchContext } from './server-types.ts';
 
 const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const repoDir = resolve(benchDir, '..');

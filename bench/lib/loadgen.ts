@@ -4,10 +4,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LoadRequest, LoadResult, LoadTool } from './load-types.ts';
 import { atExit, commandExists } from './proc.ts';
 import { repoDir } from './servers.ts';
 import { emptyResult, outputTail, runPinnedTool } from './toolrun.ts';
-import type { LoadRequest, LoadResult, LoadTool } from './tools.ts';
 
 const BUILD = ['build', '--release', '-p', 'gale-loadgen'];
 

@@ -1,7 +1,7 @@
 // Process helpers for the harness: start children pinned to a core with a raised open-file limit, track them so they
 // are always killed (exit, Ctrl-C), wait for a port, and read CPU time and memory from /proc/<pid>.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 
 const children = new Set<ChildProcess>();
@@ -167,6 +167,15 @@ export function vmKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
   try {
     const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
     return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** How many file descriptors a process has open (its sockets included), or null if it is gone. */
+export function openFds(pid: number): number | null {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
   } catch {
     return null;
   }

@@ -7,7 +7,7 @@ import { basename, join } from 'node:path';
 import { type BarDatum, renderSvg, type SweepDatum, scenarioChartSpec, sweepChartSpec } from './charts.ts';
 import type { Measurement } from './measure.ts';
 import { baselinesFor, bestBaseline, markdownTable, type Summary, summarize } from './report.ts';
-import { sweepTables } from './report-sweep.ts';
+import { type SweepPoint, sweepTables } from './report-sweep.ts';
 import { loadWsResults, wsReportSections } from './report-ws.ts';
 import type { ScenarioKind } from './scenarios.ts';
 import { scenarios } from './scenarios.ts';
@@ -62,11 +62,6 @@ export interface ScenarioFile extends RunMeta {
   results: Measurement[];
   /** Set by loadResults() when several runs' files of one scenario and tool were merged into one table. */
   mergedRuns?: RunMeta[];
-}
-
-export interface SweepPoint {
-  connections: number;
-  result: Measurement;
 }
 
 export interface SweepFile extends RunMeta {

@@ -1,15 +1,21 @@
 // The connection sweep's tables in report.md: req/s, p99 latency, server CPU per request and errors, servers as rows
 // and connection counts as columns, with the FAILED points listed under them.
 
+import type { Measurement } from './measure.ts';
 import { summarize } from './report.ts';
-import type { SweepFile } from './report-md.ts';
+
+/** One point of a sweep: a full measurement at one connection count (report-md.ts's SweepFile holds them). */
+export interface SweepPoint {
+  connections: number;
+  result: Measurement;
+}
 
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 const ms = (us: number | null): string =>
   us === null ? 'n/a' : us < 1000 ? `${Math.round(us)} µs` : `${(us / 1000).toFixed(us < 10_000 ? 2 : 1)} ms`;
 
 /** Sweep tables: req/s, p99, CPU µs/req and errors per server (rows) and connection count (columns). */
-export function sweepTables(f: SweepFile): string {
+export function sweepTables(f: { sweep: { connections: number[] }; points: SweepPoint[] }): string {
   const conns = f.sweep.connections;
   const servers = [...new Map(f.points.map((p) => [p.result.server, p.result.label])).entries()];
   const cell = (server: string, c: number, what: 'rps' | 'p99' | 'cpu' | 'errors'): string => {

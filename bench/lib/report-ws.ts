@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BarDatum, renderSvg, scenarioChartSpec } from './charts.ts';
 import { byServerFamily } from './servers.ts';
-import { SIO_IN_FLIGHT, sioBroadcastClients } from './sio.ts';
+import { sioBroadcastClients, sioBroadcastInFlight, sioClientOf, sioEchoInFlight } from './sio.ts';
 import { type WsScenarioId, wsScenarioIds } from './ws.ts';
 import { wsSummary, wsTable } from './ws-table.ts';
 import type { WsMeasurement, WsOptions } from './ws-types.ts';
@@ -66,10 +66,10 @@ function mergeWsRuns(files: readonly WsFile[]): WsFile[] {
 const AXIS: Record<WsScenarioId, string> = {
   'ws-echo': 'echoes/s (median)',
   'fastws-echo': 'echoes/s (median)',
-  'sio-echo': 'echoes/s (median)',
-  'sio-broadcast': 'deliveries/s (median)',
+  'sio-echo': 'server CPU µs per acknowledged echo (median; lower is better)',
+  'sio-broadcast': 'server CPU µs per broadcast delivery (median; lower is better)',
   'ws-broadcast': 'clients held with p95 round trip ≤ 500 ms (median)',
-  'ws-idle': 'server RSS per idle connection, KiB (median; lower is better)',
+  'ws-idle': 'server RSS per idle connection on a fresh server, KiB (median; lower is better)',
 };
 
 /** How a WebSocket run was shaped, e.g. "gale-loadgen-ws, 3 × 10 s, 100 connections × 100 messages". */
@@ -77,25 +77,36 @@ export function wsRunShape(f: WsFile): string {
   const o = f.wsOptions ?? {};
   const its = o.iterations ?? f.options?.iterations ?? 1;
   const d = o.durationS ?? f.options?.durationS ?? 0;
+  // Files saved before gale-loadgen-ws spoke Socket.IO name no client: their runs were socket.io-client's (.mjs).
+  const nodeClient = sioClientOf(o) === 'socket.io-client' || f.results.some((m) => /\.mjs$/.test(m.args[0] ?? ''));
+  // What the client says it ran with (files saved by an older harness have no option for it).
+  const inFlight = (k: 'in_flight' | 'concurrent'): number | undefined =>
+    f.results.map((m) => m.median?.json?.detail[k]).find((x) => typeof x === 'number');
   const tool =
-    f.scenario === 'sio-echo'
+    f.scenario === 'sio-echo' && nodeClient
       ? 'socket.io-client in a worker thread'
-      : f.scenario === 'sio-broadcast'
+      : f.scenario === 'sio-broadcast' && nodeClient
         ? 'socket.io-client in one thread'
-        : 'gale-loadgen-ws';
+        : f.scenario === 'sio-echo' || f.scenario === 'sio-broadcast'
+          ? `gale-loadgen-ws --mode ${f.scenario}`
+          : 'gale-loadgen-ws';
   const what =
     f.scenario === 'ws-idle'
       ? `${o.idleConnections ?? (o.quick ? 1000 : 10000)} connections at ${o.idleRate ?? 1000}/s, held ${o.holdS ?? (o.quick ? 1 : 3)} s`
       : f.scenario === 'sio-broadcast'
-        ? `${sioBroadcastClients({ sioClients: o.sioClients, quick: o.quick ?? false })} clients in one room, ${SIO_IN_FLIGHT} broadcasts in flight, ${d} s`
+        ? `${sioBroadcastClients({ sioClients: o.sioClients, quick: o.quick ?? false })} clients in one room, ${inFlight('in_flight') ?? sioBroadcastInFlight({ ...o, sioClient: nodeClient ? 'socket.io-client' : 'loadgen' })} broadcasts in flight, ${d} s`
         : f.scenario === 'ws-broadcast'
           ? `clients added ${o.step ?? (o.quick ? 5 : 50)} at a time, ${o.samples ?? (o.quick ? 5 : 20)} broadcasts per step, time budget ${d} s`
-          : `${o.connections ?? '?'} connections × ${o.messages ?? (o.quick ? 10 : 100)} messages, ${d} s`;
+          : `${o.connections ?? '?'} connections × ${o.messages ?? (o.quick ? 10 : 100)} messages${
+              f.scenario === 'sio-echo' && !nodeClient
+                ? `, ${inFlight('concurrent') ?? sioEchoInFlight(o)} in flight per socket`
+                : ''
+            }, ${d} s`;
   return `${tool}, ${its} iteration${its === 1 ? '' : 's'}: ${what}; server on CPU ${o.serverCpu ?? 0}, load on CPU ${o.loadCpu ?? 1}`;
 }
 
 function bars(f: WsFile): BarDatum[] {
-  const fixed = f.scenario === 'ws-idle' ? 1 : 0;
+  const fixed = f.scenario === 'ws-idle' || f.scenario === 'sio-echo' || f.scenario === 'sio-broadcast' ? 2 : 0;
   return f.results.map((m) => {
     const s = wsSummary(m);
     const label = m.notImplemented ? 'not implemented yet' : s ? s.median.toFixed(fixed) : 'FAILED';
@@ -123,7 +134,8 @@ export async function wsReportSections(
     '',
     'Every echo, reply, ack, broadcast delivery and pong was checked against the exact expected text; a server with ' +
       'any invalid message, error or timeout is **FAILED** with the reason. Ratios compare the median headline figure ' +
-      'with Express 5 + express-ws and with ws on node:http in the same scenario.',
+      'with Express 5 + express-ws and with ws on node:http in the same scenario (sio-echo and sio-broadcast: the ' +
+      'server CPU per event with Socket.IO 4 on node:http; lower is better there).',
     '',
   );
   const versions = Object.entries(files[0]?.wsVersions ?? {}).filter(([, v]) => v);

@@ -65,13 +65,14 @@ const modeLabel = (m: Measurement): string => (m.depth > 1 ? `pipelined ×${m.de
 
 /**
  * The peer each kind of scenario is also compared with, besides Express and node:http: for application routes the
- * `limit` row (fixed bytes from raw epoll in C: the share of what the machine can do), nginx for static files, Hono
- * on @hono/node-server for fetch handlers, adapter-node for SvelteKit, the same Express app on Express 5 for
- * gale/express.
+ * `limit` row (fixed bytes from raw epoll in C: the share of what the machine can do), nginx for static files, Fastify
+ * for JSON written by a response schema's compiled serializer, Hono on @hono/node-server for fetch handlers,
+ * adapter-node for SvelteKit, the same Express app on Express 5 for @gale-http/express.
  */
 export const KIND_BASELINE: Partial<Record<ScenarioKind, readonly [server: string, label: string]>> = {
   dynamic: ['limit', '÷ limit'],
   static: ['nginx', 'vs nginx (best)'],
+  schema: ['fastify', 'vs Fastify'],
   fetch: ['hono-node', 'vs Hono on node-server'],
   sveltekit: ['sveltekit-node', 'vs adapter-node'],
   'express-app': ['express-app', 'vs the app on Express 5'],

@@ -2,43 +2,10 @@
 // sends and the exact response every counted answer must match.
 import { createHash } from 'node:crypto';
 import { LARGE_SIZE, prerenderedFile, publicFile } from './assets.ts';
+import type { Scenario, ScenarioKind } from './scenario-types.ts';
 import { sveltekitScenarios } from './sveltekit.ts';
 
-/**
- * `dynamic` scenarios need application code (routes, JSON); `static` ones only serve files, so static-file servers
- * such as nginx can run them too; `fetch` ones are answered by a Web-standard fetch handler (Request → Response), so
- * only the fetch-handler servers run them; `sveltekit` ones ask the SvelteKit example (lib/sveltekit.ts); `tls`, `h2`
- * and `h2c` ones are HTTP/1.1 over TLS, HTTP/2 over TLS and cleartext HTTP/2 (lib/secure.ts).
- */
-export type ScenarioKind = 'dynamic' | 'static' | 'fetch' | 'sveltekit' | 'express-app' | 'tls' | 'h2' | 'h2c';
-
-export interface Scenario {
-  id: string;
-  description: string;
-  kind: ScenarioKind;
-  method: 'GET';
-  /** Request path sent by the load tool. */
-  path: string;
-  /** Extra request headers, sent by both load tools on every request and by the pre-run fetch(). */
-  headers: Readonly<Record<string, string>>;
-  status: number;
-  /** Expected media type; if it names a charset, the response must carry that charset too. */
-  contentType: string;
-  /** Exact expected body bytes. */
-  body: Buffer;
-  /**
-   * Response headers the pre-run fetch() requires (lower-case names): a string is the exact value, `true` means
-   * "present". The load tools check status and body only.
-   */
-  expectHeaders: Readonly<Record<string, string | true>>;
-  /** The load modes that make sense for it (default: all); the others are shown as "—", with `modesNote`. */
-  modes?: readonly string[];
-  modesNote?: string;
-  /** Served over TLS: the URL is https:// (lib/secure.ts). */
-  tls?: boolean;
-  /** The load tool this scenario always uses, whatever --tool says (h2load for HTTP/2). */
-  tool?: string;
-}
+export type { Scenario, ScenarioKind } from './scenario-types.ts';
 
 type ScenarioInput = Omit<Scenario, 'body' | 'method' | 'headers' | 'expectHeaders' | 'kind'> & {
   body: string | Buffer;
@@ -82,6 +49,17 @@ export const scenarios: readonly Scenario[] = [
     body: '{"foo":"bar","one":[2,"three"],"bar":{"baz":"quux"}}',
   }),
   scenario({
+    id: 'json-schema',
+    kind: 'schema',
+    description:
+      "GET /json-schema → the `json` body, written by the serializer compiled from the route's response JSON Schema " +
+      '(bench/apps/json-schema.mjs; fast-json-stringify on Gale and Fastify)',
+    path: '/json-schema',
+    status: 200,
+    contentType: 'application/json',
+    body: '{"foo":"bar","one":[2,"three"],"bar":{"baz":"quux"}}',
+  }),
+  scenario({
     id: 'text',
     description: 'GET /text → "Hello 世界" (12 bytes) as text/plain; charset=utf-8',
     path: '/text',
@@ -116,6 +94,26 @@ export const scenarios: readonly Scenario[] = [
     body: '{"hello":"world"}',
   }),
   scenario({
+    id: 'async',
+    description:
+      'GET /async: the handler awaits one already-resolved promise (the cost of an async handler with no I/O), then ' +
+      '→ {"hello":"world"}; the same code on every server',
+    path: '/async',
+    status: 200,
+    contentType: 'application/json',
+    body: '{"hello":"world"}',
+  }),
+  scenario({
+    id: 'async-io',
+    description:
+      'GET /async-io: the handler awaits one setImmediate (as an I/O callback would resume it, in a later phase of ' +
+      'the loop), then → {"hello":"world"}; the same code on every server',
+    path: '/async-io',
+    status: 200,
+    contentType: 'application/json',
+    body: '{"hello":"world"}',
+  }),
+  scenario({
     id: 'fetch-hello',
     kind: 'fetch',
     description:
@@ -131,7 +129,7 @@ export const scenarios: readonly Scenario[] = [
     kind: 'express-app',
     description:
       'GET / → {"hello":"world"} from an Express app with cors(), helmet() and express.json(): the same app file on ' +
-      'Express 5 and on gale/express (issue 13)',
+      'Express 5 and on @gale-http/express (issue 13)',
     path: '/',
     status: 200,
     contentType: 'application/json',

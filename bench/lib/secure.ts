@@ -10,9 +10,10 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { atExit } from './proc.ts';
-import { describeBody, type Scenario } from './scenarios.ts';
-// Types only from servers.ts: it imports this module's server list, so a value import would be a cycle.
-import type { Launch, LaunchContext, ServerDef } from './servers.ts';
+import type { Scenario } from './scenario-types.ts';
+import { describeBody } from './scenarios.ts';
+// Not from servers.ts: it imports this module's server list.
+import type { Launch, LaunchContext, ServerDef } from './server-types.ts';
 import { contentTypeProblem, type Validation } from './validate.ts';
 
 const appsDir = join(import.meta.dirname, '..', 'apps');

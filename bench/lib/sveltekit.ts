@@ -6,8 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Scenario } from './scenarios.ts';
-import type { ServerDef } from './servers.ts';
+import type { Scenario } from './scenario-types.ts';
+import type { ServerDef } from './server-types.ts';
 
 const repoDir = join(import.meta.dirname, '..', '..');
 const renderScript = join(repoDir, 'examples', 'sveltekit', 'scripts', 'render.mjs');

@@ -5,8 +5,8 @@
 import type { Options } from './cli.ts';
 import { type Measurement, measure } from './measure.ts';
 import { summarize, writeResults } from './report.ts';
-import { type SweepFile, type SweepPoint, sweepFileName } from './report-md.ts';
-import { sweepTables } from './report-sweep.ts';
+import { type SweepFile, sweepFileName } from './report-md.ts';
+import { type SweepPoint, sweepTables } from './report-sweep.ts';
 import { describeBody } from './scenarios.ts';
 import { notRun } from './servers.ts';
 
@@ -76,10 +76,9 @@ export async function runSweep(
       }
     }
     const file = save();
-    const saved = { ...meta, sweep: { scenario: scenario.id, mode: mode.id, connections: o.sweepConnections } };
     process.stdout.write(
       `\n## Connection sweep: ${scenario.id} (${o.tool.id}, ${mode.id})\n\n` +
-        sweepTables({ ...saved, scenario: { id: scenario.id, description: scenario.description }, points }),
+        sweepTables({ sweep: { connections: o.sweepConnections }, points }),
     );
     log(`raw results: ${file}`);
   }

@@ -1,7 +1,8 @@
 // Shared by the load tools: run a load generator pinned to its core with a hard time limit while sampling its own CPU
 // use, and the empty result reported when the tool itself failed.
+
+import type { LoadResult } from './load-types.ts';
 import { cpuSeconds, type Pinned, spawnPinned, stop } from './proc.ts';
-import type { LoadResult } from './tools.ts';
 
 export interface ToolExit {
   code: number | null;

@@ -53,6 +53,20 @@ export function contentTypeProblem(actual: string | null, expected: string): str
   return null;
 }
 
+/** Whether fetch() failed on its connection (closed, reset) rather than by a timeout or a bad answer. */
+function isConnectionFailure(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: string } }).cause;
+  return (
+    err instanceof TypeError && ['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED'].includes(cause?.code ?? '')
+  );
+}
+
+/** fetch()'s message with its cause's (undici says only "fetch failed" at the top). */
+function describeFailure(err: unknown): string {
+  const e = err as Error & { cause?: { message?: string; code?: string } };
+  return e.cause ? `${e.message} (${e.cause.code ?? ''} ${e.cause.message ?? ''})`.replace(/\s+\)/, ')') : e.message;
+}
+
 /** Fetches the scenario once; returns what was seen and a problem description (null when it matches exactly). */
 export async function validateOnce(
   baseUrl: string,
@@ -61,17 +75,29 @@ export async function validateOnce(
 ): Promise<{ seen: Validation | null; problem: string | null }> {
   let res: Response;
   let body: Buffer;
-  try {
-    res = await fetch(baseUrl + scenario.path, {
+  const get = async (): Promise<[Response, Buffer]> => {
+    const r = await fetch(baseUrl + scenario.path, {
       method: scenario.method,
       // fetch() would ask for gzip/deflate (and undo it): ask for what the load tools get, which send no
       // Accept-Encoding.
       headers: { 'accept-encoding': 'identity', ...scenario.headers },
       signal: AbortSignal.timeout(timeoutMs),
     });
-    body = Buffer.from(await res.arrayBuffer());
+    return [r, Buffer.from(await r.arrayBuffer())];
+  };
+  try {
+    try {
+      [res, body] = await get();
+    } catch (err) {
+      // fetch() pools keep-alive connections across validations, and a server may close an idle one at any time
+      // (RFC 9112 §9.3): a GET that failed on the connection, not by timing out, is sent once more, as clients do
+      // with idempotent requests, on a new connection. A server that cannot answer that one either is FAILED.
+      if (!isConnectionFailure(err)) throw err; // every scenario is a GET
+      process.stderr.write(`    validation: ${describeFailure(err)}; sent once more on a new connection\n`);
+      [res, body] = await get();
+    }
   } catch (err) {
-    return { seen: null, problem: `request failed: ${(err as Error).message}` };
+    return { seen: null, problem: `request failed: ${describeFailure(err)}` };
   }
   const seen: Validation = {
     status: res.status,

@@ -4,9 +4,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LoadRequest, LoadResult, LoadTool } from './load-types.ts';
 import { atExit, commandExists } from './proc.ts';
 import { emptyResult, outputTail, runPinnedTool } from './toolrun.ts';
-import type { LoadRequest, LoadResult, LoadTool } from './tools.ts';
 
 const template = readFileSync(new URL('./wrk-validate.lua', import.meta.url), 'utf8');
 

@@ -1,6 +1,16 @@
-// Types of the WebSocket runs (lib/ws.ts): options, the generator's JSON line, iterations and measurements.
+// Types of the WebSocket runs (lib/ws.ts): the scenario ids, options, the generator's JSON line, iterations and
+// measurements. Below ws.ts, ws-table.ts and sio.ts, which all use them. No runtime code but the ids.
 import type { NodeRuntime } from './runtimes.ts';
-import type { WsScenarioId } from './ws.ts';
+
+export const wsScenarioIds = [
+  'ws-echo',
+  'fastws-echo',
+  'sio-echo',
+  'sio-broadcast',
+  'ws-broadcast',
+  'ws-idle',
+] as const;
+export type WsScenarioId = (typeof wsScenarioIds)[number];
 
 /** Parameters of the WebSocket runs. */
 export interface WsOptions {
@@ -24,7 +34,16 @@ export interface WsOptions {
   idleConnections?: number;
   idleRate?: number;
   holdS?: number;
-  /** sio-echo: the client's worker threads (default 1: the client is pinned to one core). */
+  /**
+   * sio-echo and sio-broadcast's client: gale-loadgen-ws's Socket.IO modes (`loadgen`, the default) or the real
+   * socket.io-client in Node (`socket.io-client`: lib/sio-client.mjs, lib/sio-broadcast-client.mjs).
+   */
+  sioClient?: SioClient;
+  /** sio-echo with gale-loadgen-ws: events in flight per socket (default 4; lib/sio.ts sioEchoInFlight). */
+  sioEchoInFlight?: number;
+  /** sio-broadcast: broadcasts in flight (default 16, socket.io-client 4; lib/sio.ts sioBroadcastInFlight). */
+  sioBroadcastInFlight?: number;
+  /** sio-echo with socket.io-client: its worker threads (default 1: the client is pinned to one core). */
   sioWorkers?: number;
   /** sio-broadcast: clients in the room (default 1 000; quick 20). */
   sioClients?: number;
@@ -32,9 +51,13 @@ export interface WsOptions {
   nodes?: NodeRuntime[];
 }
 
+/** The Socket.IO scenarios' load clients (WsOptions.sioClient). */
+export type SioClient = 'loadgen' | 'socket.io-client';
+
 /** The generator's JSON line (bench/loadgen/README.md, "gale-loadgen-ws"). */
 export interface WsJson {
-  mode: 'echo' | 'fastws' | 'broadcast' | 'idle' | 'sio' | 'sio-broadcast';
+  /** `sio`: sio-echo by socket.io-client (lib/sio-client.mjs); `sio-echo`: by gale-loadgen-ws. */
+  mode: 'echo' | 'fastws' | 'broadcast' | 'idle' | 'sio' | 'sio-echo' | 'sio-broadcast';
   duration_s: number;
   connects: number;
   connects_per_s: number;
@@ -59,13 +82,16 @@ export interface WsJson {
     opened?: number;
     open_s?: number;
     pong_us?: LatencySummary | null;
-    /** sio-broadcast (lib/sio-broadcast-client.mjs): clients in the room, broadcasts in flight at once. */
+    /** sio-broadcast: clients in the room, broadcasts in flight at once. */
     clients?: number;
     in_flight?: number;
     /** sio-broadcast: broadcasts delivered to every client, per second; valid deliveries per second. */
     broadcasts?: number;
     broadcasts_per_s?: number;
     deliveries_per_s?: number;
+    /** sio-broadcast by gale-loadgen-ws: valid deliveries and the senders' acks (`valid` counts both). */
+    deliveries?: number;
+    acks?: number;
     /** sio-broadcast: each broadcast's round trip, from its emit until the last client got it. */
     rtt_us?: LatencySummary | null;
     /** sio-broadcast: the server's utime+stime and the client's CPU time over the broadcast phase (no connects). */
@@ -92,8 +118,16 @@ export interface WsIteration {
   toolCpuPct: number | null;
   /** Server utime+stime over the run, seconds. */
   serverCpuS: number | null;
-  /** ws-idle: server RSS before the run and the most seen while every connection was open and idle, in KiB. */
+  /**
+   * ws-idle: server RSS before the run and the most seen while every connection was open and idle, in KiB. The
+   * first wave on a fresh server process (no connection before it): what a connection costs a new server.
+   */
   idle?: IdleMemory;
+  /**
+   * ws-idle: the same for a second wave of as many connections on the same process, after the first closed: the
+   * steady state, where the allocators reuse what the first wave left them (files saved before it existed lack it).
+   */
+  steady?: IdleMemory;
 }
 
 export interface IdleMemory {

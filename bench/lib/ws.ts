@@ -1,14 +1,15 @@
 // The WebSocket scenarios (ws-echo, fastws-echo, sio-echo, sio-broadcast, ws-broadcast, ws-idle;
 // ../shared/bench/scenarios.md): each server app in bench/apps/ws-*.mjs (sio-node-http.mjs) is started pinned to the
-// server core and driven by gale-loadgen-ws (bench/loadgen/src/ws, Rust, one thread; sio-echo and sio-broadcast: the
-// socket.io-client clients of lib/sio.ts) pinned to the load core. The generator checks every echo and every
-// broadcast delivery against the exact text; a run with an invalid message or any error is FAILED with the reason,
-// never given a figure. Gale serves every scenario (the sio-* ones with gale/socket.io) from apps/ws-gale.mjs.
+// server core and driven by gale-loadgen-ws (bench/loadgen/src/ws, Rust, one thread; its sio-echo and sio-broadcast
+// modes speak Socket.IO directly, or, with --sio-client socket.io-client, the Node clients of lib/sio.ts) pinned to
+// the load core. The generator checks every echo, ack and broadcast delivery against the exact text; a run with an
+// invalid message or any error is FAILED with the reason, never given a figure. Gale serves every scenario (the sio-*
+// ones with @gale-http/socket.io) from apps/ws-gale.mjs.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadgen, loadgenBinary } from './loadgen.ts';
 import { type RunningServer, startServer, stopServer } from './measure.ts';
-import { cpuSeconds, effectiveOpenFileLimit, type Pinned, vmKiB } from './proc.ts';
+import { cpuSeconds, effectiveOpenFileLimit, openFds, type Pinned, vmKiB } from './proc.ts';
 import { writeResults } from './report.ts';
 import { ownNode } from './runtimes.ts';
 import {
@@ -23,35 +24,35 @@ import {
   uwsPath,
   uwsUnavailable,
 } from './servers.ts';
-import { sioBroadcastClients, sioBroadcastCommand, sioBroadcastLimitS, sioCommand, sioUnavailable } from './sio.ts';
+import { npmMissing, sioBroadcastClients, sioBroadcastLimitS, sioClientOf, sioRun, sioUnavailable } from './sio.ts';
 import { outputTail, runPinnedTool } from './toolrun.ts';
-import { wsTable } from './ws-table.ts';
-import type { WsIteration, WsJson, WsMeasurement, WsOptions } from './ws-types.ts';
-
-export type {
-  IdleMemory,
-  LatencySummary,
-  WsIteration,
-  WsJson,
-  WsMeasurement,
-  WsOptions,
+import { wsFigure, wsTable } from './ws-table.ts';
+import {
+  type WsIteration,
+  type WsJson,
+  type WsMeasurement,
+  type WsOptions,
+  type WsScenarioId,
+  wsScenarioIds,
 } from './ws-types.ts';
 
-export const wsScenarioIds = [
-  'ws-echo',
-  'fastws-echo',
-  'sio-echo',
-  'sio-broadcast',
-  'ws-broadcast',
-  'ws-idle',
-] as const;
-export type WsScenarioId = (typeof wsScenarioIds)[number];
+export {
+  type IdleMemory,
+  type LatencySummary,
+  type WsIteration,
+  type WsJson,
+  type WsMeasurement,
+  type WsOptions,
+  type WsScenarioId,
+  wsScenarioIds,
+} from './ws-types.ts';
+
 const BUN_DENO_WS: readonly WsScenarioId[] = ['ws-echo', 'fastws-echo', 'ws-broadcast', 'ws-idle'];
 
 /** The scenarios measured in echoes/s (one message at a time per connection, waiting for each answer). */
 export const isEcho = (s: WsScenarioId): boolean => s === 'ws-echo' || s === 'fastws-echo' || s === 'sio-echo';
 
-/** The Socket.IO scenarios (socket.io-client as the client; only Socket.IO servers serve them). */
+/** The Socket.IO scenarios (only Socket.IO servers serve them; lib/sio.ts picks their client). */
 export const isSio = (s: WsScenarioId): boolean => s === 'sio-echo' || s === 'sio-broadcast';
 
 export const wsScenarioText: Record<WsScenarioId, string> = {
@@ -62,18 +63,19 @@ export const wsScenarioText: Record<WsScenarioId, string> = {
     "the same over the fast-ws protocol: each message is emit('echo', 1024 '0', reply) (subprotocol fast-ws, after " +
     'the server greeting), answered by exactly its reply',
   'sio-echo':
-    "the same over Socket.IO: emit('echo', 1024 '0', ack) from the real socket.io-client (websocket transport), " +
-    'each ack must equal the payload',
+    "the same over Socket.IO (Engine.IO 4, websocket transport): emit('echo', 1024 '0', ack), 4 in flight per socket, " +
+    'each ack must carry exactly the payload; server CPU per acknowledged echo',
   'sio-broadcast':
-    "1 000 socket.io-client sockets in room 'all'; they take turns emitting 'broadcast' with {id, ts, pad} (4 in " +
+    "1 000 Socket.IO sockets in room 'all'; they take turns emitting 'broadcast' with {id, ts, pad} and an ack (16 in " +
     "flight) and the server sends each to the room (nsp.to('all').emit('broadcastResult', payload)); every client " +
-    'must get each exactly once with the exact payload',
+    'must get each exactly once with the exact payload, the sender its ack; server CPU per delivery',
   'ws-broadcast':
     'clients added in steps; each step sends broadcasts that every client must receive as {"type":"broadcastResult",' +
     '"payload":P}; stepping stops when the p95 broadcast round trip exceeds 500 ms',
   'ws-idle':
     'idle WebSocket connections opened at 1 000/s to /echo and held open without traffic; server memory (RSS) per ' +
-    'connection, then every connection must still answer a ping',
+    'connection on a fresh server, then again for a second wave on the same server (steady state); every connection ' +
+    'must still answer a ping',
 };
 
 /** A server of the WebSocket scenarios; `notImplemented` rows are shown as "— not implemented yet". */
@@ -90,14 +92,15 @@ export const wsServes = (server: WsServer, scenario: WsScenarioId): boolean =>
   server.serves ? server.serves.includes(scenario) : !isSio(scenario);
 
 /** Why `scenario` cannot run on any server right now (reported FAILED with it), or null. */
-export function wsScenarioUnavailable(scenario: WsScenarioId): string | null {
-  if (isSio(scenario)) return sioUnavailable();
+export function wsScenarioUnavailable(scenario: WsScenarioId, o: Pick<WsOptions, 'sioClient'> = {}): string | null {
+  if (isSio(scenario)) return sioUnavailable(o);
   if (scenario !== 'fastws-echo') return null;
-  const built = join(repoDir, 'packages', 'gale', 'dist', 'fastws', 'server.js');
+  // The file apps/fastws.mjs loads.
+  const built = join(repoDir, 'packages', 'fast-ws', 'dist', 'server.js');
   if (existsSync(built)) return null;
   return (
-    "Gale's fast-ws protocol class is not built: packages/gale/dist/fastws/server.js is missing " +
-    '(run `npm run build`, or only its TypeScript part: `npx tsc -p packages/gale/tsconfig.build.json`)'
+    "Gale's fast-ws protocol class is not built: packages/fast-ws/dist/server.js is missing " +
+    '(run `npm run build`, or only its TypeScript part: `npx tsc -p packages/fast-ws/tsconfig.build.json`)'
   );
 }
 
@@ -125,6 +128,7 @@ export const wsServers: readonly WsServer[] = [
     label: 'Socket.IO 4 on node:http',
     entry: app('sio-node-http.mjs'),
     serves: ['sio-echo', 'sio-broadcast'],
+    unavailable: () => npmMissing('socket.io'),
   },
   // Only with GALE_BENCH_UWS naming a local uWebSockets.js build (see lib/servers.ts).
   ...(uwsPath ? [{ name: 'uws', label: 'uWebSockets.js', entry: app('uws.mjs'), unavailable: uwsUnavailable }] : []),
@@ -172,7 +176,7 @@ export function broadcastCeiling(nofile: number): number {
 export const broadcastBudgetS = (o: Pick<WsOptions, 'durationS' | 'quick'>): number =>
   o.quick ? o.durationS : Math.max(o.durationS, 120);
 
-/** The generator's arguments for one run. */
+/** The generator's arguments for one run (sio-echo and sio-broadcast: lib/sio.ts). */
 export function wsArgs(o: WsOptions, scenario: WsScenarioId, port: number): string[] {
   const common = ['--duration', String(o.durationS), '--timeout', String(o.timeoutS)];
   if (scenario === 'ws-idle') {
@@ -294,14 +298,31 @@ export async function wsRunOnce(
   return { ...base, json, failure };
 }
 
-const key = (scenario: WsScenarioId, it: WsIteration): number =>
-  isEcho(scenario)
-    ? (it.json?.echoes_per_s ?? 0)
-    : scenario === 'ws-idle'
-      ? (it.idle?.perConnectionKiB ?? 0)
-      : scenario === 'sio-broadcast'
-        ? (it.json?.detail.deliveries_per_s ?? 0)
-        : (it.json?.detail.clients_held ?? 0);
+/** How long ws-idle waits, after the server closed the first wave's sockets, before the second wave's baseline. */
+export const SETTLE_MS = 1500;
+
+/**
+ * Waits until the server at `pid` has closed the first ws-idle wave's sockets (its open descriptors back to `fds`,
+ * the count before the wave, give or take a few), then SETTLE_MS more: engines free memory on a timer (Gale's tick
+ * trims malloc's free pages once a burst of connections is over). Null when done, else why not (within 20 s).
+ */
+async function closedAll(pid: number, fds: number | null, timeoutMs = 20_000): Promise<string | null> {
+  const t0 = Date.now();
+  for (;;) {
+    const now = openFds(pid);
+    if (now === null) return 'the server exited after the first wave';
+    if (fds === null || now <= fds + 8) break;
+    if (Date.now() - t0 > timeoutMs) {
+      return `the server still had ${now} descriptors open ${timeoutMs / 1000}s after the first wave (${fds} before it)`;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  return null;
+}
+
+/** The headline figure the median iteration is picked by (lib/ws-table.ts wsFigure). */
+const key = (scenario: WsScenarioId, it: WsIteration): number => wsFigure(scenario, it) ?? 0;
 
 /** One server on one WebSocket scenario, `o.iterations` times. */
 export async function wsMeasure(
@@ -325,12 +346,14 @@ export async function wsMeasure(
   };
   if (server.notImplemented) return m;
   const unavailable =
-    wsScenarioUnavailable(scenario) ?? (server.name.startsWith('gale') && server.entry ? galeUnavailable() : null);
+    wsScenarioUnavailable(scenario, o) ?? (server.name.startsWith('gale') && server.entry ? galeUnavailable() : null);
   if (unavailable) {
     m.failure = unavailable;
     return m;
   }
-  // ws-idle starts a fresh server for every iteration, so each baseline is a server that never held a connection.
+  // ws-idle starts a fresh server for every iteration, so each baseline is a server that never held a connection
+  // (the harness's own port check aside: one TCP connect, no WebSocket); the second wave then measures the same server
+  // again after the first wave has come and gone.
   const idle = scenario === 'ws-idle';
   const connections = idle ? idleConnections(o) : scenario === 'sio-broadcast' ? sioBroadcastClients(o) : o.connections;
   const runO = idle
@@ -354,19 +377,26 @@ export async function wsMeasure(
         }
         onIteration?.(i);
         const run =
-          scenario === 'sio-echo'
-            ? sioCommand(o, rs.port)
-            : scenario === 'sio-broadcast'
-              ? sioBroadcastCommand(o, rs.port, rs.proc.pid)
-              : { cmd: bin, args: wsArgs(o, scenario, rs.port) };
+          scenario === 'sio-echo' || scenario === 'sio-broadcast'
+            ? sioRun(o, scenario, bin, rs.port, rs.proc.pid)
+            : { cmd: bin, args: wsArgs(o, scenario, rs.port) };
         m.args = run.args;
+        const fds = idle ? openFds(rs.proc.pid) : null;
         const it = await wsRunOnce(run.cmd, m.args, runO, rs.proc.pid, idle);
         m.iterations.push(it);
         if (it.failure) {
           m.failure = `iteration ${i}: ${it.failure}`;
           break;
         }
-        if (idle) break;
+        if (idle) {
+          // The steady state: once the server has let the first wave go, a second one on the same process.
+          const gone = await closedAll(rs.proc.pid, fds);
+          const second = gone ?? (await wsRunOnce(run.cmd, m.args, runO, rs.proc.pid, true));
+          if (typeof second === 'string') m.failure = `iteration ${i}: ${second}`;
+          else if (second.failure) m.failure = `iteration ${i}, second wave: ${second.failure}`;
+          else it.steady = second.idle;
+          break;
+        }
       }
       m.peakRssMiB = Math.max(m.peakRssMiB ?? 0, peakRss(rs) ?? 0) || null;
     } finally {
@@ -399,12 +429,17 @@ export function wsPlan(o: WsOptions): { runs: number; estimateS: number } {
     runs += n;
     const perIteration =
       sc === 'ws-idle'
-        ? 1.5 + idleConnections(o) / (o.idleRate ?? 1000) + (o.holdS ?? (o.quick ? 1 : 3)) + 0.5
+        ? 1.5 +
+          2 * (idleConnections(o) / (o.idleRate ?? 1000) + (o.holdS ?? (o.quick ? 1 : 3)) + 0.5) +
+          SETTLE_MS / 1000
         : sc === 'ws-broadcast'
           ? broadcastBudgetS(o) / 2
           : sc === 'sio-broadcast'
-            ? // Node's start and socket.io-client's load (~1 s), then connecting (100 clients/s assumed).
-              1 + sioBroadcastClients(o) / 100 + o.durationS
+            ? sioClientOf(o) === 'socket.io-client'
+              ? // Node's start and socket.io-client's load (~1 s), then connecting (100 clients/s assumed).
+                1 + sioBroadcastClients(o) / 100 + o.durationS
+              : // gale-loadgen-ws connects 64 sockets at a time (1 000 in well under a second).
+                1 + o.durationS
             : o.durationS + 0.5;
     estimateS += n * (0.8 + o.iterations * perIteration);
   }
@@ -434,7 +469,8 @@ export async function runWs(
     const results: WsMeasurement[] = [];
     for (const server of servers) {
       let m: WsMeasurement;
-      if ('failure' in bin && !server.notImplemented && !isSio(scenario)) {
+      const ownClient = isSio(scenario) && sioClientOf(o) === 'socket.io-client';
+      if ('failure' in bin && !server.notImplemented && !ownClient) {
         m = await wsMeasure(o, { ...server, unavailable: () => bin.failure }, scenario, '');
       } else {
         m = await wsMeasure(o, server, scenario, 'path' in bin ? bin.path : '', (i) => {

@@ -7,9 +7,12 @@
 //! - fast-ws (fastws-echo): a client asking for the subprotocol `fast-ws` gets it, is greeted with `\x00\x02`, and
 //!   every event `\x05 ID \x16 REPLY \x01 DATA \x02` is answered `\x06 REPLY \x01 DATA \x02` (DATA copied as it
 //!   came, not decoded);
-//! - Socket.IO (sio-echo) on a path starting with `/socket.io/`: the Engine.IO v4 open packet, then `40` →
-//!   `40{"sid":…}`, every event with an ack `42ID["echo",DATA]` → `43ID[DATA]` (DATA copied, not decoded), `2` (ping)
-//!   → `3`; enough for `socket.io-client` with the websocket transport, to measure that client's own ceiling;
+//! - Socket.IO (sio-echo, sio-broadcast) on a path starting with `/socket.io/`: the Engine.IO v4 open packet, then
+//!   `40` → `40{"sid":…}` (`40/nsp,` → `40/nsp,{"sid":…}`: the socket joins that namespace's one room), every event
+//!   with an ack `42ID["echo",DATA]` → `43ID[DATA]`, `42/nsp,ID["broadcast",P]` → `42/nsp,["broadcastResult",P]` to
+//!   every socket of the namespace and `43/nsp,ID[]` to the sender (DATA and P copied, not decoded), `2` (ping) →
+//!   `3`; enough for gale-loadgen-ws's sio modes and `socket.io-client` (websocket transport), to measure the
+//!   clients' own ceiling;
 //! - `--wrong`: changes the last byte of every echo (fast-ws: the byte before the final 0x02), so the generator must
 //!   report it as invalid.
 //!
@@ -29,24 +32,62 @@ const BROADCAST: &str = r#"{"type":"broadcast","payload":"#;
 const RESULT: &str = r#"{"type":"broadcastResult","payload":"#;
 
 type Clients = Rc<RefCell<Vec<(u64, mpsc::UnboundedSender<Message>)>>>;
+/// Sockets by namespace (`/broadcast`, …): the room a sio broadcast goes to.
+type Rooms = Rc<RefCell<Vec<(String, u64, mpsc::UnboundedSender<Message>)>>>;
 
-/// The Socket.IO answer to a client packet, or None when nothing is sent back.
-fn sio_reply(t: &str, wrong: bool) -> Option<String> {
-    if t == "40" || t.starts_with("40{") {
-        return Some(r#"40{"sid":"trivial"}"#.to_string());
-    }
+/// What to do with a Socket.IO client packet.
+#[derive(Debug, PartialEq)]
+enum Sio {
+    /// Send this back.
+    Reply(String),
+    /// Answer the connect to a namespace other than `/` and put the socket in that namespace's room.
+    Join(String, String),
+    /// Send the first to every socket of the namespace, the ack (second) to the sender.
+    Broadcast(String, String, String),
+    Nothing,
+}
+
+/// The Socket.IO answer to a client packet.
+fn sio_reply(t: &str, wrong: bool) -> Sio {
     if t == "2" {
-        return Some("3".to_string());
+        return Sio::Reply("3".into());
     }
-    let rest = t.strip_prefix("42")?;
-    let open = rest.find('[')?;
-    let (id, args) = (&rest[..open], &rest[open..]);
-    let data = args.strip_prefix(r#"["echo","#)?;
-    let mut out = format!("43{id}[{data}");
-    if wrong {
-        out = out.replacen('0', "1", 1);
+    let Some(rest) = t.strip_prefix('4') else {
+        return Sio::Nothing;
+    };
+    let (kind, rest) = rest.split_at(rest.len().min(1));
+    let (nsp, rest) = match rest.strip_prefix('/') {
+        Some(_) => rest.split_once(',').unwrap_or((rest, "")),
+        None => ("/", rest),
+    };
+    let prefix = if nsp == "/" {
+        String::new()
+    } else {
+        format!("{nsp},")
+    };
+    match kind {
+        "0" if nsp == "/" => Sio::Reply(r#"40{"sid":"trivial"}"#.into()),
+        "0" => Sio::Join(nsp.into(), format!(r#"40{prefix}{{"sid":"trivial"}}"#)),
+        "2" => {
+            let open = rest.find('[').unwrap_or(rest.len());
+            let (id, args) = rest.split_at(open);
+            if let Some(data) = args.strip_prefix(r#"["echo","#) {
+                // --wrong: the payload's first '0' becomes '1' (never the id's digits).
+                let data = if wrong {
+                    data.replacen('0', "1", 1)
+                } else {
+                    data.to_string()
+                };
+                Sio::Reply(format!("43{prefix}{id}[{data}"))
+            } else if let Some(p) = args.strip_prefix(r#"["broadcast","#) {
+                let all = format!(r#"42{prefix}["broadcastResult",{p}"#);
+                Sio::Broadcast(nsp.into(), all, format!("43{prefix}{id}[]"))
+            } else {
+                Sio::Nothing
+            }
+        }
+        _ => Sio::Nothing,
     }
-    Some(out)
 }
 
 /// The fast-ws reply to an event frame `\x05 ID \x16 REPLY \x01 DATA \x02`, or None for anything else.
@@ -82,6 +123,7 @@ fn main() -> std::io::Result<()> {
         .build()?;
     let local = tokio::task::LocalSet::new();
     let clients: Clients = Rc::default();
+    let rooms: Rooms = Rc::default();
     local.block_on(&rt, async move {
         let listener = TcpListener::bind(("127.0.0.1", port)).await?;
         let mut next_id = 0u64;
@@ -91,6 +133,7 @@ fn main() -> std::io::Result<()> {
             next_id += 1;
             let id = next_id;
             let clients = clients.clone();
+            let rooms = rooms.clone();
             tokio::task::spawn_local(async move {
                 let fast = Rc::new(Cell::new(false));
                 let asked = fast.clone();
@@ -142,8 +185,19 @@ fn main() -> std::io::Result<()> {
                 while let Some(Ok(m)) = stream.next().await {
                     let reply = match m {
                         Message::Text(t) if sio => match sio_reply(&t, wrong) {
-                            Some(r) => Message::text(r),
-                            None => continue,
+                            Sio::Reply(r) => Message::text(r),
+                            Sio::Join(nsp, r) => {
+                                rooms.borrow_mut().push((nsp, id, tx.clone()));
+                                Message::text(r)
+                            }
+                            Sio::Broadcast(nsp, all, ack) => {
+                                let out = Message::text(all);
+                                for (_, _, c) in rooms.borrow().iter().filter(|r| r.0 == nsp) {
+                                    let _ = c.send(out.clone());
+                                }
+                                Message::text(ack)
+                            }
+                            Sio::Nothing => continue,
                         },
                         Message::Text(t) if fast => match fastws_reply(&t, wrong) {
                             Some(r) => Message::text(r),
@@ -168,7 +222,46 @@ fn main() -> std::io::Result<()> {
                     let _ = tx.send(reply);
                 }
                 clients.borrow_mut().retain(|(c, _)| *c != id);
+                rooms.borrow_mut().retain(|(_, c, _)| *c != id);
             });
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_socket_io_packets() {
+        assert_eq!(
+            sio_reply("40", false),
+            Sio::Reply(r#"40{"sid":"trivial"}"#.into())
+        );
+        assert_eq!(
+            sio_reply("40/broadcast,", false),
+            Sio::Join(
+                "/broadcast".into(),
+                r#"40/broadcast,{"sid":"trivial"}"#.into()
+            )
+        );
+        assert_eq!(sio_reply("2", false), Sio::Reply("3".into()));
+        assert_eq!(
+            sio_reply(r#"427["echo","00"]"#, false),
+            Sio::Reply(r#"437["00"]"#.into())
+        );
+        assert_eq!(
+            sio_reply(r#"427["echo","00"]"#, true),
+            Sio::Reply(r#"437["10"]"#.into())
+        );
+        assert_eq!(
+            sio_reply(r#"42/broadcast,3["broadcast",{"id":1}]"#, false),
+            Sio::Broadcast(
+                "/broadcast".into(),
+                r#"42/broadcast,["broadcastResult",{"id":1}]"#.into(),
+                "43/broadcast,3[]".into()
+            )
+        );
+        assert_eq!(sio_reply("41", false), Sio::Nothing);
+    }
 }

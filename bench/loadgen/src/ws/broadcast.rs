@@ -10,14 +10,13 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::OwnedReadHalf;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::timeout;
 
 use crate::cli::Args;
-use crate::raw::{self, Frame};
-use crate::stats::{escape, summary, us, Stats};
+use crate::client;
+use crate::raw;
+use crate::stats::{escape, summary, thread_cpu_ns, us, Stats};
 
 /// A broadcast in flight: its exact expected text and who got it.
 struct Pending {
@@ -78,72 +77,16 @@ fn on_text(id: usize, t: &[u8], s: &mut Shared) {
     });
 }
 
-/// Reads client `id`'s frames until the connection ends: every text is checked, pings answered through `tx`.
-async fn client_reader(
-    id: usize,
-    mut rd: OwnedReadHalf,
-    mut buf: Vec<u8>,
-    sh: Rc<RefCell<Shared>>,
-    tx: mpsc::UnboundedSender<Vec<u8>>,
-) {
-    let mut start = 0;
-    loop {
-        while start < buf.len() {
-            let (frame, n) = match raw::parse(&buf[start..]) {
-                Ok(Some(x)) => x,
-                Ok(None) => break,
-                Err(why) => {
-                    sh.borrow_mut()
-                        .stats
-                        .invalid_because(|| format!("client {id}: {why}"));
-                    return;
-                }
-            };
-            let mut s = sh.borrow_mut();
-            match frame {
-                Frame::Text(t) => on_text(id, t, &mut s),
-                Frame::Ping(p) => {
-                    let _ = tx.send(raw::client_frame(10, p, [0x5a, 0x1e, 0x77, 0x03]));
-                }
-                Frame::Pong => {}
-                Frame::Binary(b) => s.stats.invalid_because(|| {
-                    format!("client {id}: unexpected binary message, {} bytes", b.len())
-                }),
-                Frame::Close(code) => {
-                    if !s.stopping {
-                        s.stats.error(
-                            |e| &mut e.closed,
-                            format!("client {id}: close frame from the server (code {code:?})"),
-                        );
-                    }
-                    return;
-                }
-            }
-            start += n;
-        }
-        // Keep the unparsed tail at the front; the buffer only grows for a frame larger than it.
-        buf.drain(..start);
-        start = 0;
-        if buf.capacity() - buf.len() < 2048 {
-            buf.reserve(4096);
-        }
-        match rd.read_buf(&mut buf).await {
-            Ok(0) | Err(_) if sh.borrow().stopping => return,
-            Ok(0) => {
-                sh.borrow_mut().stats.error(
-                    |e| &mut e.closed,
-                    format!("client {id}: connection closed by the server"),
-                );
-                return;
-            }
-            Ok(_) => {}
-            Err(e) => {
-                sh.borrow_mut()
-                    .stats
-                    .error(|e| &mut e.read, format!("client {id}: read: {e}"));
-                return;
-            }
-        }
+impl client::Receiver for Shared {
+    fn stats(&mut self) -> &mut Stats {
+        &mut self.stats
+    }
+    fn stopping(&self) -> bool {
+        self.stopping
+    }
+    fn on_text(&mut self, id: usize, t: &[u8]) -> Option<Vec<u8>> {
+        on_text(id, t, self);
+        None
     }
 }
 
@@ -179,25 +122,7 @@ async fn add_client(id: usize, a: Rc<Args>, sh: Rc<RefCell<Shared>>) -> Option<C
         s.stats.connects += 1;
         let _ = s.stats.connect_us.record(us(t0.elapsed()));
     }
-    let (rd, mut wr) = tcp.into_split();
-    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
-    let shw = sh.clone();
-    tokio::task::spawn_local(async move {
-        while let Some(frame) = rx.recv().await {
-            if let Err(e) = wr.write_all(&frame).await {
-                let mut s = shw.borrow_mut();
-                if !s.stopping {
-                    s.stats
-                        .error(|e| &mut e.write, format!("client {id}: write: {e}"));
-                }
-                return;
-            }
-        }
-        let _ = wr.shutdown().await;
-    });
-    let mut buf = Vec::with_capacity(4096);
-    buf.extend_from_slice(&rest);
-    tokio::task::spawn_local(client_reader(id, rd, buf, sh.clone(), tx.clone()));
+    let tx = client::spawn(id, tcp, rest, sh.clone());
     let payload = format!(
         r#"{{"id":"echo-{id}","ts":{},"pad":"{}"}}"#,
         us(t0.elapsed()),
@@ -227,12 +152,6 @@ fn p95(v: &mut [u64]) -> u64 {
     v.sort_unstable();
     let i = ((v.len() as f64) * 0.95).ceil() as usize;
     v[i.clamp(1, v.len()) - 1]
-}
-
-/// Nanoseconds this thread has been on a CPU (`/proc/thread-self/schedstat`), when the kernel says.
-fn thread_cpu_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
 }
 
 /// The generator counts as the bottleneck of a step when it was on its CPU this much of the step's time.

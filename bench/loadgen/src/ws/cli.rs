@@ -4,7 +4,8 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
 pub const USAGE: &str = "\
-Usage: gale-loadgen-ws --mode echo|fastws|broadcast|idle --url ws://127.0.0.1:PORT/path [options]
+Usage: gale-loadgen-ws --mode echo|fastws|broadcast|idle|sio-echo|sio-broadcast --url ws://127.0.0.1:PORT/path
+       [options]
 
 Single-threaded WebSocket load generator that checks every reply (exact text) and prints one JSON line.
 Exit code: 0 = every message valid and no error, 1 = not, 2 = usage error.
@@ -22,20 +23,33 @@ when --duration has passed; each step reports its deliveries per second.
 idle: opens --connections connections at --rate per second, prints `holding N` on stderr once all are open, holds
 them for --hold seconds without traffic, prints `checking` on stderr, then pings every one (each must answer with
 its pong) and closes them.
+sio-echo: Socket.IO (Engine.IO 4, websocket transport) without a Socket.IO library: --connections sockets each
+connect to --namespace (open packet and connect answer checked), send --messages events 42ID[\"echo\",\"000…\"]
+(--size '0's), --concurrent of them in flight, each answered by exactly 43ID[\"000…\"], disconnect (41) and
+connect again, until --duration has passed. Server pings (2) are answered (3).
+sio-broadcast: --connections sockets join --namespace (default /broadcast), 64 connecting at once; then for
+--duration seconds they take turns emitting [\"broadcast\",{\"id\":N,\"ts\":T,\"pad\":\"000…\"}] with an ack id,
+--concurrent in flight; every socket must get [\"broadcastResult\",<the same payload>] exactly once and the sender
+the ack 43ID[]. With --server-pid, the server's CPU time over the broadcast phase is reported.
 
 Options:
-  --mode echo|fastws|broadcast|idle   (required)
-  --url ws://HOST:PORT/PATH  (required)
-  --connections N         echo/fastws: concurrent connections; idle: connections to open (default 100)
-  --messages N            echo/fastws: messages per connection (default 100)
-  --size N                echo/fastws: message size in bytes (default 1024)
-  --duration SECS         echo/fastws: seconds of load; broadcast: time budget for stepping (default 10)
+  --mode echo|fastws|broadcast|idle|sio-echo|sio-broadcast   (required)
+  --url ws://HOST:PORT/PATH  (required; sio-*: the path defaults to /socket.io/ and ?EIO=4&transport=websocket
+                          is added when the URL has no query)
+  --connections N         echo/fastws/sio-echo: concurrent connections; idle: connections to open;
+                          sio-broadcast: sockets in the room (default 100)
+  --messages N            echo/fastws/sio-echo: messages per connection (default 100)
+  --size N                echo/fastws/sio-echo: message size in bytes (default 1024)
+  --duration SECS         echo/fastws/sio-*: seconds of load; broadcast: time budget for stepping (default 10)
   --timeout SECS          connect / echo / broadcast delivery / pong slower than this is a timeout error (default 5)
   --step N                broadcast: clients added per step (default 50)
   --max-clients N         broadcast: stop stepping here (default 10000)
   --samples N             broadcast: broadcasts per step (default 20)
-  --concurrent N          broadcast: broadcasts in flight at once (default 1)
-  --padding N             broadcast: padding bytes in each payload (default 100)
+  --concurrent N          broadcast/sio-broadcast: broadcasts in flight at once; sio-echo: events in flight per
+                          socket (default 1)
+  --padding N             broadcast/sio-broadcast: padding bytes in each payload (default 100)
+  --namespace /NAME       sio-*: the Socket.IO namespace (default / for sio-echo, /broadcast for sio-broadcast)
+  --server-pid PID        sio-broadcast: read this process's CPU time (/proc/PID/stat) around the broadcast phase
   --limit-ms N            broadcast: p95 round trip limit (default 500)
   --rate N                idle: connections opened per second (default 1000)
   --hold SECS             idle: how long all connections stay open and idle (default 3)
@@ -49,6 +63,8 @@ pub enum Mode {
     FastWs,
     Broadcast,
     Idle,
+    SioEcho,
+    SioBroadcast,
 }
 
 impl Mode {
@@ -58,6 +74,8 @@ impl Mode {
             Mode::FastWs => "fastws",
             Mode::Broadcast => "broadcast",
             Mode::Idle => "idle",
+            Mode::SioEcho => "sio-echo",
+            Mode::SioBroadcast => "sio-broadcast",
         }
     }
 }
@@ -80,6 +98,10 @@ pub struct Args {
     pub limit: Duration,
     pub rate: usize,
     pub hold: Duration,
+    /// sio-*: the Socket.IO namespace (`/` or `/name`).
+    pub namespace: String,
+    /// sio-broadcast: the server process whose CPU time is read around the broadcast phase.
+    pub server_pid: Option<u32>,
 }
 
 fn num<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, String> {
@@ -101,7 +123,7 @@ fn parse_url(url: &str) -> Result<SocketAddr, String> {
     let rest = url
         .strip_prefix("ws://")
         .ok_or_else(|| format!("only ws:// URLs are supported (got {url:?})"))?;
-    let authority = rest.split('/').next().unwrap_or("");
+    let authority = rest.split(['/', '?']).next().unwrap_or("");
     let with_port = if authority
         .rsplit_once(':')
         .is_some_and(|(_, p)| !p.contains(']'))
@@ -117,8 +139,26 @@ fn parse_url(url: &str) -> Result<SocketAddr, String> {
         .ok_or_else(|| format!("{authority:?} resolves to no address"))
 }
 
+/// The Engine.IO endpoint of a sio-* URL: the path defaults to `/socket.io/`, and a URL without a query asks for
+/// Engine.IO 4 over the websocket transport from the start (`?EIO=4&transport=websocket`), as socket.io-client does
+/// with `transports: ['websocket']`.
+fn engine_io_url(url: &str) -> String {
+    let rest = url.strip_prefix("ws://").unwrap_or(url);
+    let (authority, path) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+    let path = match path {
+        "" | "/" => "/socket.io/",
+        p if p.starts_with('?') => return format!("ws://{authority}/socket.io/{p}"),
+        p => p,
+    };
+    if path.contains('?') {
+        format!("ws://{authority}{path}")
+    } else {
+        format!("ws://{authority}{path}?{}", crate::sio::QUERY)
+    }
+}
+
 pub enum Command {
-    Run(Args),
+    Run(Box<Args>),
     Help,
     Version,
 }
@@ -143,6 +183,8 @@ pub fn parse(argv: impl Iterator<Item = String>) -> Result<Command, String> {
         limit: Duration::from_millis(500),
         rate: 1000,
         hold: Duration::from_secs(3),
+        namespace: String::new(),
+        server_pid: None,
     };
     let mut it = argv;
     while let Some(flag) = it.next() {
@@ -162,9 +204,11 @@ pub fn parse(argv: impl Iterator<Item = String>) -> Result<Command, String> {
                     "fastws" => Mode::FastWs,
                     "broadcast" => Mode::Broadcast,
                     "idle" => Mode::Idle,
+                    "sio-echo" => Mode::SioEcho,
+                    "sio-broadcast" => Mode::SioBroadcast,
                     _ => {
                         return Err(format!(
-                            "--mode must be echo, fastws, broadcast or idle (got {v:?})"
+                            "--mode must be echo, fastws, broadcast, idle, sio-echo or sio-broadcast (got {v:?})"
                         ))
                     }
                 })
@@ -183,12 +227,32 @@ pub fn parse(argv: impl Iterator<Item = String>) -> Result<Command, String> {
             "limit-ms" => a.limit = Duration::from_millis(num(name, &v)?),
             "rate" => a.rate = num(name, &v)?,
             "hold" => a.hold = secs(name, &v)?,
+            "namespace" => {
+                if !v.starts_with('/') || v.contains([',', '?', '#']) {
+                    return Err(format!(
+                        "--namespace must start with / and hold no , ? or # (got {v:?})"
+                    ));
+                }
+                a.namespace = v;
+            }
+            "server-pid" => a.server_pid = Some(num(name, &v)?),
             _ => return Err(format!("unknown option {flag}")),
         }
     }
     a.mode = mode.ok_or("--mode is required")?;
     a.url = url.ok_or("--url is required")?;
     a.addr = parse_url(&a.url)?;
+    if matches!(a.mode, Mode::SioEcho | Mode::SioBroadcast) {
+        a.url = engine_io_url(&a.url);
+        if a.namespace.is_empty() {
+            a.namespace = if a.mode == Mode::SioEcho {
+                "/"
+            } else {
+                "/broadcast"
+            }
+            .into();
+        }
+    }
     if a.connections == 0
         || a.messages == 0
         || a.step == 0
@@ -201,7 +265,7 @@ pub fn parse(argv: impl Iterator<Item = String>) -> Result<Command, String> {
                 .into(),
         );
     }
-    Ok(Command::Run(a))
+    Ok(Command::Run(Box::new(a)))
 }
 
 #[cfg(test)]
@@ -231,13 +295,9 @@ mod tests {
             (a.mode, a.rate, a.hold),
             (Mode::Idle, 50, Duration::from_millis(1500))
         );
-        assert!(matches!(
-            args("--mode fastws --url ws://127.0.0.1:9/fws"),
-            Ok(Command::Run(Args {
-                mode: Mode::FastWs,
-                ..
-            }))
-        ));
+        assert!(
+            matches!(args("--mode fastws --url ws://127.0.0.1:9/fws"), Ok(Command::Run(a)) if a.mode == Mode::FastWs)
+        );
         assert!(
             args("--url ws://127.0.0.1:9/").is_err(),
             "--mode is required"
@@ -246,5 +306,40 @@ mod tests {
         assert!(args("--mode echo --url ws://127.0.0.1:9/ --connections 0").is_err());
         assert!(args("--mode echo --url ws://127.0.0.1:9/ --bogus 1").is_err());
         assert!(args("--mode sio --url ws://127.0.0.1:9/").is_err());
+    }
+
+    #[test]
+    fn sio_modes_get_the_engine_io_url_and_a_namespace() {
+        let Ok(Command::Run(a)) = args("--mode sio-echo --url ws://127.0.0.1:9 --concurrent 4")
+        else {
+            panic!("should parse");
+        };
+        assert_eq!(
+            (a.url.as_str(), a.namespace.as_str(), a.concurrent),
+            (
+                "ws://127.0.0.1:9/socket.io/?EIO=4&transport=websocket",
+                "/",
+                4
+            )
+        );
+        let Ok(Command::Run(a)) =
+            args("--mode sio-broadcast --url ws://127.0.0.1:9/io/ --server-pid 42")
+        else {
+            panic!("should parse");
+        };
+        assert_eq!(
+            (a.url.as_str(), a.namespace.as_str(), a.server_pid),
+            (
+                "ws://127.0.0.1:9/io/?EIO=4&transport=websocket",
+                "/broadcast",
+                Some(42)
+            )
+        );
+        assert_eq!(
+            engine_io_url("ws://h:1/socket.io/?EIO=4&transport=websocket&x=1"),
+            "ws://h:1/socket.io/?EIO=4&transport=websocket&x=1"
+        );
+        assert!(args("--mode sio-echo --url ws://127.0.0.1:9/ --namespace chat").is_err());
+        assert!(args("--mode sio-echo --url ws://127.0.0.1:9/ --namespace /a,b").is_err());
     }
 }

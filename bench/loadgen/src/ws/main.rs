@@ -1,14 +1,19 @@
-//! gale-loadgen-ws: a single-threaded WebSocket load generator for Gale's benchmark harness (tokio current-thread
-//! runtime + tokio-tungstenite). Modes `echo`, `fastws`, `broadcast` and `idle` (bench/loadgen/README.md); every
-//! answer is compared with the exact expected text, and one JSON line of results is printed.
+//! gale-loadgen-ws: a single-threaded WebSocket load generator for Gale's benchmark harness (tokio current-thread).
+//! Modes `echo`, `fastws`, `broadcast`, `idle`, `sio-echo` and `sio-broadcast` (bench/loadgen/README.md); every answer
+//! is compared with the exact expected text, and one JSON line of results is printed.
 
 mod broadcast;
 mod cli;
+mod client;
 mod conn;
 mod echo;
 mod fastws;
 mod idle;
 mod raw;
+mod sio;
+mod sio_broadcast;
+mod sio_check;
+mod sio_echo;
 mod stats;
 
 use std::process::ExitCode;
@@ -45,7 +50,7 @@ fn main() -> ExitCode {
             return ExitCode::from(3);
         }
     };
-    let a = Rc::new(a);
+    let a = Rc::new(*a);
     let local = tokio::task::LocalSet::new();
     let mode = a.mode;
     let (st, elapsed, extra) = local.block_on(&rt, async move {
@@ -58,6 +63,13 @@ fn main() -> ExitCode {
             }
             Mode::Broadcast => broadcast::run(a).await,
             Mode::Idle => idle::run(a).await,
+            Mode::SioEcho => {
+                let (st, el) = sio_echo::run(a.clone()).await;
+                let extra = json!({"connections": a.connections, "messages": a.messages, "size": a.size,
+                                   "concurrent": a.concurrent, "namespace": a.namespace});
+                (st, el, extra)
+            }
+            Mode::SioBroadcast => sio_broadcast::run(a).await,
         }
     });
     let secs = elapsed.as_secs_f64();

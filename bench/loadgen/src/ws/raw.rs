@@ -69,6 +69,12 @@ pub fn parse(buf: &[u8]) -> Result<Option<(Frame<'_>, usize)>, String> {
 /// A masked client frame (`opcode` 1 = text, 10 = pong) carrying `payload`.
 pub fn client_frame(opcode: u8, payload: &[u8], mask: [u8; 4]) -> Vec<u8> {
     let mut out = Vec::with_capacity(payload.len() + 14);
+    client_frame_into(&mut out, opcode, payload, mask);
+    out
+}
+
+/// [`client_frame`] appended to `out`, so frames written together share one buffer (and one write).
+pub fn client_frame_into(out: &mut Vec<u8>, opcode: u8, payload: &[u8], mask: [u8; 4]) {
     out.push(0x80 | opcode);
     match payload.len() {
         n @ 0..=125 => out.push(0x80 | n as u8),
@@ -93,7 +99,6 @@ pub fn client_frame(opcode: u8, payload: &[u8], mask: [u8; 4]) -> Vec<u8> {
     for (b, m) in words.into_remainder().iter_mut().zip(mask) {
         *b ^= m;
     }
-    out
 }
 
 /// A data frame handed out by [`RawConn::next`], borrowing the connection's buffer.
@@ -123,6 +128,18 @@ impl RawConn {
             .write_all(frame)
             .await
             .map_err(|e| format!("write: {e}"))
+    }
+
+    /// Whether a whole frame after the one handed out last is already buffered, so [`RawConn::next`] will return
+    /// without reading: a caller that answers frames can hold its writes until then and send them in one.
+    pub fn buffered(&self) -> bool {
+        !matches!(parse(&self.buf[self.used..]), Ok(None))
+    }
+
+    /// The stream and the bytes read but not consumed yet (for a caller that splits it into a reader and a writer).
+    pub fn into_parts(mut self) -> (TcpStream, Vec<u8>) {
+        self.buf.drain(..self.used);
+        (self.tcp, self.buf)
     }
 
     /// The next data frame (pings are answered, pongs skipped), or why there is none: the server closed (Closed),

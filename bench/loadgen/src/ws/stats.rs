@@ -136,6 +136,26 @@ pub fn describe(m: &Message) -> String {
     format!("{kind}, {} bytes: {}", data.len(), escape(data))
 }
 
+/// Nanoseconds this thread has been on a CPU (`/proc/thread-self/schedstat`), when the kernel says.
+pub fn thread_cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
+/// Process `pid`'s CPU time (utime + stime of all its threads, `/proc/PID/stat`) in seconds, as the harness reads a
+/// server's (bench/lib/proc.ts cpuSeconds).
+pub fn process_cpu_s(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th
+    // and 13th of them.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut f = rest.split(' ').skip(11);
+    let ticks: u64 = f.next()?.parse::<u64>().ok()? + f.next()?.parse::<u64>().ok()?;
+    // SAFETY: sysconf only reads a configuration value.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    Some(ticks as f64 / if hz > 0 { hz as f64 } else { 100.0 })
+}
+
 pub fn us(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX).max(1)
 }
@@ -170,5 +190,12 @@ mod tests {
             describe(&Message::binary(vec![0u8, b'a'])),
             "binary, 2 bytes: \\x00a"
         );
+    }
+
+    #[test]
+    fn reads_cpu_times() {
+        assert!(thread_cpu_ns().is_some());
+        assert!(process_cpu_s(std::process::id()).is_some_and(|s| s >= 0.0));
+        assert_eq!(process_cpu_s(u32::MAX), None);
     }
 }
