@@ -1,7 +1,8 @@
 // `npm run lint:package`: publint on every tarball `npm run release:pack` wrote to .release/, and
 // @arethetypeswrong/cli on gale's (the one with types: node10, node16 from CJS and from ESM, bundler). Both must
 // report nothing, warnings and suggestions included; exits non-zero otherwise. Engine and create-gale packages have no
-// types to check, so attw looks at gale only.
+// types to check, and adapter-gale is ESM only as adapter-node is (attw's "dynamic import only" from CommonJS is by
+// design), so attw looks at gale only.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

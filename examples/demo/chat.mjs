@@ -1,7 +1,7 @@
-// The demo's Socket.IO chat (gale/socket.io): namespace /chat, where a client joins one room at a time and messages
+// The demo's Socket.IO chat (@gale-http/socket.io): namespace /chat, where a client joins one room at a time and messages
 // go to everyone in that room (its sender included); plus `echo` with an ack on the default namespace.
 // Connect with socket.io-client: io('http://localhost:3000/chat', { auth: { name: 'ada' } }).
-import { Server } from 'gale/socket.io';
+import { Server } from '@gale-http/socket.io';
 
 const MAX_TEXT = 2000;
 const ROOM = /^[\w-]{1,40}$/;

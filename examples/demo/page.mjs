@@ -1,5 +1,5 @@
 // The demo page (`npm start`, then http://localhost:3000/demo/): a plain HTML/JS page served by Gale, no build step.
-// Its routes: the page's files (page/), the fast-ws browser client straight from the gale package (with replicator,
+// Its routes: the page's files (page/), the fast-ws browser client straight from @gale-http/fast-ws (with replicator,
 // its one dependency, wrapped as an ES module), a WebSocket chat with rooms, an SSE clock, and the newest
 // benchmark charts of docs/bench/.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ const benchDocs = join(here, '..', '..', 'docs', 'bench');
 const ROOM = /^[\w-]{1,40}$/;
 const MAX_TEXT = 1000;
 
-/** The newest dated folder of docs/bench/ that has charts, as { date, dir, charts }, or null. */
+/** The newest dated folder of docs/bench/ that has charts, as { date, node, dir, charts }, or null. */
 export function latestCharts(root = benchDocs) {
   if (!existsSync(root)) return null;
   const dates = readdirSync(root)
@@ -22,8 +22,12 @@ export function latestCharts(root = benchDocs) {
   const date = dates.at(-1);
   if (date === undefined) return null;
   const dir = join(root, date, 'charts');
+  // Which Node the servers ran on, as the run's report says (the page names it: figures differ a lot by Node).
+  const report = join(root, date, 'report.md');
+  const node = existsSync(report) ? (/Node (v\d+\.\d+\.\d+)/.exec(readFileSync(report, 'utf8'))?.[1] ?? null) : null;
   return {
     date,
+    node,
     dir,
     charts: readdirSync(dir)
       .filter((f) => f.endsWith('.svg'))
@@ -32,11 +36,11 @@ export function latestCharts(root = benchDocs) {
 }
 
 /**
- * The fast-ws client's compiled ES modules (gale/fast-ws-client resolves into the package's dist/fastws/) and an
+ * The fast-ws client's compiled ES modules (@gale-http/fast-ws/client resolves into that package's dist/) and an
  * ES-module build of replicator (CommonJS on npm), so a browser can import the client with an import map.
  */
 export function fastWsClientFiles() {
-  const clientFile = fileURLToPath(import.meta.resolve('gale/fast-ws-client'));
+  const clientFile = fileURLToPath(import.meta.resolve('@gale-http/fast-ws/client'));
   const replicatorFile = createRequire(clientFile).resolve('replicator');
   const source = readFileSync(replicatorFile, 'utf8');
   const replicator = `// replicator ${JSON.parse(readFileSync(join(dirname(replicatorFile), 'package.json'), 'utf8')).version} (MIT), wrapped as an ES module by examples/demo/page.mjs
@@ -123,5 +127,9 @@ export function registerDemoPage(app) {
   // The newest benchmark charts.
   const charts = latestCharts();
   if (charts) app.static('/demo/charts', charts.dir, { cache: true });
-  app.get('/demo/charts.json', () => ({ date: charts?.date ?? null, charts: charts?.charts ?? [] }));
+  app.get('/demo/charts.json', () => ({
+    date: charts?.date ?? null,
+    node: charts?.node ?? null,
+    charts: charts?.charts ?? [],
+  }));
 }

@@ -1,14 +1,16 @@
 // The demo `npm start` serves: every scenario of ../shared/bench/scenarios.md that Gale serves so far,
 // with the exact bodies and headers given there. Port 3000, or PORT.
-import { cluster, gale } from 'gale';
+import { cluster } from '@gale-http/cluster';
+import { gale } from 'gale';
 import { ensureLargeFile, prerenderedDir, publicDir } from './assets.mjs';
 import { registerChat } from './chat.mjs';
 import { registerDemoPage } from './page.mjs';
 import { registerWsScenarios } from './ws-scenarios.mjs';
 
 // WORKERS=n npm start (a count or `auto`): this process becomes the primary of n workers that run this same file and
-// share the port; it respawns crashed workers, reloads them on SIGHUP and stops them on SIGTERM/SIGINT (README,
-// "Scaling out"). The primary waits here until the cluster has stopped, then exits: the app below runs in the workers.
+// share the port; it respawns crashed workers, reloads them on SIGHUP and stops them on SIGTERM/SIGINT
+// (docs/guides/scaling-out.md). The primary waits here until the cluster has stopped, then exits: the app below runs in
+// the workers.
 if (process.env.WORKERS && cluster.isPrimary) await cluster(import.meta.url, { workers: process.env.WORKERS }).done;
 
 const app = gale();
@@ -67,7 +69,7 @@ app.post('/stream', async (req, res) => {
 // ws-echo (/echo), fastws-echo (/fws) and ws-broadcast (/broadcast): WebSockets in the native engine.
 registerWsScenarios(app);
 
-// Socket.IO (gale/socket.io) at /socket.io/: the /chat namespace (join a room, message the room) and `echo` with an ack.
+// Socket.IO (@gale-http/socket.io) at /socket.io/: the /chat namespace (join a room, message the room) and `echo` with an ack.
 const io = registerChat(app);
 
 // The demo page at /demo/: chat with rooms, the fast-ws round trip, an SSE clock and the benchmark charts.

@@ -1,5 +1,6 @@
 // The WebSocket scenarios of ../shared/bench/scenarios.md as Gale routes, shared by the demo (`npm start`) and the
 // benchmark app (bench/apps/ws-gale.mjs), so both answer with the same bytes.
+import { fastWs } from '@gale-http/fast-ws';
 
 /**
  * Registers ws-echo (/echo), fastws-echo (/fws) and ws-broadcast (/broadcast) on `app`.
@@ -10,11 +11,13 @@ export function registerWsScenarios(app, { idleTimeout = 120, maxBackpressure = 
   app.ws('/echo', { idleTimeout, message: (ws, data, isBinary) => ws.send(data, { binary: isBinary }) });
 
   // fastws-echo: the fast-ws protocol; emit('echo', payload, true) is answered with the payload.
-  app.ws('/fws', {
-    protocol: 'fast-ws',
-    idleTimeout,
-    open: (client) => client.on('echo', (evt) => evt.reply(evt.data)),
-  });
+  app.ws(
+    '/fws',
+    fastWs({
+      idleTimeout,
+      open: (client) => client.on('echo', (evt) => evt.reply(evt.data)),
+    }),
+  );
 
   // ws-broadcast: {"type":"echo","payload":P} goes back to the sender; {"type":"broadcast","payload":P} goes to every
   // /broadcast client as {"type":"broadcastResult","payload":P}, through the engine's pub/sub (one frame for all).

@@ -87,9 +87,9 @@ clock.addEventListener('tick', (ev) => {
 });
 
 // Benchmark charts (docs/bench/<newest date>/charts/*.svg).
-const { date, charts } = await (await fetch('/demo/charts.json')).json();
+const { date, node, charts } = await (await fetch('/demo/charts.json')).json();
 $('bench-date').textContent = date
-  ? `Run of ${date} (docs/bench/${date}/report.md)`
+  ? `Run of ${date} with the servers on Node ${node ?? '(version not recorded)'} (docs/bench/${date}/report.md; later runs, Node 26 too: bench/README.md)`
   : 'No benchmark charts in docs/bench/.';
 for (const name of charts) {
   const fig = document.createElement('figure');

