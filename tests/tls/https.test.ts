@@ -147,6 +147,8 @@ test('WSS: echo, pub/sub and permessage-deflate over TLS', T, async (t) => {
       open: (ws) => ws.subscribe('room'),
       message: (ws, data) => {
         if (data.toString() === 'pub') app.publish('room', 'x'.repeat(5000));
+        // The request the engine kept for this socket (no middleware, no upgrade()) remembers it came over TLS.
+        else if (data.toString() === 'proto') ws.send(`${ws.req.protocol} ${ws.req.secure}`);
         else ws.send(data);
       },
     }),
@@ -169,6 +171,9 @@ test('WSS: echo, pub/sub and permessage-deflate over TLS', T, async (t) => {
   const e = next(c1);
   c1.send('hello over tls');
   assert.equal(await e, 'hello over tls');
+  const proto = next(c1);
+  c1.send('proto');
+  assert.equal(await proto, 'https true');
   const p1 = next(c1);
   const p2 = next(c2);
   c2.send('pub');

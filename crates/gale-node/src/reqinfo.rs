@@ -36,17 +36,23 @@ pub(crate) unsafe extern "C" fn req_version(env: napi_env, info: napi_callback_i
 }
 
 pub(crate) unsafe extern "C" fn req_headers(env: napi_env, info: napi_callback_info) -> napi_value {
-    on_req(env, info, |r, _| {
-        let mut vals = Vec::with_capacity(32);
-        let mut lower = Vec::with_capacity(32);
-        for (n, v) in r.headers() {
-            lower.clear();
-            lower.extend(n.iter().map(u8::to_ascii_lowercase));
-            vals.push(nu::latin1(env, &lower));
-            vals.push(nu::latin1(env, v));
-        }
-        nu::array(env, &vals)
-    })
+    on_req(env, info, |r, _| flat_headers(env, r.headers()))
+}
+
+/// `[name, value, name, value, …]` with names lower-cased, as `Request.headers` builds its object from.
+pub(crate) fn flat_headers<'a>(
+    env: napi_env,
+    headers: impl Iterator<Item = (&'a [u8], &'a [u8])>,
+) -> napi_value {
+    let mut vals = Vec::with_capacity(32);
+    let mut lower = Vec::with_capacity(32);
+    for (n, v) in headers {
+        lower.clear();
+        lower.extend(n.iter().map(u8::to_ascii_lowercase));
+        vals.push(nu::latin1(env, &lower));
+        vals.push(nu::latin1(env, v));
+    }
+    nu::array(env, &vals)
 }
 
 pub(crate) unsafe extern "C" fn req_header(env: napi_env, info: napi_callback_info) -> napi_value {

@@ -127,9 +127,10 @@ fn valid_101_headers(lines: &[u8]) -> bool {
     })
 }
 
-/// `wsAccept(requestId, protocol?, headerLines?) → socketId | undefined`
+/// `wsAccept(requestId, protocol?, headerLines?, keepHead?) → socketId | undefined`; with `keepHead` the
+/// request's head stays in the engine for `wsRequest` instead of being read by JS now.
 pub(crate) unsafe extern "C" fn ws_accept(env: napi_env, info: napi_callback_info) -> napi_value {
-    let (argv, _, data) = nu::args::<3>(env, info);
+    let (argv, _, data) = nu::args::<4>(env, info);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let Some(id) = nu::get_u32(env, argv[0]) else {
@@ -150,10 +151,38 @@ pub(crate) unsafe extern "C" fn ws_accept(env: napi_env, info: napi_callback_inf
             true,
         );
     }
-    match s.ws_accept(id, protocol.as_deref(), &headers) {
+    let keep_head = nu::get_bool(env, argv[3]).unwrap_or(false);
+    match s.ws_accept(id, protocol.as_deref(), &headers, keep_head) {
         Some(sid) => nu::uint(env, sid),
         None => nu::undefined(env),
     }
+}
+
+/// `wsRequest(sid) → [method, url, minorVersion, flatHeaders, [address, port, family, secure]] | undefined`:
+/// the upgrade request a socket accepted with `keepHead` kept, handed over once (undefined after).
+pub(crate) unsafe extern "C" fn ws_request(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
+    let s = unsafe { server(data) };
+    let Some(sid) = nu::get_u32(env, argv[0]) else {
+        return nu::throw(env, "wsRequest(sid): sid must be a number", true);
+    };
+    s.ws_take_request(sid, |k| {
+        let remote = crate::setup::addr_array(env, k.peer());
+        // SAFETY: remote is an array from the current scope.
+        unsafe { napi::sys::napi_set_element(env, remote, 3, nu::boolean(env, k.secure())) };
+        nu::array(
+            env,
+            &[
+                nu::latin1(env, k.method()),
+                nu::latin1(env, k.target()),
+                nu::uint(env, u32::from(k.minor_version())),
+                crate::reqinfo::flat_headers(env, k.headers()),
+                remote,
+            ],
+        )
+    })
+    .unwrap_or_else(|| nu::undefined(env))
 }
 
 /// `wsSend(sid, data, binary, compress) → 0 sent | 1 buffered | 2 dropped | 3 closed`

@@ -67,6 +67,9 @@ pub(crate) struct Inner {
     pub topics: gale_ws::Topics<u32>,
     /// Serial part of the next socket id.
     pub ws_serial: u32,
+    /// Kept upgrade requests of sockets that closed before JS read `ws.req`, by socket id, until JS takes them when
+    /// it hears of the close (ws/head.rs); open sockets keep theirs in their `WsConn`.
+    pub ws_heads: std::collections::HashMap<u32, crate::ws::ClosedHead>,
     /// Scratch for a message being compressed, its compressed form, publish's subscriber list and
     /// its shared compressed frames (kept to avoid allocating per message).
     pub ws_plain: Vec<u8>,
@@ -142,6 +145,7 @@ impl Inner {
             ws_routes: Vec::new(),
             topics: gale_ws::Topics::new(),
             ws_serial: 0,
+            ws_heads: Default::default(),
             ws_plain: Vec::new(),
             ws_packed: Vec::new(),
             ws_subs: Vec::new(),
@@ -272,7 +276,16 @@ impl Inner {
         self.release_requests(inflight, conn.phase);
         let rbuf = std::mem::take(&mut conn.rbuf);
         self.give_buf(rbuf);
-        if let Some(ws) = conn.ws.take() {
+        if let Some(mut ws) = conn.ws.take() {
+            if let Some(head) = ws.kept.take() {
+                let secure = conn.tls.is_some();
+                let closed = crate::ws::ClosedHead {
+                    head,
+                    peer: conn.peer,
+                    secure,
+                };
+                self.ws_heads.insert(ws.sid, closed);
+            }
             self.ws_closed(*ws);
         }
         if let Some(mut h2) = conn.h2.take() {

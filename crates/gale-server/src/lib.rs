@@ -36,6 +36,7 @@ pub use statics::StaticOptions;
 pub use uv::UvLoop;
 pub use view::ReqView;
 pub use wire::Reply;
+pub use ws::KeptHead;
 
 pub use ws::{Audience, Compression, SendResult, WsOptions};
 

@@ -149,7 +149,7 @@ export class Registrar {
     const id = slot ?? this.routes.length;
     // A route with schemas runs its handler behind the checks (validate.ts), after its middleware.
     const handler = e.ws
-      ? (upgradeStep(this.hub, e.ws.behavior, e.ws.onOpen) as Handler)
+      ? (upgradeStep(this.hub, e.ws.behavior, e.ws.onOpen, steps.length === 0) as Handler)
       : schemaHandler(e.handler, e.schema, `${e.method} ${path}`);
     let names: string[];
     try {

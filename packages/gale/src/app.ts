@@ -145,7 +145,7 @@ export class App<S extends object = object> extends Router<S> {
           );
       },
     };
-    this.hub = new WsHub(this.logger);
+    this.hub = new WsHub(this.logger, this.reqConfig);
     this.n = native.createServer(engine as NativeOptions, this.dispatch, this.onEvent, this.hub.onMessage);
     this.hub.n = this.n;
     this.inProcess = new InProcess(this.n);

@@ -54,7 +54,10 @@ export interface NativeServer {
   version(id: number): number | undefined;
   /** WebSocket methods (crates/gale-node/src/ws.rs); send results: 0 sent, 1 buffered, 2 dropped, 3 closed. */
   wsRoute(path: string, id: number, options: Record<string, unknown>): string[];
-  wsAccept(id: number, protocol: string | undefined, headers?: string): number | undefined;
+  /** With `keepHead` the engine keeps the request's head for `wsRequest` (the socket's JS side did not read it). */
+  wsAccept(id: number, protocol: string | undefined, headers?: string, keepHead?: boolean): number | undefined;
+  /** The upgrade request a socket accepted with `keepHead` kept, handed over once. */
+  wsRequest(sid: number): KeptRequest | undefined;
   wsSend(sid: number, data: string | Uint8Array, binary: boolean, compress: boolean): number;
   wsPing(sid: number, data: string | Uint8Array): number;
   wsClose(sid: number, code: number, reason: string): boolean;
@@ -96,6 +99,14 @@ export interface NativeServer {
  * What a reply rarely carries, passed only when set: a reason phrase other than the standard one, the app's own
  * `Connection: close`, and a declared body length (Content-Length for a streamed body or a HEAD answer).
  */
+/** A WebSocket's kept upgrade request (`wsRequest`): method, target, HTTP minor version, flat lower-cased headers, peer. */
+export type KeptRequest = [
+  method: string,
+  url: string,
+  minor: number,
+  headers: string[],
+  remote: [address: string, port: number, family: string, secure: boolean],
+];
 export type ReplyMeta = [reason: string | undefined, close: boolean, length: number | undefined];
 
 /** Options the engine reads: the engine's subset of the public options (defaults live in gale-server). */

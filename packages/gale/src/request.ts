@@ -7,7 +7,7 @@ import { ErrorCodes, HttpError } from './errors.js';
 import type { Logger } from './logger.js';
 import { requestId, requestLogger } from './logging.js';
 import type { MultipartOptions, MultipartPart } from './multipart.js';
-import type { NativeServer } from './native.js';
+import type { KeptRequest, NativeServer } from './native.js';
 import { defineRequestMembers } from './node-members.js';
 import type { SocketView } from './node-socket.js';
 import { NullObject } from './null-object.js';
@@ -50,6 +50,20 @@ import {
 } from './request-helpers.js';
 
 const EMPTY_PARAMS: AnyParams = Object.freeze({}) as AnyParams;
+
+/** The headers object of a flat `[name, value, …]` list (names lower-cased by the engine). */
+function headersOf(flat: string[]): Headers {
+  const h = new NullObject<Headers>();
+  for (let i = 0; i < flat.length; i += 2) {
+    const k = flat[i] as string;
+    const v = flat[i + 1] as string;
+    const prev = h[k];
+    if (prev === undefined) h[k] = k === 'set-cookie' ? [v] : v;
+    else if (Array.isArray(prev)) prev.push(v);
+    else h[k] = `${prev}, ${v}`;
+  }
+  return h;
+}
 
 /**
  * An incoming request. `P` types `req.params` (inferred from the route's path, or its params schema's output), `S`
@@ -180,6 +194,22 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   }
 
   /**
+   * @internal Fills every field a snapshot holds from what the engine kept of a WebSocket's upgrade request
+   * (`wsRequest`), for a request object made after the engine let go of the record.
+   */
+  _restore(parts: KeptRequest): void {
+    this._method = parts[0];
+    this._url = parts[1];
+    this._version = parts[2];
+    this._headers = headersOf(parts[3]);
+    const r = parts[4];
+    this._ip = r[0];
+    this._rport = r[1];
+    this._tls = r[3];
+    this._ended = true;
+  }
+
+  /**
    * The one rule for a request field read after the response ended (docs/guides/requests-and-responses.md, "Requests
    * after the response"): the engine keeps the request until the end of the event-loop turn in which its response
    * ended, so 'finish' listeners, microtasks and the code right after `res.send()` read every field; after that a field
@@ -289,16 +319,7 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
     if (this._headers === undefined) {
       const flat = this._n.headers(this._id);
       if (flat === undefined) this.gone('headers');
-      const h = new NullObject<Headers>();
-      for (let i = 0; i < flat.length; i += 2) {
-        const k = flat[i] as string;
-        const v = flat[i + 1] as string;
-        const prev = h[k];
-        if (prev === undefined) h[k] = k === 'set-cookie' ? [v] : v;
-        else if (Array.isArray(prev)) prev.push(v);
-        else h[k] = `${prev}, ${v}`;
-      }
-      this._headers = h;
+      this._headers = headersOf(flat);
     }
     return this._headers as HeadersOf<I>;
   }

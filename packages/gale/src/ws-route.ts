@@ -3,8 +3,9 @@
 import { ErrorCodes, GaleError } from './errors.js';
 import type { Logger } from './logging.js';
 import type { NativeServer } from './native.js';
-import type { Request } from './request.js';
+import { Request } from './request.js';
 import type { AnyParams } from './request-api.js';
+import type { RequestConfig } from './request-config.js';
 import type { Response } from './response.js';
 import type { Relay } from './scale-hooks.js';
 import { TracedResponse } from './tracing.js';
@@ -74,6 +75,9 @@ export type WsConnectionHandler<P extends object = AnyParams, S extends object =
 
 /** The offset the engine passes with a message that has a Buffer of its own. */
 const POOL_NONE = 0xffff_ffff;
+/** A request id no record ever has (index bits all set: crates/gale-server/src/request.rs), for a request made from a
+ * kept head: every engine lookup with it answers "gone", as with a snapshot's own stale id. */
+const NO_REQUEST = 0xffff_ffff;
 
 /** The per-app table of open sockets. */
 export class WsHub implements SocketHost {
@@ -82,9 +86,35 @@ export class WsHub implements SocketHost {
   relay: Relay | undefined = undefined;
   private readonly sockets: (WebSocket | undefined)[] = [];
   private readonly logger: Logger;
+  private readonly cfg: RequestConfig;
 
-  constructor(logger: Logger) {
+  constructor(logger: Logger, cfg: RequestConfig) {
     this.logger = logger;
+    this.cfg = cfg;
+  }
+
+  /**
+   * The upgrade request of a socket whose request the engine kept (nothing read it before the 101): made now from
+   * what the engine hands over once, then held by the socket like a snapshot.
+   */
+  requestOf(ws: WebSocket): Request {
+    const req = this.take(ws);
+    if (req === undefined) {
+      throw new GaleError(
+        ErrorCodes.REQUEST_ENDED,
+        'ws.req was read after the app that accepted this socket was closed, and never before: read it in open()',
+      );
+    }
+    return req;
+  }
+
+  private take(ws: WebSocket): Request | undefined {
+    const parts = this.n.wsRequest(ws._sid);
+    if (parts === undefined) return undefined;
+    const req = new Request(this.n, NO_REQUEST, ws._params, this.cfg);
+    req._restore(parts);
+    ws._req = req;
+    return req;
   }
 
   /** Engine → JS: a whole message (called synchronously from the engine's read path). */
@@ -115,14 +145,24 @@ export class WsHub implements SocketHost {
     const ws = this.sockets[sid & WS_SID_MASK];
     if (ws === undefined || ws._sid !== sid) return;
     this.sockets[sid & WS_SID_MASK] = undefined;
+    // The engine keeps an unread upgrade request only while JS can still ask for it by socket id: take it now,
+    // so ws.req stays readable in close handlers and afterwards, as a snapshot would.
+    if (ws._req === undefined) this.take(ws);
     ws.readyState = 3;
     this.call(ws, () => ws._behavior.close?.(ws, code, reason));
     ws._emit('close', code, Buffer.from(reason));
   }
 
-  /** Opens the socket object for an accepted upgrade. */
-  open(sid: number, behavior: WsBehavior, data: unknown, protocol: string, req: Request): WebSocket {
-    const ws = new WebSocket(this, sid, data, protocol, req, behavior);
+  /** Opens the socket object for an accepted upgrade (`req` undefined: the engine kept it, see `requestOf`). */
+  open(
+    sid: number,
+    behavior: WsBehavior,
+    data: unknown,
+    protocol: string,
+    req: Request | undefined,
+    params: AnyParams,
+  ): WebSocket {
+    const ws = new WebSocket(this, sid, data, protocol, req, params, behavior);
     this.sockets[sid & WS_SID_MASK] = ws;
     return ws;
   }
@@ -162,8 +202,9 @@ export function nativeWsOptions(b: WsBehavior): Record<string, unknown> {
   };
 }
 
-function offeredProtocols(req: Request): string[] {
-  const raw = req.get('sec-websocket-protocol');
+/** The subprotocols offered; `first` reads only the first header line (enough for the default pick, its first token). */
+function offeredProtocols(req: Request, first: boolean): string[] {
+  const raw = first ? req._n.header(req._id, 'sec-websocket-protocol') : req.get('sec-websocket-protocol');
   if (raw === undefined) return [];
   return raw
     .split(',')
@@ -185,11 +226,18 @@ function upgraded(req: Request, res: Response): void {
 /**
  * The last step of a WebSocket route's chain: runs `upgrade(req)`, picks the subprotocol, asks the engine
  * for the 101 and opens the socket. Async only when `upgrade` returns a promise.
+ *
+ * `alone`: nothing runs before this step (no middleware). Then, without `upgrade`, `protocols` or a connection
+ * handler, no app code has seen the request before the 101, so it is not copied into JS: the engine keeps its head
+ * and `ws.req` is made on first read (or at close). An idle socket then holds no request object.
  */
-export function upgradeStep(hub: WsHub, b: WsBehavior, onOpen?: WsConnectionHandler) {
+export function upgradeStep(hub: WsHub, b: WsBehavior, onOpen?: WsConnectionHandler, alone = false) {
+  const lazy = alone && b.upgrade === undefined && b.protocols === undefined && onOpen === undefined;
   const accept = (req: Request, res: Response, data: unknown): void => {
     if (res.finished || res.headersSent || req._aborted) return;
-    const offered = offeredProtocols(req);
+    // A traced request was handed to tracing subscribers, and a mounted route's request carries its base: copy those.
+    const keep = lazy && req._base === '' && !(res instanceof TracedResponse);
+    const offered = offeredProtocols(req, keep);
     const picked = b.protocols ? b.protocols(offered, req) : offered[0];
     if (picked === false) {
       res.status(400).send('Bad Request: none of the offered WebSocket subprotocols is supported here.');
@@ -201,15 +249,15 @@ export function upgradeStep(hub: WsHub, b: WsBehavior, onOpen?: WsConnectionHand
         `protocols(): returned ${JSON.stringify(picked)}, which the client did not offer`,
       );
     }
-    req._snapshot();
+    if (!keep) req._snapshot();
     // Headers the route's middleware or upgrade() set on `res` (a session cookie, say) go out with the 101.
-    const sid = hub.n.wsAccept(req._id, picked, res.headerLines());
+    const sid = hub.n.wsAccept(req._id, picked, res.headerLines(), keep);
     if (sid === undefined) {
       if (!req._aborted && !res.finished) res.status(503).send('Service Unavailable: the server is shutting down.');
       return;
     }
     upgraded(req, res);
-    const ws = hub.open(sid, b, data, picked ?? '', req);
+    const ws = hub.open(sid, b, data, picked ?? '', keep ? undefined : req, req.params);
     try {
       const out = b.open?.(ws);
       if (out instanceof Promise) out.catch((err: unknown) => hub.error(err, ws));

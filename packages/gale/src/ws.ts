@@ -4,6 +4,7 @@
 
 import type { NativeServer } from './native.js';
 import type { Request } from './request.js';
+import type { AnyParams } from './request-api.js';
 import type { Relay } from './scale-hooks.js';
 
 /**
@@ -82,6 +83,8 @@ export interface SocketHost {
   /** Cross-process pub/sub of the app, if any (see scale-hooks.ts). */
   readonly relay: Relay | undefined;
   error(err: unknown, ws: WebSocket): void;
+  /** The upgrade request the engine kept for `ws`, made into a request object once. */
+  requestOf(ws: WebSocket): Request;
 }
 
 /**
@@ -110,8 +113,10 @@ export class WebSocket<D = unknown> {
   readonly data: D;
   /** The subprotocol chosen in the handshake ('' for none). */
   readonly protocol: string;
-  /** The upgrade request (its fields stay readable after the upgrade). */
-  readonly req: Request;
+  /** @internal the upgrade request, or undefined while the engine keeps it for this socket (ws-route.ts) */
+  _req: Request | undefined;
+  /** @internal the route's params, for a request made from the kept head */
+  readonly _params: AnyParams;
   /** 1 (OPEN) until `close`/`terminate` is called (2) or the connection ends (3). */
   readyState: 0 | 1 | 2 | 3 = 1;
   /** @internal */ readonly _sid: number;
@@ -121,13 +126,31 @@ export class WebSocket<D = unknown> {
   private listeners: Map<string, Listener[]> | undefined;
 
   /** @internal */
-  constructor(host: SocketHost, sid: number, data: D, protocol: string, req: Request, behavior: SocketBehavior) {
+  constructor(
+    host: SocketHost,
+    sid: number,
+    data: D,
+    protocol: string,
+    req: Request | undefined,
+    params: AnyParams,
+    behavior: SocketBehavior,
+  ) {
     this._host = host;
     this._behavior = behavior;
     this._sid = sid;
     this.data = data;
     this.protocol = protocol;
-    this.req = req;
+    this._req = req;
+    this._params = params;
+  }
+
+  /**
+   * The upgrade request: its fields stay readable for the socket's whole life and after it closed. When nothing read
+   * it before the 101 (no middleware, `upgrade` or `protocols` on the route), the engine keeps its head and the object
+   * is made on first read, so idle sockets hold none.
+   */
+  get req(): Request {
+    return this._req ?? this._host.requestOf(this);
   }
 
   /** The client's IP address (the upgrade request's peer, copied before the upgrade). */

@@ -51,12 +51,20 @@ impl Server {
 
     /// Accepts upgrade request `id` (sending 101 with `protocol`, if any, as the subprotocol) and
     /// returns the new socket's id; None when it can no longer be upgraded (client gone, answered,
-    /// shutting down). Frames the client sent right after its handshake are processed next.
-    pub fn ws_accept(&self, id: u32, protocol: Option<&[u8]>, headers: &[u8]) -> Option<u32> {
+    /// shutting down). Frames the client sent right after its handshake are processed next. With `keep_head`
+    /// the request's head stays in the engine, in one exact-size copy, until JS takes it with
+    /// [`Server::ws_take_request`] (at the latest when the socket's close event reaches it).
+    pub fn ws_accept(
+        &self,
+        id: u32,
+        protocol: Option<&[u8]>,
+        headers: &[u8],
+        keep_head: bool,
+    ) -> Option<u32> {
         let sid = {
             let mut inner = self.inner.borrow_mut();
             let idx = inner.reqs.lookup(id)?;
-            inner.ws_accept(idx, protocol, headers)
+            inner.ws_accept(idx, protocol, headers, keep_head)
         };
         self.after_call();
         sid

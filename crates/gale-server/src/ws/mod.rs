@@ -2,11 +2,14 @@
 //! The protocol itself (handshake, frames, deflate, topics) is gale-ws; this module only moves bytes.
 
 mod api;
+mod head;
 mod read;
 mod send;
 mod upgrade;
 
 use gale_ws::{Decoder, DeflateConfig, DeflateParams, Deflater, Role};
+pub(crate) use head::ClosedHead;
+pub use head::KeptHead;
 
 /// How a WebSocket route compresses what it sends (permessage-deflate, RFC 7692).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,6 +124,8 @@ pub(crate) struct WsConn {
     /// The last multi-topic publish that reached this socket (`Inner::ws_publish_gen`), so a
     /// socket in several of its topics gets the message once.
     pub publish_gen: u32,
+    /// The upgrade request's head while JS has not read `ws.req` (ws/head.rs); None when JS copied it at the 101.
+    pub kept: Option<Box<[u8]>>,
 }
 
 impl WsConn {
@@ -145,6 +150,7 @@ impl WsConn {
             want_drain: false,
             subscribed: false,
             publish_gen: 0,
+            kept: None,
         }
     }
 

@@ -65,12 +65,14 @@ impl Inner {
 
     /// JS accepted upgrade request `idx` with subprotocol `protocol`: writes the 101, switches the
     /// connection to WebSocket and returns the socket id. None when the request cannot be upgraded any
-    /// more (client gone, already answered, server shutting down).
+    /// more (client gone, already answered, server shutting down). With `keep_head` the request's head is
+    /// kept for JS to read later (`Server::ws_take_request`) instead of being read now.
     pub(crate) fn ws_accept(
         &mut self,
         idx: usize,
         protocol: Option<&[u8]>,
         extra_headers: &[u8],
+        keep_head: bool,
     ) -> Option<u32> {
         if self.closing {
             return None;
@@ -118,18 +120,15 @@ impl Inner {
         drop(hs);
         self.ws_serial = self.ws_serial.wrapping_add(1);
         let sid = make_sid(self.ws_serial, cid);
+        let kept = keep_head.then(|| crate::ws::head::keep(self.reqs.get(idx)));
         let conn = &mut self.conns[cid];
         conn.inflight.pop_front();
         conn.phase = Phase::Ws;
         conn.since = self.now;
         conn.read_paused = false;
-        conn.ws = Some(Box::new(WsConn::new(
-            sid,
-            wr,
-            max_payload,
-            deflate,
-            self.now,
-        )));
+        let mut ws = Box::new(WsConn::new(sid, wr, max_payload, deflate, self.now));
+        ws.kept = kept;
+        conn.ws = Some(ws);
         self.reqs.free(idx);
         self.deferred.push(cid);
         self.touch(cid);
