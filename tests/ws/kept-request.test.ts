@@ -2,6 +2,7 @@
 // head instead of JS copying it at the 101, and ws.req is made on first read, in a handler, at close or long after.
 // Each socket must get its own request back (slots and ids are reused), exactly as the copied snapshot reads.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { test } from 'node:test';
 import type { WebSocket as GaleSocket } from 'gale';
 import type WebSocket from 'ws';
@@ -172,4 +173,30 @@ test('ws.req of a never-read socket survives the app closing the socket at shutd
   await s.app.close();
   assert.equal((await gone).code, 1001);
   assert.equal(kept[0]?.req.query.who, 'shutdown');
+});
+
+test('the default subprotocol is the first offered token even when the first header line offers none', T, async (t) => {
+  const { port } = await withApp(t, (app) => {
+    app.ws('/p', { message: (ws) => ws.send(ws.protocol) });
+  });
+  const answer = await new Promise<string>((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1', () =>
+      s.write(
+        'GET /p HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+          'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n' +
+          'Sec-WebSocket-Protocol: ,\r\nSec-WebSocket-Protocol: chat, v2\r\n\r\n',
+      ),
+    );
+    let got = '';
+    s.on('data', (d) => {
+      got += d.toString('latin1');
+      if (got.includes('\r\n\r\n')) {
+        s.destroy();
+        resolve(got);
+      }
+    });
+    s.on('error', reject);
+  });
+  assert.match(answer, /^HTTP\/1\.1 101 /);
+  assert.match(answer, /\r\nsec-websocket-protocol: chat\r\n/i);
 });

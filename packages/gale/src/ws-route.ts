@@ -202,9 +202,19 @@ export function nativeWsOptions(b: WsBehavior): Record<string, unknown> {
   };
 }
 
-/** The subprotocols offered; `first` reads only the first header line (enough for the default pick, its first token). */
+/**
+ * The subprotocols offered. `first` (the default pick, which needs only the first token) reads the first header line
+ * alone, without copying the request's headers into JS, unless that line offers nothing (then every line, as always).
+ */
 function offeredProtocols(req: Request, first: boolean): string[] {
-  const raw = first ? req._n.header(req._id, 'sec-websocket-protocol') : req.get('sec-websocket-protocol');
+  if (first) {
+    const line = tokens(req._n.header(req._id, 'sec-websocket-protocol'));
+    if (line.length !== 0) return line;
+  }
+  return tokens(req.get('sec-websocket-protocol'));
+}
+
+function tokens(raw: string | undefined): string[] {
   if (raw === undefined) return [];
   return raw
     .split(',')
