@@ -21,7 +21,14 @@ import type {
   ReservedOrUserEventNames,
   ReservedOrUserListener,
 } from './typed-events.js';
-import { type AdapterConstructor, type AnyArgs, type BroadcastOptions, type Packet, safely } from './types.js';
+import {
+  type AdapterConstructor,
+  type AnyArgs,
+  type BroadcastOptions,
+  type Packet,
+  runMiddleware,
+  safely,
+} from './types.js';
 import type { ServerView } from './views.js';
 
 /**
@@ -145,29 +152,7 @@ export class Namespace<
   }
 
   private run(socket: Socket, done: (err?: Error & { data?: unknown }) => void): void {
-    const fns = this.fns.slice();
-    if (fns.length === 0) {
-      done();
-      return;
-    }
-    const step = (i: number): void => {
-      let called = false;
-      try {
-        (fns[i] as NamespaceMiddleware)(socket, (err) => {
-          if (called) return;
-          called = true;
-          if (err) done(err);
-          else if (i + 1 >= fns.length) done();
-          else step(i + 1);
-        });
-      } catch (err) {
-        if (!called) {
-          called = true;
-          done(err instanceof Error ? err : new Error(String(err)));
-        }
-      }
-    };
-    step(0);
+    runMiddleware(this.fns.slice(), socket, done);
   }
 
   to(room: string | string[]): Broadcast<EmitEvents, SocketData> {

@@ -34,6 +34,7 @@ import {
   type PacketMiddleware,
   RESERVED_EVENTS,
   randomId,
+  runMiddleware,
   type Session,
   safely,
   type WriteOptions,
@@ -527,25 +528,7 @@ export class Socket<
   }
 
   private run(event: AnyArgs, done: (err?: Error) => void): void {
-    const fns = this.fns.slice();
-    const step = (i: number): void => {
-      let called = false;
-      try {
-        (fns[i] as PacketMiddleware)(event, (err) => {
-          if (called) return;
-          called = true;
-          if (err) done(err);
-          else if (i + 1 >= fns.length) done();
-          else step(i + 1);
-        });
-      } catch (err) {
-        if (!called) {
-          called = true;
-          done(err instanceof Error ? err : new Error(String(err)));
-        }
-      }
-    };
-    step(0);
+    runMiddleware(this.fns.slice(), event, done);
   }
 
   /** @internal the namespace tracks sockets with outgoing listeners (broadcasts notify them) */

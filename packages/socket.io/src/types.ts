@@ -198,6 +198,40 @@ export function safely(what: string, fn: () => unknown): void {
   }
 }
 
+/**
+ * Runs middleware `fns` on `arg` in order, each with a `next(err?)` that only its first call counts: `done()` after the
+ * last, `done(err)` at the first error passed or thrown. Namespace middleware (per connecting socket) and socket
+ * middleware (per incoming packet) both run this way, as socket.io runs them.
+ */
+export function runMiddleware<A>(
+  fns: readonly ((arg: A, next: (err?: Error) => void) => unknown)[],
+  arg: A,
+  done: (err?: Error) => void,
+): void {
+  if (fns.length === 0) {
+    done();
+    return;
+  }
+  const step = (i: number): void => {
+    let called = false;
+    try {
+      (fns[i] as (arg: A, next: (err?: Error) => void) => unknown)(arg, (err) => {
+        if (called) return;
+        called = true;
+        if (err) done(err);
+        else if (i + 1 >= fns.length) done();
+        else step(i + 1);
+      });
+    } catch (err) {
+      if (!called) {
+        called = true;
+        done(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+  };
+  step(0);
+}
+
 /** A random id as socket.io's base64id makes them: 15 random bytes, base64url (20 characters). */
 export function randomId(): string {
   return randomBytes(15).toString('base64url');
