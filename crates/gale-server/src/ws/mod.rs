@@ -104,8 +104,8 @@ pub(crate) struct WsConn {
     pub sid: u32,
     /// Index into `Inner::ws_routes`.
     pub route: u32,
+    /// Holds the negotiated permessage-deflate parameters too (`decoder.deflate()`), so they are not kept twice.
     pub decoder: Decoder,
-    pub deflate: Option<DeflateParams>,
     /// This socket's own compressor (`Compression::Dedicated`), created on first use.
     /// Boxed: an idle socket keeps only the pointer (the compressor is ~150 bytes inline).
     pub deflater: Option<Box<Deflater>>,
@@ -116,7 +116,7 @@ pub(crate) struct WsConn {
     pub close_sent: bool,
     /// What JS hears when the connection ends; 1006 until a close frame is sent or received.
     pub close_code: u16,
-    pub close_reason: Vec<u8>,
+    pub close_reason: Box<[u8]>,
     /// A send reported `Buffered`: announce the drain.
     pub want_drain: bool,
     /// Subscribed to at least one topic (so closing can skip the topic registry).
@@ -140,13 +140,12 @@ impl WsConn {
             sid,
             route,
             decoder: Decoder::new(Role::Server, max_payload, deflate),
-            deflate,
             deflater: None,
             last_recv: now,
             ping_sent: false,
             close_sent: false,
             close_code: 1006,
-            close_reason: Vec::new(),
+            close_reason: Box::default(),
             want_drain: false,
             subscribed: false,
             publish_gen: 0,
@@ -158,8 +157,7 @@ impl WsConn {
     pub fn set_close(&mut self, code: u16, reason: &[u8]) {
         if self.close_code == 1006 {
             self.close_code = code;
-            self.close_reason.clear();
-            self.close_reason.extend_from_slice(reason);
+            self.close_reason = reason.into();
         }
     }
 }
@@ -171,3 +169,15 @@ pub(crate) fn make_sid(serial: u32, cid: usize) -> u32 {
 
 /// Most connections a WebSocket id can name.
 pub(crate) const MAX_WS_CONNS: usize = SID_INDEX_MASK as usize;
+
+#[cfg(test)]
+mod size_tests {
+    /// Every open WebSocket holds one boxed `WsConn`: it stays within 184 bytes on 64-bit targets (deflate state,
+    /// decoder failures, the compressor and the kept head are boxed apart; see gale-ws's `decoder_stays_small`).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn ws_conn_stays_small() {
+        let size = std::mem::size_of::<super::WsConn>();
+        assert!(size <= 184, "WsConn is {size} bytes");
+    }
+}

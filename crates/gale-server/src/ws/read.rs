@@ -140,7 +140,7 @@ impl Inner {
         self.events.push_back(Event::WsClose {
             sid: ws.sid,
             code: ws.close_code,
-            reason: ws.close_reason.into_boxed_slice(),
+            reason: ws.close_reason,
         });
     }
 

@@ -87,7 +87,8 @@ impl Inner {
         let ws = conn.ws.as_mut().expect("gate checked");
         let route = &mut self.ws_routes[ws.route as usize];
         let deflate = ws
-            .deflate
+            .decoder
+            .deflate()
             .filter(|_| compress && len >= route.opts.deflate.threshold);
         match deflate {
             None => {
@@ -206,7 +207,8 @@ impl Inner {
             let r = ws.route as usize;
             let route = &mut self.ws_routes[r];
             let deflate = ws
-                .deflate
+                .decoder
+                .deflate()
                 .filter(|_| compress && payload.len() >= route.opts.deflate.threshold);
             match (deflate, route.opts.compression) {
                 (None, _) | (Some(_), Compression::Off) => conn.wbuf.extend_from_slice(&plain),

@@ -83,9 +83,9 @@ impl Decoder {
         let frame = Frame {
             opcode,
             fin,
-            remaining: len,
+            phase: 0,
             mask,
-            pos: 0,
+            remaining: len,
         };
         Ok(Some((frame, header_len)))
     }
@@ -105,7 +105,9 @@ impl Decoder {
                     len,
                 });
                 self.data.clear();
-                self.raw.clear();
+                if let Some(d) = &mut self.deflate {
+                    d.raw.clear();
+                }
                 self.utf8.reset();
             }
             Opcode::Close | Opcode::Ping | Opcode::Pong => self.control.clear(),

@@ -45,15 +45,25 @@ enum Last {
     Control,
 }
 
-/// The frame whose payload is being read.
+/// The frame whose payload is being read (16 bytes: every idle WebSocket carries an `Option` of it).
 #[derive(Debug, Clone, Copy)]
 struct Frame {
     opcode: Opcode,
     fin: bool,
-    remaining: u64,
+    /// Payload bytes read so far, modulo 4: the masking key's phase.
+    phase: u8,
     mask: Option<[u8; 4]>,
-    /// Payload bytes read so far: the masking key's phase.
-    pos: usize,
+    remaining: u64,
+}
+
+/// permessage-deflate state, boxed apart: a socket that did not negotiate it keeps only a null pointer.
+#[derive(Debug)]
+struct Deflate {
+    params: DeflateParams,
+    /// The compressed bytes of a compressed message, inflated into `data` at its end.
+    raw: Vec<u8>,
+    /// Boxed: ~150 bytes that a socket without compressed messages never needs.
+    inflater: Option<Box<Inflater>>,
 }
 
 /// The data message being reassembled.
@@ -93,23 +103,21 @@ struct Message {
 ///     }
 /// }
 /// ```
+// Every open WebSocket holds one of these, so it is kept small (112 bytes on 64-bit targets; a test checks):
+// deflate state and a failure are boxed, since most sockets never have them.
 pub struct Decoder {
-    role: Role,
     max_payload: usize,
-    deflate: Option<DeflateParams>,
-    /// Boxed: ~150 bytes that a socket without compressed messages never needs.
-    inflater: Option<Box<Inflater>>,
+    deflate: Option<Box<Deflate>>,
     frame: Option<Frame>,
     message: Option<Message>,
     /// The message being reassembled, then the last whole message.
     pub(crate) data: Vec<u8>,
-    /// The compressed bytes of a compressed message, inflated into `data` at its end.
-    pub(crate) raw: Vec<u8>,
     /// The last control frame's payload (kept apart: control frames interleave fragments).
     control: Vec<u8>,
+    failed: Option<Box<CloseError>>,
     utf8: Utf8,
+    role: Role,
     last: Last,
-    failed: Option<CloseError>,
 }
 
 impl std::fmt::Debug for Decoder {
@@ -117,7 +125,7 @@ impl std::fmt::Debug for Decoder {
         f.debug_struct("Decoder")
             .field("role", &self.role)
             .field("max_payload", &self.max_payload)
-            .field("deflate", &self.deflate)
+            .field("deflate", &self.deflate.as_ref().map(|d| d.params))
             .field("frame", &self.frame)
             .field("message", &self.message)
             .field("failed", &self.failed)
@@ -131,19 +139,34 @@ impl Decoder {
     /// if any; its [`Inflater`] is created on the first compressed message.
     pub fn new(role: Role, max_payload: usize, deflate: Option<DeflateParams>) -> Decoder {
         Decoder {
-            role,
             max_payload,
-            deflate,
-            inflater: None,
+            deflate: deflate.map(|params| {
+                Box::new(Deflate {
+                    params,
+                    raw: Vec::new(),
+                    inflater: None,
+                })
+            }),
             frame: None,
             message: None,
             data: Vec::new(),
-            raw: Vec::new(),
             control: Vec::new(),
-            utf8: Utf8::default(),
-            last: Last::Data,
             failed: None,
+            utf8: Utf8::default(),
+            role,
+            last: Last::Data,
         }
+    }
+
+    /// The permessage-deflate parameters this decoder was made with, if any.
+    pub fn deflate(&self) -> Option<DeflateParams> {
+        self.deflate.as_ref().map(|d| d.params)
+    }
+
+    /// The compressed-message buffer (tests of `shrink_buffers`).
+    #[cfg(test)]
+    pub(crate) fn raw_capacity(&self) -> usize {
+        self.deflate.as_ref().map_or(0, |d| d.raw.capacity())
     }
 
     /// Consumes bytes from `input` (part of a frame, one frame or several) and returns how
@@ -155,12 +178,12 @@ impl Decoder {
     /// bytes only when the whole header is present. On `Err` send a close frame with the
     /// error's code and reason, then close; the decoder keeps returning that error.
     pub fn decode(&mut self, input: &[u8]) -> Result<(usize, Option<Event>), CloseError> {
-        if let Some(err) = self.failed {
-            return Err(err);
+        if let Some(err) = &self.failed {
+            return Err(**err);
         }
         let result = self.run(input);
         if let Err(err) = result {
-            self.failed = Some(err);
+            self.failed = Some(Box::new(err));
         }
         result
     }
@@ -203,7 +226,8 @@ impl Decoder {
         if between && self.last != Last::Data {
             self.data.clear();
         }
-        for buf in [&mut self.data, &mut self.raw] {
+        let raw = self.deflate.as_mut().map(|d| &mut d.raw);
+        for buf in std::iter::once(&mut self.data).chain(raw) {
             if buf.is_empty() && buf.capacity() > keep {
                 *buf = Vec::new();
             }
@@ -228,7 +252,7 @@ impl Decoder {
                 .min(input.len() - pos);
             self.payload_bytes(&frame, &input[pos..pos + n])?;
             pos += n;
-            frame.pos += n;
+            frame.phase = ((frame.phase as usize + n) % 4) as u8;
             frame.remaining -= n as u64;
             if frame.remaining > 0 {
                 self.frame = Some(frame);
@@ -248,13 +272,17 @@ impl Decoder {
         }
         let (buf, check_text) = match (frame.opcode.is_control(), &self.message) {
             (true, _) => (&mut self.control, false),
-            (false, Some(m)) if m.compressed => (&mut self.raw, false),
+            (false, Some(m)) if m.compressed => match &mut self.deflate {
+                Some(d) => (&mut d.raw, false),
+                // The header check refuses RSV1 without deflate, so a compressed message implies it.
+                None => unreachable!("compressed message without deflate"),
+            },
             (false, m) => (&mut self.data, m.is_some_and(|m| m.text)),
         };
         let start = buf.len();
         buf.extend_from_slice(piece);
         if let Some(key) = frame.mask {
-            apply_mask(&mut buf[start..], key, frame.pos);
+            apply_mask(&mut buf[start..], key, frame.phase as usize);
         }
         if check_text {
             self.utf8.feed(&self.data[start..]).map_err(|()| NOT_UTF8)?;
@@ -307,7 +335,11 @@ impl Decoder {
     }
 
     fn inflate(&mut self) -> Result<(), CloseError> {
-        let params = self.deflate.expect("compressed messages need deflate");
+        let d = self
+            .deflate
+            .as_deref_mut()
+            .expect("compressed messages need deflate");
+        let params = d.params;
         let (bits, reset) = match self.role {
             Role::Server => (
                 params.client_max_window_bits,
@@ -318,13 +350,13 @@ impl Decoder {
                 params.server_no_context_takeover,
             ),
         };
-        let inflater = self
+        let inflater = d
             .inflater
             .get_or_insert_with(|| Box::new(Inflater::new(bits, reset)));
         self.data.clear();
-        let result = inflater.decompress(&self.raw, &mut self.data, self.max_payload);
+        let result = inflater.decompress(&d.raw, &mut self.data, self.max_payload);
         // Keep the capacity for the next compressed message; `shrink_buffers` may free it.
-        self.raw.clear();
+        d.raw.clear();
         result
     }
 }

@@ -345,3 +345,14 @@ fn buffers_are_reused_in_steady_state() {
     dec.shrink_buffers(0);
     assert_eq!(dec.payload(), &[3; 1024][..]);
 }
+
+/// Every open WebSocket holds a decoder: an idle one stays within 112 bytes (deflate state and failures boxed).
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn decoder_stays_small() {
+    assert!(
+        std::mem::size_of::<Decoder>() <= 112,
+        "{}",
+        std::mem::size_of::<Decoder>()
+    );
+}
