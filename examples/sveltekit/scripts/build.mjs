@@ -47,9 +47,12 @@ function hashTree(hash, root, dir = root) {
   }
 }
 
-/** The cache key: the sources and tool versions a build with `adapter` depends on. */
+/** The cache key: the checkout, the sources and tool versions a build with `adapter` depends on. */
 export function buildKey(adapter) {
   const hash = createHash('sha256');
+  // The build links this checkout's node_modules (the server imports gale by name): another checkout, which may be
+  // deleted later, gets its own build.
+  hash.update(`${repoDir}\0`);
   hashTree(hash, exampleDir);
   hash.update(readFileSync(fileURLToPath(import.meta.url)));
   if (adapter === 'gale') hashTree(hash, adapterDir);
