@@ -234,7 +234,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     unsafe { sys::napi_create_object(env, &mut obj) };
     // (name, callback, arity): the arity becomes the function's `length`, which tests/api/binding-interface.test.ts
     // compares with the NativeServer interface in packages/gale/src/native.ts.
-    let table: [(&CStr, Cb, u32); 47] = [
+    let table: [(&CStr, Cb, u32); 49] = [
         (c"route", crate::setup::route, 3),
         (c"fixed", crate::setup::fixed, 5),
         (c"listen", crate::setup::listen, 2),
@@ -262,6 +262,8 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"remote", crate::reqinfo::req_remote, 1),
         (c"local", crate::reqinfo::req_local, 1),
         (c"version", crate::reqinfo::req_version, 1),
+        (c"keep", crate::reqinfo::req_keep, 1),
+        (c"parseKept", crate::reqinfo::parse_kept, 1),
         (c"wsRoute", crate::ws::ws_route, 3),
         (c"wsAccept", crate::ws::ws_accept, 4),
         (c"wsRequest", crate::ws::ws_request, 1),

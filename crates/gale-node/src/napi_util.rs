@@ -111,6 +111,30 @@ pub fn get_string(env: napi_env, v: napi_value) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// A JS string as Latin-1 bytes (one byte per UTF-16 unit, the inverse of [`latin1`]); None if `v` is not a string.
+pub fn get_latin1(env: napi_env, v: napi_value) -> Option<Vec<u8>> {
+    let mut len = 0usize;
+    // SAFETY: v is a value from the current scope; a null buffer asks for the length only.
+    let status = unsafe { sys::napi_get_value_string_latin1(env, v, ptr::null_mut(), 0, &mut len) };
+    if status != sys::Status::napi_ok {
+        return None;
+    }
+    let mut out = Vec::with_capacity(len + 1);
+    let mut written = 0usize;
+    // SAFETY: out has room for len bytes and the terminating NUL napi writes.
+    unsafe {
+        sys::napi_get_value_string_latin1(
+            env,
+            v,
+            out.as_mut_ptr() as *mut c_char,
+            len + 1,
+            &mut written,
+        );
+        out.set_len(written.min(len));
+    }
+    Some(out)
+}
+
 /// The bytes of a Uint8Array/Buffer (None if `v` is not a typed array).
 ///
 /// The slice borrows memory JS owns: it is valid until JS code runs again (JS could detach or

@@ -1,5 +1,7 @@
 //! Lazy request accessors JS calls on first use: method, url, version, headers, one header, body, peer.
 
+use std::io::Write;
+
 use napi::sys::{napi_callback_info, napi_env, napi_value};
 
 use crate::methods::server;
@@ -65,6 +67,60 @@ pub(crate) unsafe extern "C" fn req_header(env: napi_env, info: napi_callback_in
             None => nu::undefined(env),
         }
     })
+}
+
+/// `keep(id) → [head, version, address, port, secure]`: one copy of what JS may still read of a request after the
+/// engine lets go of it (the Express layer calls it at each response's end, as it cannot know when reads stop) —
+/// the head's bytes as a Latin-1 string for `parseKept`, the HTTP minor version (2 for HTTP/2), and the peer (address
+/// '' and port undefined when the connection is gone). Undefined when the engine already let go.
+pub(crate) unsafe extern "C" fn req_keep(env: napi_env, info: napi_callback_info) -> napi_value {
+    on_req(env, info, |r, _| {
+        let (address, port) = match r.peer() {
+            Some(a) => {
+                // Formatted on the stack: no allocation for the address text.
+                let mut buf = [0u8; 64];
+                let mut w = &mut buf[..];
+                let _ = write!(w, "{}", a.ip());
+                let n = 64 - w.len();
+                (
+                    nu::latin1(env, &buf[..n]),
+                    nu::uint(env, u32::from(a.port())),
+                )
+            }
+            None => (nu::latin1(env, b""), nu::undefined(env)),
+        };
+        nu::array(
+            env,
+            &[
+                nu::latin1(env, r.head_bytes()),
+                nu::uint(env, u32::from(r.minor_version())),
+                address,
+                port,
+                nu::boolean(env, r.secure()),
+            ],
+        )
+    })
+}
+
+/// `parseKept(head) → [method, target, flat lower-cased headers]` of a head `keep` copied; undefined if it does not
+/// parse (it always does: the engine parsed the same bytes once).
+pub(crate) unsafe extern "C" fn parse_kept(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, _) = nu::args::<1>(env, info);
+    let Some(mut head) = nu::get_latin1(env, argv[0]) else {
+        return nu::throw(env, "parseKept(head): head must be a string", true);
+    };
+    head.extend_from_slice(b"\r\n\r\n");
+    match gale_server::KeptHead::parse(&head) {
+        Some(k) => nu::array(
+            env,
+            &[
+                nu::latin1(env, k.method()),
+                nu::latin1(env, k.target()),
+                flat_headers(env, k.headers()),
+            ],
+        ),
+        None => nu::undefined(env),
+    }
 }
 
 pub(crate) unsafe extern "C" fn req_body(env: napi_env, info: napi_callback_info) -> napi_value {

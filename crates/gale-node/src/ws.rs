@@ -167,10 +167,10 @@ pub(crate) unsafe extern "C" fn ws_request(env: napi_env, info: napi_callback_in
     let Some(sid) = nu::get_u32(env, argv[0]) else {
         return nu::throw(env, "wsRequest(sid): sid must be a number", true);
     };
-    s.ws_take_request(sid, |k| {
-        let remote = crate::setup::addr_array(env, k.peer());
+    s.ws_take_request(sid, |k, peer, secure| {
+        let remote = crate::setup::addr_array(env, peer);
         // SAFETY: remote is an array from the current scope.
-        unsafe { napi::sys::napi_set_element(env, remote, 3, nu::boolean(env, k.secure())) };
+        unsafe { napi::sys::napi_set_element(env, remote, 3, nu::boolean(env, secure)) };
         nu::array(
             env,
             &[

@@ -56,6 +56,14 @@ impl<'a> ReqView<'a> {
             .map(|(_, v)| v)
     }
 
+    /// The request line and headers as received, through the last header's last byte (no blank line): what a layer
+    /// that cannot know when reads stop copies at the response's end, to parse again with [`crate::KeptHead::parse`]
+    /// (after appending `\r\n\r\n`) once the engine has let go of the record. An HTTP/2 request's head is in HTTP/1.1
+    /// form, so its version is [`ReqView::minor_version`]'s, not the copy's.
+    pub fn head_bytes(&self) -> &'a [u8] {
+        crate::ws::head_bytes(self.req)
+    }
+
     /// Route params in pattern order, percent-decoded; None for an optional param that matched nothing.
     pub fn params(&self) -> impl Iterator<Item = Option<&'a [u8]>> + 'a {
         let req = self.req;

@@ -129,7 +129,9 @@ function outHeaders(res: NodeResponse): object {
  * lets go of the request (Gale's rule is the end of the turn the response ended in). A no-op over node:http.
  */
 function keepRequest(req: ExpressRequest): void {
-  (req._g as unknown as { _snapshot?: () => void })._snapshot?.();
+  // One copy of the head and peer, parsed only if something reads a field after the engine lets go (node:http's
+  // request underneath has no such method: it keeps everything itself).
+  (req._g as unknown as { _keep?: () => void })._keep?.();
 }
 
 /** node:http underneath (node-adapter.ts): it frames by the headers it is given. */

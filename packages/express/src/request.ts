@@ -329,6 +329,8 @@ export class ExpressRequest {
     const status = res.statusCode;
     if ('GET' !== method && 'HEAD' !== method && ('QUERY' !== method || this._compat4)) return false;
     if ((status >= 200 && status < 300) || 304 === status) {
+      // Neither conditional header (the usual request): not fresh, as `fresh` answers, without copying every header.
+      if (this._hdrs === undefined && this._g._lacks?.('if-none-match', 'if-modified-since') === true) return false;
       return fresh(this.headers as fresh.Headers, {
         etag: res.get('ETag') as string | undefined,
         'last-modified': res.get('Last-Modified') as string | undefined,

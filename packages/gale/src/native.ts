@@ -52,6 +52,10 @@ export interface NativeServer {
   /** The connection's local end. */
   local(id: number): [address: string, port: number, family: string] | undefined;
   version(id: number): number | undefined;
+  /** One copy of what JS may read of a request after the engine lets go of it (Request._keep). */
+  keep(id: number): KeptHead | undefined;
+  /** Method, target and flat lower-cased headers of a head `keep` copied. */
+  parseKept(head: string): [method: string, url: string, headers: string[]] | undefined;
   /** WebSocket methods (crates/gale-node/src/ws.rs); send results: 0 sent, 1 buffered, 2 dropped, 3 closed. */
   wsRoute(path: string, id: number, options: Record<string, unknown>): string[];
   /** With `keepHead` the engine keeps the request's head for `wsRequest` (the socket's JS side did not read it). */
@@ -95,10 +99,6 @@ export interface NativeServer {
   memClose(key: number): void;
 }
 
-/**
- * What a reply rarely carries, passed only when set: a reason phrase other than the standard one, the app's own
- * `Connection: close`, and a declared body length (Content-Length for a streamed body or a HEAD answer).
- */
 /** A WebSocket's kept upgrade request (`wsRequest`): method, target, HTTP minor version, flat lower-cased headers, peer. */
 export type KeptRequest = [
   method: string,
@@ -107,6 +107,15 @@ export type KeptRequest = [
   headers: string[],
   remote: [address: string, port: number, family: string, secure: boolean],
 ];
+/**
+ * A request's head as `keep` copied it: the request line and headers as Latin-1 text (for `parseKept`), the HTTP minor
+ * version (2 for HTTP/2), and the peer (address '' and port undefined when the connection was gone).
+ */
+export type KeptHead = [head: string, minor: number, address: string, port: number | undefined, secure: boolean];
+/**
+ * What a reply rarely carries, passed only when set: a reason phrase other than the standard one, the app's own
+ * `Connection: close`, and a declared body length (Content-Length for a streamed body or a HEAD answer).
+ */
 export type ReplyMeta = [reason: string | undefined, close: boolean, length: number | undefined];
 
 /** Options the engine reads: the engine's subset of the public options (defaults live in gale-server). */

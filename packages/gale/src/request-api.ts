@@ -360,6 +360,8 @@ export interface RequestView extends RequestHelpers, RequestBodyReaders {
   /** @internal */ _reqId: string | undefined;
   /** @internal */ readonly _secureConn: boolean;
   /** @internal */ _snapshot(): void;
+  /** @internal */ _keep(): void;
+  /** @internal */ _lacks(a: string, b: string): boolean;
   /** @internal */ _bodySource(): BodySource;
   /** @internal */ lazy(): Lazy;
 }

@@ -7,7 +7,7 @@ import { ErrorCodes, HttpError } from './errors.js';
 import type { Logger } from './logger.js';
 import { requestId, requestLogger } from './logging.js';
 import type { MultipartOptions, MultipartPart } from './multipart.js';
-import type { KeptRequest, NativeServer } from './native.js';
+import type { KeptHead, KeptRequest, NativeServer } from './native.js';
 import { defineRequestMembers } from './node-members.js';
 import type { SocketView } from './node-socket.js';
 import { NullObject } from './null-object.js';
@@ -98,6 +98,8 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   private _rport: number | undefined;
   private _tls: boolean | undefined;
   private _version: number | undefined;
+  /** What `_keep` copied (head, HTTP minor version, peer) while no read has needed it. */
+  private _kept: KeptHead | undefined;
   /** @internal */ _abort: AbortController | undefined;
   /** @internal */ _aborted = false;
   /** @internal the app's request options (shared by all its requests) */
@@ -194,6 +196,46 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   }
 
   /**
+   * @internal A cheap `_snapshot` for a layer that cannot know when reads stop (the Express layer, at each response's
+   * end): one crossing copies the head's bytes and the peer, and a field never read before the engine lets go of the
+   * record is parsed from them on first read, instead of every field being copied out at every response.
+   */
+  _keep(): void {
+    if (this._ended || this._kept !== undefined) return;
+    // Undefined: the engine let go already; a later read of a field never read gets the documented error.
+    this._kept = this._n.keep(this._id);
+  }
+
+  /**
+   * @internal True when neither header is present, asked of the engine one name at a time instead of copying every
+   * header into JS; false when unsure (the response ended: the caller reads `headers`, which has the answer).
+   */
+  _lacks(a: string, b: string): boolean {
+    const h = this._headers;
+    if (h !== undefined) return h[a] === undefined && h[b] === undefined;
+    if (this._kept !== undefined || this._ended) return false;
+    return this._n.header(this._id, a) === undefined && this._n.header(this._id, b) === undefined;
+  }
+
+  /** A field the engine no longer has: filled (with every field not read yet) from what `_keep` copied, else the error. */
+  private lost(what: string): void {
+    const k = this._kept;
+    if (k === undefined) this.gone(what);
+    this._kept = undefined;
+    const p = this._n.parseKept(k[0]);
+    if (p === undefined) this.gone(what);
+    if (this._method === undefined) this._method = p[0];
+    if (this._url === undefined) this._url = p[1];
+    if (this._headers === undefined) this._headers = headersOf(p[2]);
+    if (this._version === undefined) this._version = k[1];
+    if (this._ip === undefined) {
+      this._ip = k[2];
+      this._rport = k[3];
+      this._tls = k[4];
+    }
+  }
+
+  /**
    * @internal Fills every field a snapshot holds from what the engine kept of a WebSocket's upgrade request
    * (`wsRequest`), for a request object made after the engine let go of the record.
    */
@@ -228,20 +270,20 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   get method(): string {
     if (this._method === undefined) {
       const m = this._n.method(this._id);
-      if (m === undefined) this.gone('method');
-      this._method = m;
+      if (m === undefined) this.lost('method');
+      else this._method = m;
     }
-    return this._method;
+    return this._method as string;
   }
 
   /** The request target as received, query included (`/api/users/7?x=1`), whatever the mount point. */
   get originalUrl(): string {
     if (this._url === undefined) {
       const u = this._n.url(this._id);
-      if (u === undefined) this.gone('url');
-      this._url = u;
+      if (u === undefined) this.lost('url');
+      else this._url = u;
     }
-    return this._url;
+    return this._url as string;
   }
 
   /**
@@ -288,8 +330,8 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   get httpVersion(): string {
     if (this._version === undefined) {
       const v = this._n.version(this._id);
-      if (v === undefined) this.gone('httpVersion');
-      this._version = v;
+      if (v === undefined) this.lost('httpVersion');
+      else this._version = v;
     }
     return this._version === 0 ? '1.0' : this._version === 2 ? '2.0' : '1.1';
   }
@@ -318,8 +360,8 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   get headers(): HeadersOf<I> {
     if (this._headers === undefined) {
       const flat = this._n.headers(this._id);
-      if (flat === undefined) this.gone('headers');
-      this._headers = headersOf(flat);
+      if (flat === undefined) this.lost('headers');
+      else this._headers = headersOf(flat);
     }
     return this._headers as HeadersOf<I>;
   }
@@ -345,7 +387,10 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   private readRemote(): void {
     const r = this._n.remote(this._id);
     // undefined: the engine let go of the request (null: it is known, but its connection is gone).
-    if (r === undefined) this.gone('remoteAddress');
+    if (r === undefined) {
+      this.lost('remoteAddress');
+      return;
+    }
     this._ip = r?.[0] ?? '';
     this._rport = r?.[1];
     this._tls = r?.[3] === true;

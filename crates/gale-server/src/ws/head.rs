@@ -1,5 +1,6 @@
-//! The upgrade request of a socket whose JS side has not read `ws.req` yet: its head's bytes kept with the socket
-//! (one exact-size copy, parsed again when JS asks) instead of a JS request object per idle socket.
+//! A request head kept as bytes and parsed again when JS asks: the upgrade request of a socket whose JS side has not
+//! read `ws.req` yet (kept with the socket instead of a JS request object per idle socket), and the head a layer that
+//! cannot know when reads stop (the Express layer) copies at a response's end (`Server::req_keep`).
 
 use std::net::SocketAddr;
 
@@ -16,34 +17,39 @@ pub(crate) struct ClosedHead {
     pub secure: bool,
 }
 
-/// Copies what JS may read of `req`: the request line and headers, through the last header's last byte, ended with a
-/// blank line so it parses again alone (the record's buffer is pooled and larger; line ends in between stay as sent).
-pub(crate) fn keep(req: &Req) -> Box<[u8]> {
+/// What JS may read of `req`: the request line and headers, through the last header's last byte (the record's buffer
+/// is pooled and larger; line ends in between stay as sent). [`KeptHead::parse`] reads it again once a blank line is
+/// appended.
+pub(crate) fn head_bytes(req: &Req) -> &[u8] {
     let start = req.method.start as usize;
     let end = req
         .headers
         .iter()
         .map(|h| h.value.end.max(h.name.end))
         .fold(req.target.end, u32::max) as usize;
-    let mut kept = Vec::with_capacity(end - start + 4);
-    kept.extend_from_slice(&req.head[start..end]);
+    &req.head[start..end]
+}
+
+/// One exact-size copy of [`head_bytes`], ended with a blank line so it parses again alone.
+pub(crate) fn keep(req: &Req) -> Box<[u8]> {
+    let bytes = head_bytes(req);
+    let mut kept = Vec::with_capacity(bytes.len() + 4);
+    kept.extend_from_slice(bytes);
     kept.extend_from_slice(b"\r\n\r\n");
     kept.into_boxed_slice()
 }
 
-/// A kept upgrade request, parsed again for JS.
+/// A kept request head, parsed again for JS.
 pub struct KeptHead<'a> {
     head: &'a [u8],
     parsed: RequestHead,
     headers: Vec<HeaderSpan>,
-    peer: SocketAddr,
-    secure: bool,
 }
 
 impl<'a> KeptHead<'a> {
-    /// Parses bytes `keep` made. The request passed the server's own limits once; these only make sure the same bytes
-    /// parse the same way again, whatever limits the server had.
-    fn parse(head: &'a [u8], peer: SocketAddr, secure: bool) -> Option<KeptHead<'a>> {
+    /// Parses bytes `keep` made (None for anything else). The request passed the server's own limits once; these only
+    /// make sure the same bytes parse the same way again, whatever limits the server had.
+    pub fn parse(head: &'a [u8]) -> Option<KeptHead<'a>> {
         let limits = Limits {
             max_head_bytes: usize::MAX,
             max_headers: usize::MAX,
@@ -56,8 +62,6 @@ impl<'a> KeptHead<'a> {
             head,
             parsed,
             headers,
-            peer,
-            secure,
         })
     }
 
@@ -71,7 +75,7 @@ impl<'a> KeptHead<'a> {
         self.parsed.target.get(self.head)
     }
 
-    /// 1 for HTTP/1.1, 0 for HTTP/1.0.
+    /// 1 for HTTP/1.1, 0 for HTTP/1.0 (an HTTP/2 request's head is kept in HTTP/1.1 form: 1).
     pub fn minor_version(&self) -> u8 {
         self.parsed.minor_version
     }
@@ -82,23 +86,17 @@ impl<'a> KeptHead<'a> {
             .iter()
             .map(|h| (h.name.get(self.head), h.value.get(self.head)))
     }
-
-    /// The client's address (or the nearest proxy's).
-    pub fn peer(&self) -> SocketAddr {
-        self.peer
-    }
-
-    /// The connection was TLS.
-    pub fn secure(&self) -> bool {
-        self.secure
-    }
 }
 
 impl Server {
-    /// Hands socket `sid`'s kept upgrade request to `f` and forgets it; None when none is kept (the socket was
-    /// accepted without `keep_head`, or JS took it already). The head of a socket that closed is kept until taken,
-    /// so JS can read the request when it hears of the close.
-    pub fn ws_take_request<R>(&self, sid: u32, f: impl FnOnce(&KeptHead) -> R) -> Option<R> {
+    /// Hands socket `sid`'s kept upgrade request to `f` with the peer address and whether the connection was TLS, and
+    /// forgets it; None when none is kept (the socket was accepted without `keep_head`, or JS took it already). The
+    /// head of a socket that closed is kept until taken, so JS can read the request when it hears of the close.
+    pub fn ws_take_request<R>(
+        &self,
+        sid: u32,
+        f: impl FnOnce(&KeptHead, SocketAddr, bool) -> R,
+    ) -> Option<R> {
         let (head, peer, secure) = {
             let mut inner = self.inner.borrow_mut();
             let live = inner
@@ -116,7 +114,7 @@ impl Server {
                 }
             }
         };
-        Some(f(&KeptHead::parse(&head, peer, secure)?))
+        Some(f(&KeptHead::parse(&head)?, peer, secure))
     }
 }
 
@@ -157,8 +155,7 @@ mod tests {
             &*kept,
             &b"GET /chat?room=1 HTTP/1.1\r\nHost: a\r\nX-Y:  z\r\n\r\n"[..]
         );
-        let peer: SocketAddr = "127.0.0.1:4000".parse().unwrap();
-        let k = KeptHead::parse(&kept, peer, true).unwrap();
+        let k = KeptHead::parse(&kept).unwrap();
         assert_eq!(k.method(), b"GET");
         assert_eq!(k.target(), b"/chat?room=1");
         assert_eq!(k.minor_version(), 1);
@@ -167,8 +164,6 @@ mod tests {
             hs,
             vec![(&b"Host"[..], &b"a"[..]), (&b"X-Y"[..], &b"z"[..])]
         );
-        assert_eq!(k.peer(), peer);
-        assert!(k.secure());
     }
 
     #[test]
@@ -190,7 +185,7 @@ mod tests {
             ..Req::default()
         };
         let kept = keep(&req);
-        let k = KeptHead::parse(&kept, "[::1]:9".parse().unwrap(), false).unwrap();
+        let k = KeptHead::parse(&kept).unwrap();
         assert_eq!(k.minor_version(), 0);
         let hs: Vec<_> = k.headers().collect();
         assert_eq!(hs, vec![(&b"A"[..], &b"1"[..]), (&b"B"[..], &b""[..])]);

@@ -8,8 +8,8 @@ mod send;
 mod upgrade;
 
 use gale_ws::{Decoder, DeflateConfig, DeflateParams, Deflater, Role};
-pub(crate) use head::ClosedHead;
 pub use head::KeptHead;
+pub(crate) use head::{head_bytes, ClosedHead};
 
 /// How a WebSocket route compresses what it sends (permessage-deflate, RFC 7692).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

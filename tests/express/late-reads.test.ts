@@ -1,0 +1,118 @@
+// Request fields read after the response ended, in a later event-loop turn (a logger's timer, a late callback): the
+// Express layer keeps one copy of each request's head and peer at the response's end, and a field never read before
+// is parsed from it. Each answer must be the request's own — also when pipelined requests reuse engine records — and
+// the same as real Express 5 gives for the same bytes.
+// biome-ignore-all lint/suspicious/noExplicitAny: Express-style handlers
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import express from '@gale-http/express';
+import realExpress from 'express';
+import { RawConn } from '../helpers.js';
+import { start } from './helpers.js';
+
+const T = { timeout: 20_000 };
+
+/** What a handler reads 30 ms after answering, when the engine has long let go of the request (not `rawHeaders`: Gale
+ * documents lower-cased names there, with repeated headers joined as in `headers`). */
+function lateFields(req: any) {
+  return {
+    method: req.method,
+    originalUrl: req.originalUrl,
+    httpVersion: req.httpVersion,
+    headers: { ...req.headers },
+    late: req.get('x-late'),
+    ip: req.ip,
+    secure: req.secure,
+    protocol: req.protocol,
+    fresh: req.fresh,
+  };
+}
+
+function build(make: any, seen: Map<string, unknown>, done: () => void, expected: number) {
+  const app = make();
+  app.set('etag', false);
+  app.all('/late/:n', (req: any, res: any) => {
+    res.send(`ok ${req.params.n}`);
+    setTimeout(() => {
+      seen.set(req.params.n, lateFields(req));
+      if (seen.size === expected) done();
+    }, 30);
+  });
+  return app;
+}
+
+/** Pipelined requests on one connection, each with its own target, headers and method. */
+function requests(n: number): Buffer {
+  let out = '';
+  for (let i = 0; i < n; i++) {
+    const method = i % 3 === 0 ? 'POST' : 'GET';
+    out +=
+      `${method} /late/${i}?q=${i}&x=%C3%A9 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Late: value-${i}\r\n` +
+      `Accept: text/plain\r\nX-Dup: a${i}\r\nX-Dup: b${i}\r\nIf-None-Match: "nope-${i}"\r\n` +
+      `User-Agent: late/é${i}\r\n` +
+      (method === 'POST' ? 'Content-Length: 3\r\n\r\nabc' : '\r\n');
+  }
+  return Buffer.from(out, 'latin1');
+}
+
+async function run(make: any, n: number): Promise<Map<string, unknown>> {
+  const seen = new Map<string, unknown>();
+  let done!: () => void;
+  const all = new Promise<void>((r) => {
+    done = r;
+  });
+  const s = await start(build(make, seen, done, n));
+  try {
+    const conn = await RawConn.open(s.port);
+    await conn.write(requests(n));
+    await all;
+    conn.destroy();
+  } finally {
+    await s.close();
+  }
+  return seen;
+}
+
+test('late reads of every request field give each request its own answer, as Express 5 does', T, async () => {
+  const n = 24;
+  const gale = await run(express, n);
+  const real = await run(realExpress, n);
+  assert.equal(gale.size, n);
+  for (let i = 0; i < n; i++) {
+    const g = gale.get(String(i)) as Record<string, unknown>;
+    assert.deepEqual(g, real.get(String(i)), `request ${i}`);
+    assert.equal(g.late, `value-${i}`);
+    assert.equal(g.method, i % 3 === 0 ? 'POST' : 'GET');
+  }
+});
+
+test(
+  'a field read before the response ended keeps that value; the others are read late from the kept head',
+  T,
+  async () => {
+    const app = express();
+    const out: unknown[] = [];
+    let got!: () => void;
+    const finished = new Promise<void>((r) => {
+      got = r;
+    });
+    app.get('/mixed', (req: any, res: any) => {
+      const early = req.get('x-early');
+      req.headers['x-added'] = 'by the app';
+      res.send('ok');
+      setTimeout(() => {
+        out.push(early, req.get('x-added'), req.get('x-other'), req.httpVersion, req.ip);
+        got();
+      }, 30);
+    });
+    const s = await start(app);
+    try {
+      const res = await fetch(`${s.url}/mixed`, { headers: { 'x-early': 'e', 'x-other': 'o' } });
+      assert.equal(await res.text(), 'ok');
+      await finished;
+      assert.deepEqual(out, ['e', 'by the app', 'o', '1.1', '127.0.0.1']);
+    } finally {
+      await s.close();
+    }
+  },
+);
