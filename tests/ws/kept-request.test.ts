@@ -200,3 +200,23 @@ test('the default subprotocol is the first offered token even when the first hea
   assert.match(answer, /^HTTP\/1\.1 101 /);
   assert.match(answer, /\r\nsec-websocket-protocol: chat\r\n/i);
 });
+
+test('an upgrade that offers no subprotocol copies no request header into JS', T, async (t) => {
+  let copies = 0;
+  const s = await withApp(t, (app) => {
+    // Counts the engine's whole-header copies (the binding's own method, called through).
+    const n = (app as unknown as { n: { headers(id: number): string[] | undefined } }).n;
+    const headers = n.headers.bind(n);
+    n.headers = (id) => {
+      copies++;
+      return headers(id);
+    };
+    app.ws('/q', { message: (ws, data) => ws.send(data) });
+  });
+  const c = await connect(wsUrl(s.port, '/q'));
+  const echoed = nextMessage(c);
+  c.send('x');
+  assert.equal(String((await echoed).data), 'x');
+  assert.equal(copies, 0);
+  c.close();
+});

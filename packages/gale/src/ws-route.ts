@@ -208,7 +208,10 @@ export function nativeWsOptions(b: WsBehavior): Record<string, unknown> {
  */
 function offeredProtocols(req: Request, first: boolean): string[] {
   if (first) {
-    const line = tokens(req._n.header(req._id, 'sec-websocket-protocol'));
+    const raw = req._n.header(req._id, 'sec-websocket-protocol');
+    // No line at all (most clients offer none): nothing to look for in the others.
+    if (raw === undefined) return [];
+    const line = tokens(raw);
     if (line.length !== 0) return line;
   }
   return tokens(req.get('sec-websocket-protocol'));
