@@ -9,7 +9,7 @@ use std::time::{Instant, SystemTime};
 use gale_http::{DateCache, Error as HttpError, HeaderSpan};
 use gale_router::Router;
 use mio::net::TcpListener;
-use mio::{Interest, Token};
+use mio::Token;
 use slab::Slab;
 
 use crate::conn::{Conn, Io, Phase};
@@ -35,7 +35,7 @@ pub(crate) const BODY_HIGH_WATER: usize = 256 * 1024;
 
 pub(crate) struct Inner {
     pub cfg: Config,
-    pub poll: mio::Poll,
+    pub poll: crate::poller::Poller,
     pub listener: Option<TcpListener>,
     pub conns: Slab<Conn>,
     pub reqs: ReqPool,
@@ -121,7 +121,7 @@ impl Inner {
         Ok(Inner {
             router: Router::new(cfg.router),
             cfg,
-            poll: mio::Poll::new()?,
+            poll: crate::poller::Poller::new()?,
             listener: None,
             conns: Slab::new(),
             reqs: ReqPool::with_error_format(error_format),
@@ -211,11 +211,7 @@ impl Inner {
                     if self
                         .poll
                         .registry()
-                        .register(
-                            &mut sock,
-                            Token(key),
-                            Interest::READABLE | Interest::WRITABLE,
-                        )
+                        .register(&mut sock, Token(key), crate::poller::CONN_INTEREST)
                         .is_ok()
                     {
                         let conn = entry.insert(Conn::new(Io::Tcp(sock), peer, self.now));

@@ -1,6 +1,6 @@
-//! gale-server: all of Gale's I/O. Non-blocking sockets in a mio poller whose fd is watched by one
-//! `uv_poll` on the Node loop, so requests are parsed and handed to JS synchronously, on the JS thread (and
-//! in-process connections, `app.request`, whose bytes never leave memory: mem.rs).
+//! gale-server: all of Gale's I/O. Non-blocking sockets in a mio poller the Node loop watches (poller.rs: a
+//! `uv_poll` on its fd; on Windows a polling thread and a `uv_async`), so requests are parsed and handed to JS
+//! synchronously, on the JS thread (and in-process connections, `app.request`, whose bytes never leave memory: mem.rs).
 //! Depends on the sans-IO crates (gale-http, gale-router) and never names napi: JS is behind `Handler`.
 
 mod compress;
@@ -11,11 +11,13 @@ mod lifecycle;
 mod mem;
 mod output;
 mod parse;
+mod poller;
 mod reader;
 mod request;
 mod respond;
 mod serve;
 mod statics;
+mod sys;
 pub mod tls;
 mod trim;
 mod uv;
@@ -98,17 +100,7 @@ pub enum ErrorFormat {
 
 /// The default `max_connections`: the soft open-file limit less a reserve of 128 descriptors.
 pub fn default_max_connections() -> usize {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes into the struct we pass; it has no other effect.
-    let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0;
-    let soft = if ok && lim.rlim_cur != libc::RLIM_INFINITY {
-        lim.rlim_cur as usize
-    } else {
-        1 << 20
-    };
+    let soft = sys::open_file_limit().unwrap_or(1 << 20);
     soft.saturating_sub(128).max(64)
 }
 
@@ -231,7 +223,7 @@ pub(crate) struct Handles {
 /// called from inside the engine, can call back in.
 pub struct Server {
     inner: RefCell<engine::Inner>,
-    events_buf: RefCell<mio::Events>,
+    events_buf: RefCell<poller::Events>,
     handler: Box<dyn Handler>,
     uv_loop: UvLoop,
     kick_pending: Cell<bool>,

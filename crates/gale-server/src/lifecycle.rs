@@ -2,10 +2,8 @@
 //! batch scopes, graceful and forced shutdown, and teardown of the uv handles.
 
 use std::cell::{Cell, RefCell};
-use std::ffi::c_int;
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::os::fd::AsRawFd;
 use std::rc::Rc;
 
 use gale_router::MethodSel;
@@ -20,14 +18,8 @@ use crate::{Config, Event, Handler, Handles, Server, Target};
 /// Most rounds of deferred work and event delivery in one batch before yielding to the loop.
 const MAX_ROUNDS: usize = 16;
 
-unsafe extern "C" fn on_poll(h: UvHandle, _status: c_int, _events: c_int) {
-    // SAFETY: the handle's data is a strong Rc<Server> pointer, released only in its close callback.
-    let server = unsafe { &*(uv::handle_data(h) as *const Server) };
-    server.on_ready();
-}
-
 unsafe extern "C" fn on_tick(h: UvHandle) {
-    // SAFETY: as in on_poll.
+    // SAFETY: the handle's data is a strong Rc<Server> pointer, released only in its close callback.
     let server = unsafe { &*(uv::handle_data(h) as *const Server) };
     server.begin_batch();
     server.inner.borrow_mut().on_tick();
@@ -35,7 +27,7 @@ unsafe extern "C" fn on_tick(h: UvHandle) {
 }
 
 unsafe extern "C" fn on_kick(h: UvHandle) {
-    // SAFETY: as in on_poll.
+    // SAFETY: as in on_tick.
     let server = unsafe { &*(uv::handle_data(h) as *const Server) };
     server.kick_pending.set(false);
     {
@@ -49,20 +41,20 @@ unsafe extern "C" fn on_kick(h: UvHandle) {
     server.end_batch();
 }
 
-unsafe extern "C" fn on_closed_poll(h: UvHandle) {
+unsafe extern "C" fn on_closed_watch(h: UvHandle) {
     // SAFETY: libuv is done with h; its data is the Rc pointer created in `listen`.
     unsafe {
         let data = uv::handle_data(h) as *const Server;
-        uv::free_handle(h, true);
+        uv::free_handle(h, crate::poller::WATCH_KIND);
         drop(Rc::from_raw(data));
     }
 }
 
 unsafe extern "C" fn on_closed_timer(h: UvHandle) {
-    // SAFETY: as in on_closed_poll.
+    // SAFETY: as in on_closed_watch.
     unsafe {
         let data = uv::handle_data(h) as *const Server;
-        uv::free_handle(h, false);
+        uv::free_handle(h, uv::Kind::Timer);
         drop(Rc::from_raw(data));
     }
 }
@@ -76,7 +68,7 @@ impl Server {
     pub fn new(cfg: Config, handler: Box<dyn Handler>, uv_loop: UvLoop) -> io::Result<Rc<Server>> {
         Ok(Rc::new(Server {
             inner: RefCell::new(Inner::new(cfg)?),
-            events_buf: RefCell::new(mio::Events::with_capacity(1024)),
+            events_buf: RefCell::new(crate::poller::events()),
             handler,
             uv_loop,
             kick_pending: Cell::new(false),
@@ -203,10 +195,12 @@ impl Server {
             return Err(io::Error::other("server is already listening or closed"));
         }
         let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
-        socket.set_reuse_address(true)?;
+        if crate::sys::REUSE_ADDRESS {
+            socket.set_reuse_address(true)?;
+        }
         if inner.cfg.reuse_port {
             // Several processes (workers) accept on one port; the kernel spreads connections.
-            socket.set_reuse_port(true)?;
+            crate::sys::set_reuse_port(&socket)?;
         }
         if addr.is_ipv6() {
             // "::" accepts IPv4 too, like Node's default.
@@ -223,11 +217,15 @@ impl Server {
             .registry()
             .register(&mut listener, LISTENER, Interest::READABLE)?;
         inner.listener = Some(listener);
-        let poll_fd = inner.poll.as_raw_fd();
         drop(inner);
         if self.handles.get().is_none_or(|h| h.poll.is_none()) {
             let data = Rc::into_raw(self.clone()) as *const std::ffi::c_void;
-            let poll = uv::poll_new(self.uv_loop, poll_fd, data, on_poll).map_err(to_io)?;
+            let poll = self
+                .inner
+                .borrow_mut()
+                .poll
+                .watch(self.uv_loop, data)
+                .map_err(to_io)?;
             self.ensure_timers()?;
             if let Some(mut h) = self.handles.get() {
                 h.poll = Some(poll);
@@ -496,10 +494,12 @@ impl Server {
             // SAFETY: the handles are live (taken out of `handles` exactly once).
             unsafe {
                 if let Some(poll) = h.poll {
-                    uv::close(poll, true, on_closed_poll);
+                    // Windows: the polling thread stops before its async handle closes.
+                    self.inner.borrow_mut().poll.unwatch();
+                    uv::close(poll, crate::poller::WATCH_KIND, on_closed_watch);
                 }
-                uv::close(h.tick, false, on_closed_timer);
-                uv::close(h.kick, false, on_closed_timer);
+                uv::close(h.tick, uv::Kind::Timer, on_closed_timer);
+                uv::close(h.kick, uv::Kind::Timer, on_closed_timer);
             }
         }
     }

@@ -161,7 +161,7 @@ impl MemPipe {
         body: &mut FileBody,
         events: &mut VecDeque<Event>,
     ) -> io::Result<bool> {
-        use std::os::unix::fs::FileExt;
+        use crate::sys::ReadAt;
         while body.remaining > 0 {
             let room = OUT_CAP.saturating_sub(self.out.len());
             if room == 0 {

@@ -11,12 +11,41 @@ use crate::wire::{append_with, send_file, Reply};
 use crate::Event;
 use gale_http::{encode_head, mark_close, write_chunk_header, Framing, ResponseHead};
 
-/// The socket is full: remember since when the client has taken nothing (send timeout).
-fn stall(conn: &mut crate::conn::Conn, now: u64, progressed: bool) {
+/// The socket is full: remember since when the client has taken nothing (send timeout), and ask for the
+/// writable edge where that is not standing (`watch_writable`).
+fn stall(
+    conn: &mut crate::conn::Conn,
+    now: u64,
+    progressed: bool,
+    registry: &mio::Registry,
+    cid: usize,
+) {
     if !conn.want_write || progressed {
         conn.stalled_since = now;
     }
+    if !conn.want_write {
+        watch_writable(conn, registry, cid, true);
+    }
     conn.want_write = true;
+}
+
+/// Windows only: a socket is registered readable-only (`poller::CONN_INTEREST`) and asks for writability while
+/// output waits. mio emulates edge triggering there by re-arming a socket whenever one of its operations would
+/// block, so a standing WRITABLE interest on a writable socket would complete at once after every read: a wasted
+/// wakeup per read (Wine's user-space AFD driver saturates on them at a few hundred slow clients). Unix keeps both
+/// interests from accept, which costs nothing with epoll/kqueue edges.
+fn watch_writable(conn: &mut crate::conn::Conn, registry: &mio::Registry, cid: usize, on: bool) {
+    #[cfg(windows)]
+    if let Io::Tcp(sock) = &mut conn.io {
+        let interest = if on {
+            mio::Interest::READABLE | mio::Interest::WRITABLE
+        } else {
+            mio::Interest::READABLE
+        };
+        let _ = registry.reregister(sock, mio::Token(cid), interest);
+    }
+    #[cfg(not(windows))]
+    let _ = (conn, registry, cid, on);
 }
 
 impl Inner {
@@ -123,7 +152,13 @@ impl Inner {
                 }
                 Ok(false) => {
                     let moved = body.remaining != before;
-                    stall(conn, self.now, progressed || moved);
+                    stall(
+                        conn,
+                        self.now,
+                        progressed || moved,
+                        self.poll.registry(),
+                        cid,
+                    );
                     return;
                 }
                 Err(_) => {
@@ -154,7 +189,7 @@ impl Inner {
             match r {
                 crate::tls::TlsFlush::Done => {}
                 crate::tls::TlsFlush::Blocked => {
-                    stall(conn, now, *progressed);
+                    stall(conn, now, *progressed, self.poll.registry(), cid);
                     return false;
                 }
                 crate::tls::TlsFlush::Failed => {
@@ -179,7 +214,7 @@ impl Inner {
                     *progressed = true;
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    stall(conn, now, *progressed);
+                    stall(conn, now, *progressed, self.poll.registry(), cid);
                     return false;
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
@@ -191,6 +226,9 @@ impl Inner {
         }
         conn.wbuf.clear();
         conn.wpos = 0;
+        if conn.want_write {
+            watch_writable(conn, self.poll.registry(), cid, false);
+        }
         conn.want_write = false;
         if conn.wbuf.capacity() > 256 * 1024 {
             conn.wbuf = Vec::new();

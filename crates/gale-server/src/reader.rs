@@ -1,8 +1,7 @@
-//! The read path on the JS thread: the uv_poll callback drains ready sockets, reads into pooled
+//! The read path on the JS thread: the watch callback (poller.rs) drains ready sockets, reads into pooled
 //! buffers and runs the parse loop, calling JS for each routed request with no engine borrow held.
 
 use std::io::ErrorKind;
-use std::time::Duration;
 
 use crate::conn::Io;
 use crate::engine::{Step, LISTENER};
@@ -21,38 +20,28 @@ pub(crate) enum ReadResult {
 
 /// Reads into the spare capacity of `buf`, growing it when full.
 fn read_into(sock: &mut mio::net::TcpStream, buf: &mut Vec<u8>) -> ReadResult {
-    use std::os::fd::AsRawFd;
     if buf.capacity() - buf.len() < 4096 {
         buf.reserve(16 * 1024);
     }
     let spare = buf.spare_capacity_mut();
+    let room = spare.len();
     loop {
-        // SAFETY: recv writes at most spare.len() bytes into memory we own; MaybeUninit<u8> has u8's layout.
-        let n = unsafe {
-            libc::recv(
-                sock.as_raw_fd(),
-                spare.as_mut_ptr() as *mut libc::c_void,
-                spare.len(),
-                0,
-            )
-        };
-        if n > 0 {
-            let full = n as usize == spare.len();
-            // SAFETY: the kernel initialised exactly n bytes after len.
-            unsafe { buf.set_len(buf.len() + n as usize) };
-            return if full {
-                ReadResult::Full
-            } else {
-                ReadResult::Short
-            };
-        }
-        if n == 0 {
-            return ReadResult::Eof;
-        }
-        match std::io::Error::last_os_error().kind() {
-            ErrorKind::WouldBlock => return ReadResult::WouldBlock,
-            ErrorKind::Interrupted => continue,
-            _ => return ReadResult::Error,
+        match crate::sys::recv(sock, spare) {
+            Ok(0) => return ReadResult::Eof,
+            Ok(n) => {
+                // SAFETY: the kernel initialised exactly n bytes after len.
+                unsafe { buf.set_len(buf.len() + n) };
+                return if n == room {
+                    ReadResult::Full
+                } else {
+                    ReadResult::Short
+                };
+            }
+            Err(e) => match e.kind() {
+                ErrorKind::WouldBlock => return ReadResult::WouldBlock,
+                ErrorKind::Interrupted => continue,
+                _ => return ReadResult::Error,
+            },
         }
     }
 }
@@ -65,7 +54,7 @@ impl Server {
         {
             let mut inner = self.inner.borrow_mut();
             inner.refresh_clock();
-            if inner.poll.poll(&mut events, Some(Duration::ZERO)).is_err() {
+            if inner.poll.drain(&mut events).is_err() {
                 events.clear();
             }
         }
@@ -149,7 +138,7 @@ impl Server {
                 };
                 match r {
                     ReadResult::Full => {}
-                    ReadResult::Short => last = !greedy,
+                    ReadResult::Short => last = !greedy && crate::poller::SHORT_READ_DRAINS,
                     ReadResult::WouldBlock => break,
                     ReadResult::Eof => {
                         eof = true;

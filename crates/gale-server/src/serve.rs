@@ -288,7 +288,7 @@ fn identity(f: &Found, start: u64, len: u64) -> Body {
     }
     match f.open.take() {
         Some(file) if len <= INLINE_BODY => {
-            use std::os::unix::fs::FileExt;
+            use crate::sys::ReadAt;
             let mut buf = vec![0u8; len as usize];
             match file.read_exact_at(&mut buf, start) {
                 Ok(()) => Body::Owned(buf),

@@ -106,6 +106,7 @@ pub(crate) struct Mount {
     pub prefix: String,
     root: PathBuf,
     /// The root directory, open, for `openat2(RESOLVE_BENEATH)` lookups (Linux).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     root_dir: Option<File>,
     pub opts: StaticOptions,
     cache: HashMap<String, CacheEntry>,
@@ -250,7 +251,7 @@ impl Mount {
         if !real.starts_with(&self.root) {
             return None;
         }
-        File::open(real).ok()
+        crate::sys::open_read(&real).ok()
     }
 
     /// A regular file at `rel`, open, with its validators.

@@ -270,7 +270,7 @@ pub(crate) fn send_body(
     body: &mut crate::request::FileBody,
     progressed: &mut bool,
 ) -> std::io::Result<bool> {
-    use std::os::unix::fs::FileExt;
+    use crate::sys::ReadAt;
     let mut piece = [0u8; 16 * 1024];
     loop {
         while tls.wants_write() {

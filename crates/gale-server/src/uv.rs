@@ -1,5 +1,6 @@
 //! The few libuv calls Gale needs, resolved at run time from the Node process that loaded us.
-//! We never build or link a second libuv: Node exports its `uv_*` symbols, so `dlsym` finds them.
+//! We never build or link a second libuv: Node exports its `uv_*` symbols, so `dlsym` (Unix) or `GetProcAddress`
+//! (Windows) finds them.
 //! Handles are opaque blocks sized by `uv_handle_size`; only `data` (documented as the first field) is touched.
 
 use std::ffi::{c_int, c_void, CStr};
@@ -7,33 +8,46 @@ use std::sync::OnceLock;
 
 /// Opaque libuv loop pointer (`uv_loop_t*`), as handed over by `napi_get_uv_event_loop`.
 pub type UvLoop = *mut c_void;
-/// Opaque libuv handle pointer (`uv_handle_t*`, `uv_poll_t*`, `uv_timer_t*`).
+/// Opaque libuv handle pointer (`uv_handle_t*`, `uv_poll_t*`, `uv_async_t*`, `uv_timer_t*`).
 pub type UvHandle = *mut c_void;
 
 pub type PollCb = unsafe extern "C" fn(handle: UvHandle, status: c_int, events: c_int);
+pub type AsyncCb = unsafe extern "C" fn(handle: UvHandle);
 pub type TimerCb = unsafe extern "C" fn(handle: UvHandle);
 pub type CloseCb = unsafe extern "C" fn(handle: UvHandle);
 
 /// `UV_READABLE` from uv.h.
+#[cfg(unix)]
 pub const READABLE: c_int = 1;
-// uv_handle_type values from uv.h (UV_HANDLE_TYPE_MAP order, starting at 1).
-const UV_POLL: c_int = 8;
-const UV_TIMER: c_int = 13;
+
+/// The handle kinds Gale creates, as uv.h numbers them (UV_HANDLE_TYPE_MAP order, starting at 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
+pub enum Kind {
+    Async = 1,
+    #[cfg_attr(windows, allow(dead_code))]
+    Poll = 8,
+    Timer = 13,
+}
 
 type HandleSizeFn = unsafe extern "C" fn(c_int) -> usize;
 type PollInitFn = unsafe extern "C" fn(UvLoop, UvHandle, c_int) -> c_int;
 type PollStartFn = unsafe extern "C" fn(UvHandle, c_int, PollCb) -> c_int;
 type HandleFn = unsafe extern "C" fn(UvHandle) -> c_int;
+type AsyncInitFn = unsafe extern "C" fn(UvLoop, UvHandle, AsyncCb) -> c_int;
 type TimerInitFn = unsafe extern "C" fn(UvLoop, UvHandle) -> c_int;
 type TimerStartFn = unsafe extern "C" fn(UvHandle, TimerCb, u64, u64) -> c_int;
 type CloseFn = unsafe extern "C" fn(UvHandle, CloseCb);
 type UnrefFn = unsafe extern "C" fn(UvHandle);
 
+#[cfg_attr(windows, allow(dead_code))] // the uv_poll functions: Windows watches the engine with uv_async
 struct Api {
     handle_size: HandleSizeFn,
     poll_init: PollInitFn,
     poll_start: PollStartFn,
     poll_stop: HandleFn,
+    async_init: AsyncInitFn,
+    async_send: HandleFn,
     timer_init: TimerInitFn,
     timer_start: TimerStartFn,
     timer_stop: HandleFn,
@@ -42,8 +56,7 @@ struct Api {
 }
 
 fn sym(name: &CStr) -> Result<*mut c_void, String> {
-    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only reads the process's symbol tables.
-    let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+    let p = crate::sys::node_symbol(name);
     if p.is_null() {
         Err(format!(
             "libuv symbol {} not found: Gale must be loaded inside Node.js",
@@ -66,6 +79,8 @@ fn api() -> Result<&'static Api, String> {
                 poll_init: std::mem::transmute::<*mut c_void, PollInitFn>(sym(c"uv_poll_init")?),
                 poll_start: std::mem::transmute::<*mut c_void, PollStartFn>(sym(c"uv_poll_start")?),
                 poll_stop: std::mem::transmute::<*mut c_void, HandleFn>(sym(c"uv_poll_stop")?),
+                async_init: std::mem::transmute::<*mut c_void, AsyncInitFn>(sym(c"uv_async_init")?),
+                async_send: std::mem::transmute::<*mut c_void, HandleFn>(sym(c"uv_async_send")?),
                 timer_init: std::mem::transmute::<*mut c_void, TimerInitFn>(sym(c"uv_timer_init")?),
                 timer_start: std::mem::transmute::<*mut c_void, TimerStartFn>(sym(
                     c"uv_timer_start",
@@ -89,10 +104,10 @@ fn check(rc: c_int, what: &str) -> Result<(), String> {
 }
 
 /// Allocates zeroed, 16-byte aligned storage for a handle of `kind` and stores `data` in its first field.
-fn alloc_handle(kind: c_int, data: *const c_void) -> Result<UvHandle, String> {
+fn alloc_handle(kind: Kind, data: *const c_void) -> Result<UvHandle, String> {
     let api = api()?;
     // SAFETY: uv_handle_size is a pure function of the handle type.
-    let size = unsafe { (api.handle_size)(kind) };
+    let size = unsafe { (api.handle_size)(kind as c_int) };
     let layout =
         std::alloc::Layout::from_size_align(size.max(16), 16).map_err(|e| e.to_string())?;
     // SAFETY: layout has a non-zero size.
@@ -109,11 +124,10 @@ fn alloc_handle(kind: c_int, data: *const c_void) -> Result<UvHandle, String> {
 ///
 /// # Safety
 /// `h` must come from `alloc_handle(kind, …)` and libuv must be done with it (close callback ran).
-pub unsafe fn free_handle(h: UvHandle, kind_is_poll: bool) {
+pub unsafe fn free_handle(h: UvHandle, kind: Kind) {
     let Ok(api) = api() else { return };
-    let kind = if kind_is_poll { UV_POLL } else { UV_TIMER };
     // SAFETY: same size computation as in alloc_handle.
-    let size = unsafe { (api.handle_size)(kind) };
+    let size = unsafe { (api.handle_size)(kind as c_int) };
     let layout = std::alloc::Layout::from_size_align(size.max(16), 16).expect("valid layout");
     // SAFETY: h was allocated with this layout by alloc_handle (caller's contract).
     unsafe { std::alloc::dealloc(h as *mut u8, layout) };
@@ -129,6 +143,7 @@ pub unsafe fn handle_data(h: UvHandle) -> *const c_void {
 }
 
 /// A `uv_poll_t` watching `fd` for readability on `lp`.
+#[cfg(unix)]
 pub fn poll_new(
     lp: UvLoop,
     fd: c_int,
@@ -136,7 +151,7 @@ pub fn poll_new(
     cb: PollCb,
 ) -> Result<UvHandle, String> {
     let api = api()?;
-    let h = alloc_handle(UV_POLL, data)?;
+    let h = alloc_handle(Kind::Poll, data)?;
     // SAFETY: lp is Node's loop (from napi_get_uv_event_loop) and h is fresh handle storage.
     check(unsafe { (api.poll_init)(lp, h, fd) }, "uv_poll_init")?;
     // SAFETY: h was initialised just above.
@@ -147,10 +162,32 @@ pub fn poll_new(
     Ok(h)
 }
 
+/// A `uv_async_t` on `lp` calling `cb` on the loop thread after any `async_send` (several coalesce into one call).
+#[cfg_attr(unix, allow(dead_code))]
+pub fn async_new(lp: UvLoop, data: *const c_void, cb: AsyncCb) -> Result<UvHandle, String> {
+    let api = api()?;
+    let h = alloc_handle(Kind::Async, data)?;
+    // SAFETY: lp is Node's loop and h is fresh handle storage.
+    check(unsafe { (api.async_init)(lp, h, cb) }, "uv_async_init")?;
+    Ok(h)
+}
+
+/// Wakes the loop to run an async handle's callback; the one libuv call that is safe from any thread.
+///
+/// # Safety
+/// `h` must be a live handle from `async_new`, not yet closed.
+#[cfg_attr(unix, allow(dead_code))]
+pub unsafe fn async_send(h: UvHandle) {
+    if let Ok(api) = api() {
+        // SAFETY: caller guarantees h is a live async handle.
+        unsafe { (api.async_send)(h) };
+    }
+}
+
 /// A `uv_timer_t`; with `keep_alive` false it does not keep the loop alive on its own.
 pub fn timer_new(lp: UvLoop, data: *const c_void, keep_alive: bool) -> Result<UvHandle, String> {
     let api = api()?;
-    let h = alloc_handle(UV_TIMER, data)?;
+    let h = alloc_handle(Kind::Timer, data)?;
     // SAFETY: lp is Node's loop and h is fresh handle storage.
     check(unsafe { (api.timer_init)(lp, h) }, "uv_timer_init")?;
     if !keep_alive {
@@ -175,15 +212,15 @@ pub unsafe fn timer_start(h: UvHandle, cb: TimerCb, timeout_ms: u64, repeat_ms: 
 ///
 /// # Safety
 /// `h` must be a live handle that has not been closed yet.
-pub unsafe fn close(h: UvHandle, is_poll: bool, cb: CloseCb) {
+pub unsafe fn close(h: UvHandle, kind: Kind, cb: CloseCb) {
     if let Ok(api) = api() {
         // SAFETY: caller guarantees h is live and not yet closing.
         unsafe {
-            if is_poll {
-                (api.poll_stop)(h);
-            } else {
-                (api.timer_stop)(h);
-            }
+            match kind {
+                Kind::Poll => (api.poll_stop)(h),
+                Kind::Timer => (api.timer_stop)(h),
+                Kind::Async => 0,
+            };
             (api.close)(h, cb);
         }
     }

@@ -165,7 +165,6 @@ pub(crate) fn send_file(
     sock: &mut mio::net::TcpStream,
     body: &mut crate::request::FileBody,
 ) -> std::io::Result<bool> {
-    use std::os::fd::AsRawFd;
     let file = match &body.source {
         crate::request::BodySource::File(f) => f,
         crate::request::BodySource::Memory(bytes) => {
@@ -189,38 +188,40 @@ pub(crate) fn send_file(
     while body.remaining > 0 {
         let count = body.remaining.min(1 << 20) as usize;
         #[cfg(target_os = "linux")]
-        let n = {
+        let sent = {
+            use std::os::fd::AsRawFd;
             let mut off = body.offset as libc::off_t;
             // SAFETY: both fds are open for the duration of the call; off is a valid pointer.
-            unsafe { libc::sendfile(sock.as_raw_fd(), file.as_raw_fd(), &mut off, count) }
+            let n = unsafe { libc::sendfile(sock.as_raw_fd(), file.as_raw_fd(), &mut off, count) };
+            if n < 0 {
+                Err(std::io::Error::last_os_error())
+            } else {
+                Ok(n as usize)
+            }
         };
+        // Elsewhere a piece is read at its offset and written (through mio, which must see WouldBlock on Windows).
         #[cfg(not(target_os = "linux"))]
-        let n = {
-            use std::os::unix::fs::FileExt;
+        let sent = {
+            use crate::sys::ReadAt;
             let mut buf = vec![0u8; count.min(64 * 1024)];
             match file.read_at(&mut buf, body.offset) {
-                Ok(0) => 0,
-                Ok(r) => {
-                    // SAFETY: writes r initialised bytes from buf to an open socket.
-                    unsafe { libc::write(sock.as_raw_fd(), buf.as_ptr() as *const libc::c_void, r) }
-                }
+                Ok(0) => Ok(0),
+                Ok(r) => sock.write(&buf[..r]),
                 Err(e) => return Err(e),
             }
         };
-        if n > 0 {
-            body.offset += n as u64;
-            body.remaining -= n as u64;
-            continue;
-        }
-        if n == 0 {
-            // The file shrank after its length was sent: the response cannot be completed.
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        let err = std::io::Error::last_os_error();
-        match err.kind() {
-            ErrorKind::WouldBlock => return Ok(false),
-            ErrorKind::Interrupted => {}
-            _ => return Err(err),
+        match sent {
+            Ok(0) => {
+                // The file shrank after its length was sent: the response cannot be completed.
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            Ok(n) => {
+                body.offset += n as u64;
+                body.remaining -= n as u64;
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(false),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
     Ok(true)

@@ -345,7 +345,7 @@ fn wake_body(req: &mut Req, idx: usize, events: &mut std::collections::VecDeque<
 
 /// Reads up to `cap` bytes of the record's file body (from memory or the file at its offset).
 fn read_piece(req: &mut Req, cap: usize) -> Option<Bytes> {
-    use std::os::unix::fs::FileExt;
+    use crate::sys::ReadAt;
     let body = req.file.as_mut()?;
     let n = (body.remaining as usize).min(cap).min(FILE_PIECE);
     let chunk = match &body.source {
