@@ -6,7 +6,8 @@
 // cargo to install. .release/tarballs.json lists them, the main package first.
 //
 //   npm run release:pack                         this machine's engine (cargo), plus cross builds when
-//                                                cargo-zigbuild is installed (musl, arm64)
+//                                                cargo-zigbuild is installed (musl, arm64) and Windows x64
+//                                                when mingw-w64 and Rust's x86_64-pc-windows-gnu are
 //   npm run release:pack -- --prebuilt           reuse packages/gale/native/gale.<host>.node (built by npm install)
 //   npm run release:pack -- --targets linux-x64-gnu,linux-arm64-gnu [--zig]
 //   npm run release:pack -- --binaries dir       package gale.<triple>.node files built elsewhere (the release
@@ -43,6 +44,13 @@ const run = (cmd, args, opts = {}) => {
   return r;
 };
 const hasZig = () => spawnSync('cargo', ['zigbuild', '--help'], { stdio: 'ignore' }).status === 0;
+// Windows from Linux: mingw-w64's linker and Rust's windows-gnu target (build-native.mjs says what is missing).
+const hasMingw = (t) => {
+  if (t.mingw === undefined) return false;
+  if (spawnSync('x86_64-w64-mingw32-gcc', ['--version'], { stdio: 'ignore' }).status !== 0) return false;
+  const libdir = spawnSync('rustc', ['--print', 'target-libdir', '--target', t.mingw], { encoding: 'utf8' });
+  return libdir.status === 0 && existsSync(libdir.stdout.trim());
+};
 
 const pkg = JSON.parse(readFileSync(join(galeDir, 'package.json'), 'utf8'));
 const stage = join(out, 'stage');
@@ -65,11 +73,20 @@ if (values.binaries) {
     : [
         host,
         ...(hasZig() && !values.prebuilt ? TARGETS.filter((t) => t.zig && t.triple !== host) : []).map((t) => t.triple),
+        // With --prebuilt, only a Windows engine already built (build-native.mjs --target win32-x64).
+        ...TARGETS.filter(
+          (t) =>
+            t.triple !== host &&
+            hasMingw(t) &&
+            (!values.prebuilt || existsSync(join(galeDir, 'native', `gale.${t.triple}.node`))),
+        ).map((t) => t.triple),
       ];
   for (const triple of wanted) {
     if (!targetFor(triple)) throw new Error(`unknown target ${triple}`);
     const native = join(galeDir, 'native');
-    if (values.prebuilt && triple === host && existsSync(join(native, `gale.${triple}.node`))) {
+    // --prebuilt reuses what build-native.mjs already put in native/: this machine's engine, and a cross build
+    // (the Windows one CI builds for its Wine run) when there is one.
+    if (values.prebuilt && existsSync(join(native, `gale.${triple}.node`))) {
       binaries.set(triple, native);
       continue;
     }

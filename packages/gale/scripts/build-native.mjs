@@ -5,6 +5,7 @@
 //   node scripts/build-native.mjs                       this machine, `cargo build --release` (what npm install runs)
 //   node scripts/build-native.mjs --target linux-arm64-gnu [--out dir]   another target, with cargo-zigbuild
 //   node scripts/build-native.mjs --zig                  this machine through cargo-zigbuild (glibc 2.17 baseline)
+//   node scripts/build-native.mjs --target win32-x64      Windows from Linux, with mingw-w64 (x86_64-pc-windows-gnu)
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -31,6 +32,8 @@ if (!target) {
 }
 const cross = triple !== hostTriple();
 const zig = values.zig || (cross && target.zig !== undefined);
+// Windows from another OS: the mingw-w64 target (Windows itself builds the MSVC one).
+const rustTarget = cross && target.mingw !== undefined ? target.mingw : target.rust;
 
 if (!existsSync(join(root, 'Cargo.toml'))) {
   console.error('gale: no Cargo workspace next to this package, so the native engine cannot be built here.');
@@ -60,11 +63,12 @@ if (zig && spawnSync('cargo', ['zigbuild', '--help'], { stdio: 'ignore' }).statu
 // stays in target/release, where incremental rebuilds of the workspace already are).
 const args = zig
   ? ['zigbuild', '--release', '-p', 'gale-node', '--target', target.zig ?? target.rust]
-  : ['build', '--release', '-p', 'gale-node', ...(cross ? ['--target', target.rust] : [])];
+  : ['build', '--release', '-p', 'gale-node', ...(cross ? ['--target', rustTarget] : [])];
+const env = { ...process.env };
+if (rustTarget !== target.rust) mingwSetup(env);
 console.log(`gale: building the native engine for ${triple} (cargo ${args.join(' ')})…`);
 // musl targets link statically by default, and a static binary cannot be a cdylib: a Node addon on musl links the
 // system's libc dynamically, as Node itself does there.
-const env = { ...process.env };
 if (target.libc === 'musl') {
   const key = `CARGO_TARGET_${target.rust.toUpperCase().replaceAll('-', '_')}_RUSTFLAGS`;
   env[key] = `${env[key] ?? ''} -C target-feature=-crt-static`.trim();
@@ -75,7 +79,7 @@ if (build.status !== 0) {
   process.exit(build.status ?? 1);
 }
 const targetDir = process.env.CARGO_TARGET_DIR ?? join(root, 'target');
-const built = join(targetDir, ...(zig || cross ? [target.rust] : []), 'release', cargoLibName(target.rust));
+const built = join(targetDir, ...(zig || cross ? [rustTarget] : []), 'release', cargoLibName(rustTarget));
 const outDir = values.out ?? join(pkg, 'native');
 mkdirSync(outDir, { recursive: true });
 const out = join(outDir, `gale.${triple}.node`);
@@ -86,6 +90,37 @@ copyFileSync(built, tmp);
 renameSync(tmp, out);
 writeFileSync(join(outDir, `gale.${triple}.json`), `${JSON.stringify(buildInfo(), null, 2)}\n`);
 console.log(`gale: native engine ready at ${out}`);
+
+/**
+ * Prepares a mingw-w64 cross build of Windows: checks the linker and the Rust target, and gives napi's build script
+ * the import library it insists on for windows-gnu (`-lnode`, from a `libnode.dll` it looks for in LIBNODE_PATH).
+ * Gale links nothing from it — on Windows napi looks its functions up in node.exe at load time (`dyn-symbols`) and
+ * the engine finds libuv with GetProcAddress — so an empty import library naming node.exe is enough.
+ */
+function mingwSetup(env) {
+  const gcc = 'x86_64-w64-mingw32-gcc';
+  const dlltool = 'x86_64-w64-mingw32-dlltool';
+  const missing = [gcc, dlltool].filter((t) => spawnSync(t, ['--version'], { stdio: 'ignore' }).status !== 0);
+  if (missing.length > 0) {
+    console.error(`gale: building ${triple} here needs mingw-w64 (${missing.join(', ')} not found): apt-get install mingw-w64`);
+    process.exit(1);
+  }
+  const libdir = spawnSync('rustc', ['--print', 'target-libdir', '--target', rustTarget], { encoding: 'utf8' });
+  if (libdir.status !== 0 || !existsSync(libdir.stdout.trim())) {
+    console.error(`gale: building ${triple} here needs Rust's ${rustTarget} target: rustup target add ${rustTarget}`);
+    process.exit(1);
+  }
+  const dir = join(process.env.CARGO_TARGET_DIR ?? join(root, 'target'), 'mingw-libnode');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'node.def'), 'LIBRARY node.exe\nEXPORTS\n');
+  const made = spawnSync(dlltool, ['-d', join(dir, 'node.def'), '-l', join(dir, 'libnode.dll')], { stdio: 'inherit' });
+  if (made.status !== 0) {
+    console.error(`gale: ${dlltool} could not write the import library for node.exe`);
+    process.exit(1);
+  }
+  env.LIBNODE_PATH = dir;
+  env[`CARGO_TARGET_${rustTarget.toUpperCase().replaceAll('-', '_')}_LINKER`] ??= gcc;
+}
 
 /** What `gale --version` reports about this build: read from the workspace, not from the binary. */
 function buildInfo() {
@@ -99,7 +134,7 @@ function buildInfo() {
   return {
     engine: version,
     triple,
-    rustTarget: zig ? (target.zig ?? target.rust) : target.rust,
+    rustTarget: zig ? (target.zig ?? target.rust) : rustTarget,
     napi: napi === undefined ? undefined : Number(napi),
     rustc: run('rustc', ['--version']),
     commit: run('git', ['rev-parse', '--short=12', 'HEAD']),

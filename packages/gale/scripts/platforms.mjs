@@ -10,6 +10,9 @@ export const SCOPE = '@gale-http';
  * `os`/`cpu`/`libc` fields that let npm skip the packages that do not fit the machine.
  * `zig` is the cargo-zigbuild target: glibc 2.17 for the gnu builds, so one binary loads on every Linux
  * since CentOS 7 instead of needing the builder's glibc.
+ * `mingw` is the Rust target a Linux machine cross-builds Windows with (Debian's mingw-w64 links it); Windows itself
+ * builds `rust` with MSVC (the release workflow). Both are Node-API DLLs that load into the same node.exe, so they
+ * ship in one package.
  */
 export const TARGETS = [
   {
@@ -46,7 +49,7 @@ export const TARGETS = [
   },
   { triple: 'darwin-x64', rust: 'x86_64-apple-darwin', os: 'darwin', cpu: 'x64' },
   { triple: 'darwin-arm64', rust: 'aarch64-apple-darwin', os: 'darwin', cpu: 'arm64' },
-  { triple: 'win32-x64-msvc', rust: 'x86_64-pc-windows-msvc', os: 'win32', cpu: 'x64' },
+  { triple: 'win32-x64', rust: 'x86_64-pc-windows-msvc', mingw: 'x86_64-pc-windows-gnu', os: 'win32', cpu: 'x64' },
 ];
 
 /** The npm package that carries the engine for `triple`. */
@@ -62,7 +65,7 @@ export function cargoLibName(rust) {
 /** This machine's triple, computed as src/native.ts computes it. */
 export function hostTriple() {
   const { platform, arch } = process;
-  if (platform === 'win32') return `win32-${arch}-msvc`;
+  if (platform === 'win32') return `win32-${arch}`;
   if (platform !== 'linux') return `${platform}-${arch}`;
   const glibc = process.report?.getReport?.().header?.glibcVersionRuntime;
   return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`;

@@ -215,7 +215,7 @@ function isMusl(): boolean {
 /** This machine's triple, as scripts/platforms.mjs names the targets. */
 export function platformTriple(): string {
   const { platform, arch } = process;
-  if (platform === 'win32') return `win32-${arch}-msvc`;
+  if (platform === 'win32') return `win32-${arch}`;
   if (platform !== 'linux') return `${platform}-${arch}`;
   return `linux-${arch}-${isMusl() ? 'musl' : 'gnu'}`;
 }

@@ -107,7 +107,7 @@ export class Views {
     }
     throw new GaleError(
       ErrorCodes.VIEW_NOT_FOUND,
-      `failed to look up view "${name}" in ${this.dirs.length === 1 ? 'views directory' : 'views directories'} ${this.dirs.map((d) => JSON.stringify(d)).join(', ')}`,
+      `failed to look up view "${name}" in ${this.dirs.length === 1 ? 'views directory' : 'views directories'} ${this.dirs.map((d) => `"${d}"`).join(', ')}`,
     );
   }
 }
