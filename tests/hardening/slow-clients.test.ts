@@ -53,15 +53,23 @@ async function get(port: number, path = '/'): Promise<{ status: number; ms: numb
   return { status: r.status, ms: performance.now() - t0 };
 }
 
-test('slowloris: 1 000 connections sending a head byte by byte get 408 within headersTimeout; others are served meanwhile', {
+// 1 000 everywhere but under Wine, whose server scans every pending socket poll on each socket event
+// (scripts/test-windows.mjs sets fewer and says why).
+const SLOW = Number(process.env.GALE_TEST_SLOWLORIS ?? 1000);
+
+test(`slowloris: ${SLOW} connections sending a head byte by byte get 408 within headersTimeout; others are served meanwhile`, {
   timeout: 30_000,
 }, async (t) => {
   const { port } = await serverProcess(t, { headersTimeout: 2000 });
   const before: number[] = [];
   for (let i = 0; i < 20; i++) before.push((await get(port)).ms);
-  const attack = spawn(process.execPath, [join(fixtures, 'slowloris.mjs'), String(port), '1000', '400', '15000'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const attack = spawn(
+    process.execPath,
+    [join(fixtures, 'slowloris.mjs'), String(port), String(SLOW), '400', '15000'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   t.after(() => {
     attack.kill('SIGKILL');
     attack.stdout?.destroy();
@@ -84,8 +92,8 @@ test('slowloris: 1 000 connections sending a head byte by byte get 408 within he
   t.diagnostic(
     `slowloris: ${JSON.stringify(res)}; normal client: ${during.length} requests, max ${Math.max(...during).toFixed(1)} ms (before: max ${Math.max(...before).toFixed(1)} ms)`,
   );
-  assert.equal(res.opened, 1000);
-  assert.deepEqual(res.statuses, { '408': 1000 }, 'every slow connection is answered 408');
+  assert.equal(res.opened, SLOW);
+  assert.deepEqual(res.statuses, { '408': SLOW }, 'every slow connection is answered 408');
   // headersTimeout counts from the first byte (sent within 400 ms of the start); the engine checks it at a
   // quarter of the timeout. The margin is for a loaded machine: a server that never times out fails either way.
   assert.ok(res.maxMs < 2000 + 400 + 4000, `last 408 after ${res.maxMs} ms`);
