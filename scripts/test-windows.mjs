@@ -10,6 +10,7 @@
 // Node for Windows under Wine writes its output to files, not pipes (.cache/windows/logs/*.log).
 import { spawnSync } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { premakePki } from '../tests/tls/certs.ts';
@@ -103,8 +104,9 @@ const esbuildExe = join(esbuildDir, 'node_modules', '@esbuild', 'win32-x64', 'es
 if (!existsSync(esbuildExe)) npmInstall(esbuildDir, `@esbuild/win32-x64@${esbuildVersion}`);
 
 // 4. A Wine prefix of our own: Windows 10 (Node 22 refuses older), plus bcryptprimitives.dll, which Wine 8.0 lacks
-//    and Rust's standard library imports (scripts/windows/bcryptprimitives.c).
-const prefix = join(cache, 'wine');
+//    and Rust's standard library imports (scripts/windows/bcryptprimitives.c). Outside the checkout: a prefix links
+//    drive Z: to /, and tools that walk the tree (biome) would follow it.
+const prefix = join(homedir(), '.cache', 'gale-wine');
 const env = { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml=' };
 const wine = (args, opts = {}) => spawnSync('wine', args, { env, stdio: 'ignore', timeout: 120_000, ...opts });
 const system32 = join(prefix, 'drive_c', 'windows', 'system32');
@@ -166,7 +168,7 @@ for (const proof of ['wine-keepalive-proof.mjs', 'wine-symlink-proof.mjs']) {
   console.log(`test:windows: ${proof}: ${r.text.trim().split('\n').at(-1)}`);
 }
 
-const version = runNode(['-p', '`${process.version} ${process.platform}-${process.arch}`'], 'version').text.trim();
+const version = runNode(['-p', "[process.version, process.platform, process.arch].join(' ')"], 'version').text.trim();
 console.log(
   `test:windows: ${picked.length} test files on Node ${version} for Windows under Wine (${relative(root, engine)})`,
 );

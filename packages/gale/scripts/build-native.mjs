@@ -102,7 +102,9 @@ function mingwSetup(env) {
   const dlltool = 'x86_64-w64-mingw32-dlltool';
   const missing = [gcc, dlltool].filter((t) => spawnSync(t, ['--version'], { stdio: 'ignore' }).status !== 0);
   if (missing.length > 0) {
-    console.error(`gale: building ${triple} here needs mingw-w64 (${missing.join(', ')} not found): apt-get install mingw-w64`);
+    console.error(
+      `gale: building ${triple} here needs mingw-w64 (${missing.join(', ')} not found): apt-get install mingw-w64`,
+    );
     process.exit(1);
   }
   const libdir = spawnSync('rustc', ['--print', 'target-libdir', '--target', rustTarget], { encoding: 'utf8' });
