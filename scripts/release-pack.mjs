@@ -17,7 +17,14 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { hostTriple, packageName, TARGETS, targetFor } from '../packages/gale/scripts/platforms.mjs';
+import {
+  hasZigbuild,
+  hostTriple,
+  mingwMissing,
+  packageName,
+  TARGETS,
+  targetFor,
+} from '../packages/gale/scripts/platforms.mjs';
 
 const root = join(import.meta.dirname, '..');
 const galeDir = join(root, 'packages', 'gale');
@@ -43,14 +50,8 @@ const run = (cmd, args, opts = {}) => {
   }
   return r;
 };
-const hasZig = () => spawnSync('cargo', ['zigbuild', '--help'], { stdio: 'ignore' }).status === 0;
-// Windows from Linux: mingw-w64's linker and Rust's windows-gnu target (build-native.mjs says what is missing).
-const hasMingw = (t) => {
-  if (t.mingw === undefined) return false;
-  if (spawnSync('x86_64-w64-mingw32-gcc', ['--version'], { stdio: 'ignore' }).status !== 0) return false;
-  const libdir = spawnSync('rustc', ['--print', 'target-libdir', '--target', t.mingw], { encoding: 'utf8' });
-  return libdir.status === 0 && existsSync(libdir.stdout.trim());
-};
+// Windows from Linux: mingw-w64's tools and Rust's windows-gnu target (build-native.mjs says what is missing).
+const hasMingw = (t) => t.mingw !== undefined && mingwMissing(t.mingw).length === 0;
 
 const pkg = JSON.parse(readFileSync(join(galeDir, 'package.json'), 'utf8'));
 const stage = join(out, 'stage');
@@ -72,7 +73,9 @@ if (values.binaries) {
     ? values.targets.split(',').map((t) => t.trim())
     : [
         host,
-        ...(hasZig() && !values.prebuilt ? TARGETS.filter((t) => t.zig && t.triple !== host) : []).map((t) => t.triple),
+        ...(hasZigbuild() && !values.prebuilt ? TARGETS.filter((t) => t.zig && t.triple !== host) : []).map(
+          (t) => t.triple,
+        ),
         // With --prebuilt, only a Windows engine already built (build-native.mjs --target win32-x64).
         ...TARGETS.filter(
           (t) =>

@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFil
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cargoLibName, hostTriple, TARGETS, targetFor } from './platforms.mjs';
+import { cargoLibName, hasZigbuild, hostTriple, MINGW_TOOLS, mingwMissing, TARGETS, targetFor } from './platforms.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkg = join(here, '..');
@@ -51,7 +51,7 @@ if (probe.error || probe.status !== 0) {
   );
   process.exit(1);
 }
-if (zig && spawnSync('cargo', ['zigbuild', '--help'], { stdio: 'ignore' }).status !== 0) {
+if (zig && !hasZigbuild()) {
   console.error(
     `gale: building ${triple} here needs cargo-zigbuild and zig: cargo install cargo-zigbuild; pip install ziglang;` +
       ` rustup target add ${target.rust}`,
@@ -98,20 +98,12 @@ console.log(`gale: native engine ready at ${out}`);
  * the engine finds libuv with GetProcAddress — so an empty import library naming node.exe is enough.
  */
 function mingwSetup(env) {
-  const gcc = 'x86_64-w64-mingw32-gcc';
-  const dlltool = 'x86_64-w64-mingw32-dlltool';
-  const missing = [gcc, dlltool].filter((t) => spawnSync(t, ['--version'], { stdio: 'ignore' }).status !== 0);
+  const missing = mingwMissing(rustTarget);
   if (missing.length > 0) {
-    console.error(
-      `gale: building ${triple} here needs mingw-w64 (${missing.join(', ')} not found): apt-get install mingw-w64`,
-    );
+    console.error(`gale: building ${triple} here needs ${missing.join('; and ')}`);
     process.exit(1);
   }
-  const libdir = spawnSync('rustc', ['--print', 'target-libdir', '--target', rustTarget], { encoding: 'utf8' });
-  if (libdir.status !== 0 || !existsSync(libdir.stdout.trim())) {
-    console.error(`gale: building ${triple} here needs Rust's ${rustTarget} target: rustup target add ${rustTarget}`);
-    process.exit(1);
-  }
+  const [gcc, dlltool] = MINGW_TOOLS;
   const dir = join(process.env.CARGO_TARGET_DIR ?? join(root, 'target'), 'mingw-libnode');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'node.def'), 'LIBRARY node.exe\nEXPORTS\n');

@@ -1,6 +1,8 @@
 // The platforms Gale ships a prebuilt engine for: one npm package each (napi-rs layout), named from the same
 // `<platform>-<arch>[-<abi>]` triple src/native.ts computes at run time. Used by build-native.mjs, the release
 // pack (scripts/release-pack.mjs) and .github/workflows/release.yml's matrix; tests check they agree.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 
 /** npm scope of the per-platform packages: `@gale-http/linux-x64-gnu` and so on. */
 export const SCOPE = '@gale-http';
@@ -51,6 +53,27 @@ export const TARGETS = [
   { triple: 'darwin-arm64', rust: 'aarch64-apple-darwin', os: 'darwin', cpu: 'arm64' },
   { triple: 'win32-x64', rust: 'x86_64-pc-windows-msvc', mingw: 'x86_64-pc-windows-gnu', os: 'win32', cpu: 'x64' },
 ];
+
+/** Whether `cargo zigbuild` runs here (cargo-zigbuild and zig, for the other Linux and the macOS targets). */
+export const hasZigbuild = () => spawnSync('cargo', ['zigbuild', '--help'], { stdio: 'ignore' }).status === 0;
+
+/** The mingw-w64 tools a Windows cross build runs (the linker, and dlltool for the import library of node.exe). */
+export const MINGW_TOOLS = ['x86_64-w64-mingw32-gcc', 'x86_64-w64-mingw32-dlltool'];
+
+/**
+ * What a mingw-w64 cross build of Rust target `rust` lacks on this machine, each with how to install it; empty when
+ * it can build. Used by build-native.mjs (which stops with it) and the release pack (which then leaves Windows out).
+ */
+export function mingwMissing(rust) {
+  const missing = [];
+  const tools = MINGW_TOOLS.filter((t) => spawnSync(t, ['--version'], { stdio: 'ignore' }).status !== 0);
+  if (tools.length > 0) missing.push(`mingw-w64 (${tools.join(', ')} not found): apt-get install mingw-w64`);
+  const libdir = spawnSync('rustc', ['--print', 'target-libdir', '--target', rust], { encoding: 'utf8' });
+  if (libdir.status !== 0 || !existsSync(libdir.stdout.trim())) {
+    missing.push(`Rust's ${rust} target: rustup target add ${rust}`);
+  }
+  return missing;
+}
 
 /** The npm package that carries the engine for `triple`. */
 export const packageName = (triple) => `${SCOPE}/${triple}`;
