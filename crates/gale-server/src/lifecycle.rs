@@ -220,12 +220,15 @@ impl Server {
         drop(inner);
         if self.handles.get().is_none_or(|h| h.poll.is_none()) {
             let data = Rc::into_raw(self.clone()) as *const std::ffi::c_void;
-            let poll = self
-                .inner
-                .borrow_mut()
-                .poll
-                .watch(self.uv_loop, data)
-                .map_err(to_io)?;
+            let watched = self.inner.borrow_mut().poll.watch(self.uv_loop, data);
+            let poll = match watched {
+                Ok(h) => h,
+                Err(e) => {
+                    // SAFETY: no handle kept `data` (watch closes what it made), so this is its only owner.
+                    drop(unsafe { Rc::from_raw(data as *const Server) });
+                    return Err(to_io(e));
+                }
+            };
             self.ensure_timers()?;
             if let Some(mut h) = self.handles.get() {
                 h.poll = Some(poll);

@@ -149,7 +149,6 @@ mod windows {
     }
 
     /// Ready sockets from one drain.
-    #[derive(Default)]
     pub(crate) struct Events(Vec<Ready>);
 
     impl Events {
@@ -262,7 +261,12 @@ mod windows {
                     self.thread = Some(t);
                     Ok(handle)
                 }
-                Err(e) => Err(format!("could not start the engine's polling thread: {e}")),
+                Err(e) => {
+                    // SAFETY: the handle was initialised above and nothing else holds it; its data is the
+                    // caller's, which the caller takes back on this error.
+                    unsafe { uv::close(handle, uv::Kind::Async, uv::free_async) };
+                    Err(format!("could not start the engine's polling thread: {e}"))
+                }
             }
         }
 

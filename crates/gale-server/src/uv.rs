@@ -153,13 +153,46 @@ pub fn poll_new(
     let api = api()?;
     let h = alloc_handle(Kind::Poll, data)?;
     // SAFETY: lp is Node's loop (from napi_get_uv_event_loop) and h is fresh handle storage.
-    check(unsafe { (api.poll_init)(lp, h, fd) }, "uv_poll_init")?;
+    init_or_free(
+        h,
+        Kind::Poll,
+        unsafe { (api.poll_init)(lp, h, fd) },
+        "uv_poll_init",
+    )?;
     // SAFETY: h was initialised just above.
-    check(
+    if let Err(e) = check(
         unsafe { (api.poll_start)(h, READABLE, cb) },
         "uv_poll_start",
-    )?;
+    ) {
+        // SAFETY: h is initialised, so libuv must close it before its storage goes.
+        unsafe { close(h, Kind::Poll, free_poll) };
+        return Err(e);
+    }
     Ok(h)
+}
+
+/// A close callback that only frees a poll handle's storage (for handles whose `data` owns nothing).
+#[cfg(unix)]
+unsafe extern "C" fn free_poll(h: UvHandle) {
+    // SAFETY: libuv is done with h, allocated by alloc_handle(Kind::Poll, …).
+    unsafe { free_handle(h, Kind::Poll) };
+}
+
+/// The close callback of an async handle whose `data` owns nothing: frees its storage.
+#[cfg_attr(unix, allow(dead_code))]
+pub unsafe extern "C" fn free_async(h: UvHandle) {
+    // SAFETY: libuv is done with h, allocated by alloc_handle(Kind::Async, …).
+    unsafe { free_handle(h, Kind::Async) };
+}
+
+/// `check` for a `uv_*_init` call: on failure libuv has not registered the handle, so its storage is freed here.
+fn init_or_free(h: UvHandle, kind: Kind, rc: c_int, what: &str) -> Result<(), String> {
+    let r = check(rc, what);
+    if r.is_err() {
+        // SAFETY: h came from alloc_handle(kind, …) and a failed init left libuv without a reference to it.
+        unsafe { free_handle(h, kind) };
+    }
+    r
 }
 
 /// A `uv_async_t` on `lp` calling `cb` on the loop thread after any `async_send` (several coalesce into one call).
@@ -168,7 +201,12 @@ pub fn async_new(lp: UvLoop, data: *const c_void, cb: AsyncCb) -> Result<UvHandl
     let api = api()?;
     let h = alloc_handle(Kind::Async, data)?;
     // SAFETY: lp is Node's loop and h is fresh handle storage.
-    check(unsafe { (api.async_init)(lp, h, cb) }, "uv_async_init")?;
+    init_or_free(
+        h,
+        Kind::Async,
+        unsafe { (api.async_init)(lp, h, cb) },
+        "uv_async_init",
+    )?;
     Ok(h)
 }
 
@@ -189,7 +227,12 @@ pub fn timer_new(lp: UvLoop, data: *const c_void, keep_alive: bool) -> Result<Uv
     let api = api()?;
     let h = alloc_handle(Kind::Timer, data)?;
     // SAFETY: lp is Node's loop and h is fresh handle storage.
-    check(unsafe { (api.timer_init)(lp, h) }, "uv_timer_init")?;
+    init_or_free(
+        h,
+        Kind::Timer,
+        unsafe { (api.timer_init)(lp, h) },
+        "uv_timer_init",
+    )?;
     if !keep_alive {
         // SAFETY: h is an initialised handle.
         unsafe { (api.unref)(h) };
