@@ -1,8 +1,8 @@
-// The `limit` server: bench/limit/limit.c (raw epoll, one thread, fixed response bytes per path), built here with gcc
-// into .cache/bench-limit and given a responses file made from the dynamic scenarios. Its row shows what this machine
-// can do, so every other server reads as a fraction of it.
+// The `limit` servers: bench/limit/limit.c (raw epoll) and limit-uring.c (io_uring), one thread each, fixed response
+// bytes per path, built here with gcc into .cache/bench-limit and given a responses file made from the dynamic
+// scenarios. Their rows show what this machine can do, so every other server reads as a fraction of them.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +11,15 @@ import type { Launch, LaunchContext } from './server-types.ts';
 
 const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const repoDir = resolve(benchDir, '..');
-const SOURCE = join(benchDir, 'limit', 'limit.c');
-const BIN = join(repoDir, '.cache', 'bench-limit', 'limit');
+/** The two responders: the same answers from raw epoll (limit.c) and from io_uring (limit-uring.c). */
+const VARIANTS = {
+  epoll: { source: join(benchDir, 'limit', 'limit.c'), bin: join(repoDir, '.cache', 'bench-limit', 'limit') },
+  uring: {
+    source: join(benchDir, 'limit', 'limit-uring.c'),
+    bin: join(repoDir, '.cache', 'bench-limit', 'limit-uring'),
+  },
+} as const;
+type Variant = keyof typeof VARIANTS;
 const REASONS: Record<number, string> = { 200: 'OK', 206: 'Partial Content', 404: 'Not Found' };
 
 /** The exact response `limit` sends for `s`: status line, Content-Type, Content-Length, the body. */
@@ -34,34 +41,61 @@ export function limitResponses(list: readonly Scenario[] = scenarios): Buffer {
   return Buffer.concat(parts);
 }
 
-let built: string | null | undefined;
+const built: Partial<Record<Variant, string | null>> = {};
 
-/** Builds the binary when it is missing or older than its source; returns why it cannot be built, or null. */
-export function limitUnavailable(): string | null {
-  if (built !== undefined) return built;
+/** Builds a responder when it is missing or older than its source; returns why it cannot be built, or null. */
+function buildVariant(v: Variant): string | null {
+  const cached = built[v];
+  if (cached !== undefined) return cached;
+  const { source, bin } = VARIANTS[v];
   let fresh = false;
   try {
-    fresh = statSync(BIN).mtimeMs >= statSync(SOURCE).mtimeMs;
+    fresh = statSync(bin).mtimeMs >= statSync(source).mtimeMs;
   } catch {}
+  let why: string | null = null;
   if (!fresh) {
-    mkdirSync(join(BIN, '..'), { recursive: true });
-    const r = spawnSync('gcc', ['-O2', '-Wall', '-Wextra', '-o', BIN, SOURCE], { encoding: 'utf8' });
-    if (r.error)
-      built = `gcc is needed for the limit row (install it with: apt-get install -y gcc): ${r.error.message}`;
-    else if (r.status !== 0) built = `gcc could not build bench/limit/limit.c: ${r.stderr.trim().slice(0, 500)}`;
-    else built = null;
-    return built;
+    mkdirSync(join(bin, '..'), { recursive: true });
+    const r = spawnSync('gcc', ['-O2', '-Wall', '-Wextra', '-o', bin, source], { encoding: 'utf8' });
+    if (r.error) why = `gcc is needed for the limit rows (install it with: apt-get install -y gcc): ${r.error.message}`;
+    else if (r.status !== 0) why = `gcc could not build ${source}: ${r.stderr.trim().slice(0, 500)}`;
   }
-  built = null;
-  return built;
+  built[v] = why;
+  return why;
 }
 
-/** How the harness starts `limit` on ctx.port; the responses file goes away after the run. */
-export function limitLaunch(ctx: LaunchContext): Launch {
-  const why = limitUnavailable();
-  if (why) throw new Error(why);
-  const dir = mkdtempSync(join(tmpdir(), 'gale-limit-'));
-  const file = join(dir, 'responses');
-  writeFileSync(file, limitResponses());
-  return { cmd: BIN, args: [String(ctx.port), file], cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+/** Why the epoll responder cannot run here, or null. */
+export const limitUnavailable = (): string | null => buildVariant('epoll');
+
+/** Why the io_uring responder cannot run here (no gcc, or io_uring switched off for this process), or null. */
+export function limitUringUnavailable(): string | null {
+  let disabled = '0';
+  try {
+    disabled = readFileSync('/proc/sys/kernel/io_uring_disabled', 'utf8').trim();
+  } catch {}
+  // 1 lets only the io_uring_group use it (root included, as here), 2 nobody.
+  if (disabled === '2') return 'io_uring is disabled on this machine (sysctl kernel.io_uring_disabled = 2)';
+  if (disabled === '1' && process.getuid?.() !== 0) {
+    return 'io_uring is limited to kernel.io_uring_group on this machine (sysctl kernel.io_uring_disabled = 1)';
+  }
+  return buildVariant('uring');
 }
+
+function launcher(v: Variant, unavailable: () => string | null) {
+  return (ctx: LaunchContext): Launch => {
+    const why = unavailable();
+    if (why) throw new Error(why);
+    const dir = mkdtempSync(join(tmpdir(), 'gale-limit-'));
+    const file = join(dir, 'responses');
+    writeFileSync(file, limitResponses());
+    return {
+      cmd: VARIANTS[v].bin,
+      args: [String(ctx.port), file],
+      cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    };
+  };
+}
+
+/** How the harness starts `limit` (epoll) on ctx.port; the responses file goes away after the run. */
+export const limitLaunch = launcher('epoll', limitUnavailable);
+/** How the harness starts `limit-uring` on ctx.port. */
+export const limitUringLaunch = launcher('uring', limitUringUnavailable);

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { limitLaunch, limitUnavailable } from './limit.ts';
+import { limitLaunch, limitUnavailable, limitUringLaunch, limitUringUnavailable } from './limit.ts';
 import { nginxLaunch, nginxMissing } from './nginx.ts';
 import { BUN, DENO, type NodeRuntime, runtimeBinary, runtimeUnavailable } from './runtimes.ts';
 import type { Scenario, ScenarioKind } from './scenario-types.ts';
@@ -144,6 +144,15 @@ export const servers: readonly ServerDef[] = [
     kinds: ['dynamic'],
     launch: limitLaunch,
     unavailable: limitUnavailable,
+  },
+  {
+    // The same answers from io_uring (bench/limit/limit-uring.c): one io_uring_enter per loop turn, multishot accept
+    // and receive into provided buffers; the floor for a server that batches its system calls.
+    name: 'limit-uring',
+    label: 'limit (C, io_uring, fixed bytes)',
+    kinds: ['dynamic'],
+    launch: limitUringLaunch,
+    unavailable: limitUringUnavailable,
   },
   { name: 'node-http', label: 'node:http', entry: app('node-http.mjs') },
   { name: 'express', label: 'Express 5', entry: app('express.mjs') },
