@@ -165,56 +165,24 @@ pub(crate) fn send_file(
     sock: &mut mio::net::TcpStream,
     body: &mut crate::request::FileBody,
 ) -> std::io::Result<bool> {
-    let file = match &body.source {
-        crate::request::BodySource::File(f) => f,
-        crate::request::BodySource::Memory(bytes) => {
-            while body.remaining > 0 {
+    while body.remaining > 0 {
+        let sent = match &body.source {
+            crate::request::BodySource::Memory(bytes) => {
                 let start = body.offset as usize;
-                let end = start + body.remaining as usize;
-                match sock.write(&bytes[start..end]) {
-                    Ok(0) => return Err(ErrorKind::WriteZero.into()),
-                    Ok(n) => {
-                        body.offset += n as u64;
-                        body.remaining -= n as u64;
-                    }
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(false),
-                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                    Err(e) => return Err(e),
+                match sock.write(&bytes[start..start + body.remaining as usize]) {
+                    Ok(0) => Err(ErrorKind::WriteZero.into()),
+                    r => r,
                 }
             }
-            return Ok(true);
-        }
-    };
-    while body.remaining > 0 {
-        let count = body.remaining.min(1 << 20) as usize;
-        #[cfg(target_os = "linux")]
-        let sent = {
-            use std::os::fd::AsRawFd;
-            let mut off = body.offset as libc::off_t;
-            // SAFETY: both fds are open for the duration of the call; off is a valid pointer.
-            let n = unsafe { libc::sendfile(sock.as_raw_fd(), file.as_raw_fd(), &mut off, count) };
-            if n < 0 {
-                Err(std::io::Error::last_os_error())
-            } else {
-                Ok(n as usize)
-            }
-        };
-        // Elsewhere a piece is read at its offset and written (through mio, which must see WouldBlock on Windows).
-        #[cfg(not(target_os = "linux"))]
-        let sent = {
-            use crate::sys::ReadAt;
-            let mut buf = vec![0u8; count.min(64 * 1024)];
-            match file.read_at(&mut buf, body.offset) {
-                Ok(0) => Ok(0),
-                Ok(r) => sock.write(&buf[..r]),
-                Err(e) => return Err(e),
+            crate::request::BodySource::File(file) => {
+                match file_piece(sock, file, body.offset, body.remaining) {
+                    // The file shrank after its length was sent: the response cannot be completed.
+                    Ok(0) => Err(ErrorKind::UnexpectedEof.into()),
+                    r => r,
+                }
             }
         };
         match sent {
-            Ok(0) => {
-                // The file shrank after its length was sent: the response cannot be completed.
-                return Err(std::io::ErrorKind::UnexpectedEof.into());
-            }
             Ok(n) => {
                 body.offset += n as u64;
                 body.remaining -= n as u64;
@@ -225,6 +193,43 @@ pub(crate) fn send_file(
         }
     }
     Ok(true)
+}
+
+/// Sends one piece of `file` from `offset`: sendfile on Linux, in the kernel, up to 1 MiB.
+#[cfg(target_os = "linux")]
+fn file_piece(
+    sock: &mio::net::TcpStream,
+    file: &std::fs::File,
+    offset: u64,
+    remaining: u64,
+) -> std::io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    let count = remaining.min(1 << 20) as usize;
+    let mut off = offset as libc::off_t;
+    // SAFETY: both fds are open for the duration of the call; off is a valid pointer.
+    let n = unsafe { libc::sendfile(sock.as_raw_fd(), file.as_raw_fd(), &mut off, count) };
+    if n < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
+/// Elsewhere a piece of up to 64 KiB is read at its offset and written (through mio, which must see WouldBlock on
+/// Windows); what the socket does not take is read again next time.
+#[cfg(not(target_os = "linux"))]
+fn file_piece(
+    sock: &mut mio::net::TcpStream,
+    file: &std::fs::File,
+    offset: u64,
+    remaining: u64,
+) -> std::io::Result<usize> {
+    use crate::sys::ReadAt;
+    let mut buf = vec![0u8; remaining.min(64 * 1024) as usize];
+    match file.read_at(&mut buf, offset)? {
+        0 => Ok(0),
+        r => sock.write(&buf[..r]),
+    }
 }
 
 /// Lets `fill` append the `len` body bytes it promised (kept exact even if it misbehaves, so the
