@@ -20,6 +20,8 @@ const VARIANTS = {
   },
 } as const;
 type Variant = keyof typeof VARIANTS;
+/** What both include: the responses file and the answer for a request line. */
+const COMMON = join(benchDir, 'limit', 'limit-common.h');
 const REASONS: Record<number, string> = { 200: 'OK', 206: 'Partial Content', 404: 'Not Found' };
 
 /** The exact response `limit` sends for `s`: status line, Content-Type, Content-Length, the body. */
@@ -43,14 +45,14 @@ export function limitResponses(list: readonly Scenario[] = scenarios): Buffer {
 
 const built: Partial<Record<Variant, string | null>> = {};
 
-/** Builds a responder when it is missing or older than its source; returns why it cannot be built, or null. */
+/** Builds a responder when it is missing or older than its sources; returns why it cannot be built, or null. */
 function buildVariant(v: Variant): string | null {
   const cached = built[v];
   if (cached !== undefined) return cached;
   const { source, bin } = VARIANTS[v];
   let fresh = false;
   try {
-    fresh = statSync(bin).mtimeMs >= statSync(source).mtimeMs;
+    fresh = statSync(bin).mtimeMs >= Math.max(statSync(source).mtimeMs, statSync(COMMON).mtimeMs);
   } catch {}
   let why: string | null = null;
   if (!fresh) {

@@ -15,56 +15,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define MAX_ROUTES 64
-#define IN_CAP 65536
-#define OUT_CAP (1 << 20)
-
-struct route { char path[256]; size_t path_len; char *resp; size_t resp_len; };
-static struct route routes[MAX_ROUTES];
-static int nroutes;
-static const char not_found[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+#include "limit-common.h"
 
 struct conn { int fd; size_t in_len; char in[IN_CAP]; size_t out_len, out_pos; char *out; };
-
-static void die(const char *what) { perror(what); exit(1); }
-
-static void load(const char *file) {
-  FILE *f = fopen(file, "rb");
-  if (!f) die(file);
-  char path[256];
-  size_t len;
-  while (nroutes < MAX_ROUTES && fscanf(f, "%255s %zu", path, &len) == 2) {
-    if (fgetc(f) != '\n') break;
-    struct route *r = &routes[nroutes++];
-    r->path_len = strlen(path);
-    memcpy(r->path, path, r->path_len + 1);
-    r->resp = malloc(len);
-    r->resp_len = len;
-    if (!r->resp || fread(r->resp, 1, len, f) != len) die("responses file");
-  }
-  fclose(f);
-}
-
-/* The response for the request head starting at `head`: the path is between the first two spaces. */
-static void answer(const char *head, size_t len, const char **resp, size_t *resp_len) {
-  const char *sp = memchr(head, ' ', len);
-  if (sp) {
-    const char *start = sp + 1;
-    const char *end = memchr(start, ' ', len - (size_t)(start - head));
-    if (end) {
-      size_t n = (size_t)(end - start);
-      for (int i = 0; i < nroutes; i++) {
-        if (routes[i].path_len == n && memcmp(routes[i].path, start, n) == 0) {
-          *resp = routes[i].resp;
-          *resp_len = routes[i].resp_len;
-          return;
-        }
-      }
-    }
-  }
-  *resp = not_found;
-  *resp_len = sizeof not_found - 1;
-}
 
 static void close_conn(int ep, struct conn *c) {
   epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
