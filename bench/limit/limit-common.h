@@ -2,9 +2,13 @@
  * the answer they pick for a request head by the path in its request line. Included by each; no HTTP beyond that. */
 #ifndef LIMIT_COMMON_H
 #define LIMIT_COMMON_H
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #define MAX_ROUTES 64
 #define IN_CAP 65536
@@ -53,6 +57,25 @@ static void answer(const char *head, size_t len, const char **resp, size_t *resp
   }
   *resp = not_found;
   *resp_len = sizeof not_found - 1;
+}
+
+/* Checks the arguments, loads the responses and returns a socket listening on 127.0.0.1:<port>. */
+static int start(int argc, char **argv, const char *name, int sock_flags) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s <port> <responses-file>\n", name);
+    exit(2);
+  }
+  signal(SIGPIPE, SIG_IGN);
+  load(argv[2]);
+  int lfd = socket(AF_INET, SOCK_STREAM | sock_flags, 0);
+  if (lfd < 0) die("socket");
+  int one = 1;
+  setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[1])),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  if (bind(lfd, (struct sockaddr *)&addr, sizeof addr) < 0) die("bind");
+  if (listen(lfd, 4096) < 0) die("listen");
+  return lfd;
 }
 
 #endif

@@ -217,20 +217,8 @@ static int on_data(struct conn *c, const char *data, size_t len) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: limit-uring <port> <responses-file>\n");
-    return 2;
-  }
-  signal(SIGPIPE, SIG_IGN);
-  load(argv[2]);
-  int lfd = socket(AF_INET, SOCK_STREAM, 0);
-  if (lfd < 0) die("socket");
+  int lfd = start(argc, argv, "limit-uring", 0);
   int one = 1;
-  setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[1])),
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  if (bind(lfd, (struct sockaddr *)&addr, sizeof addr) < 0) die("bind");
-  if (listen(lfd, 4096) < 0) die("listen");
   ring_init();
   arm_accept(lfd);
   for (;;) {

@@ -70,20 +70,8 @@ static int on_readable(struct conn *c) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: limit <port> <responses-file>\n");
-    return 2;
-  }
-  signal(SIGPIPE, SIG_IGN);
-  load(argv[2]);
-  int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-  if (lfd < 0) die("socket");
+  int lfd = start(argc, argv, "limit", SOCK_NONBLOCK);
   int one = 1;
-  setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[1])),
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  if (bind(lfd, (struct sockaddr *)&addr, sizeof addr) < 0) die("bind");
-  if (listen(lfd, 4096) < 0) die("listen");
   int ep = epoll_create1(0);
   struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
   epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
