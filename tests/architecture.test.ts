@@ -27,11 +27,15 @@ function rooms(): Map<string, string[]> {
 }
 
 /** The names under `[dependencies]` of a Cargo.toml. */
+/** A crate's dependencies: `[dependencies]` and each platform's `[target.'cfg(…)'.dependencies]`. */
 function cargoDeps(crate: string): string[] {
   const toml = readFileSync(join(root, crate, 'Cargo.toml'), 'utf8');
-  const section = toml.slice(toml.indexOf('[dependencies]') + '[dependencies]'.length);
-  const body = section.slice(0, section.search(/\n\[/) === -1 ? undefined : section.search(/\n\[/));
-  return [...body.matchAll(/^([A-Za-z0-9_-]+)(?:\.workspace)?\s*=/gm)].map((m) => m[1] as string);
+  const deps: string[] = [];
+  for (const section of toml.split(/\n(?=\[)/)) {
+    if (!/^\[(?:target\.[^\]]+\.)?dependencies\]/.test(section)) continue;
+    deps.push(...[...section.matchAll(/^([A-Za-z0-9_-]+)(?:\.workspace)?\s*=/gm)].map((m) => m[1] as string));
+  }
+  return [...new Set(deps)];
 }
 
 test('every crate and package has a row in the Rooms table', () => {

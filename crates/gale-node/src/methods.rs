@@ -237,7 +237,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     let table: [(&CStr, Cb, u32); 49] = [
         (c"route", crate::setup::route, 3),
         (c"fixed", crate::setup::fixed, 5),
-        (c"listen", crate::setup::listen, 2),
+        (c"listen", crate::setup::listen, 3),
         (c"close", crate::setup::close, 0),
         (c"forceClose", crate::setup::force_close, 0),
         (c"connections", crate::setup::connections, 0),

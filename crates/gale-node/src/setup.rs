@@ -115,7 +115,7 @@ pub(crate) fn addr_array(env: napi_env, a: std::net::SocketAddr) -> napi_value {
 }
 
 pub(crate) unsafe extern "C" fn listen(env: napi_env, info: napi_callback_info) -> napi_value {
-    let (argv, _, data) = nu::args::<2>(env, info);
+    let (argv, _, data) = nu::args::<3>(env, info);
     let data = data as *const Server;
     // SAFETY: data is the Rc pointer installed by `method`; bumping the count gives us an Rc to
     // hand to `listen`, which needs one for the uv handles.
@@ -127,8 +127,24 @@ pub(crate) unsafe extern "C" fn listen(env: napi_env, info: napi_callback_info) 
         return nu::throw(env, "listen(host, port): bad arguments", true);
     };
     let host = String::from_utf8_lossy(&host).into_owned();
-    match rc.listen(&host, port as u16) {
-        Ok(a) => addr_array(env, a),
+    // listen({ io }) was checked in TS (option-rules.ts): 'auto', 'uring' or 'epoll'.
+    let io = match nu::get_string(env, argv[2]).as_deref() {
+        Some(b"uring") => gale_server::IoBackend::Uring,
+        Some(b"epoll") => gale_server::IoBackend::Epoll,
+        _ => gale_server::IoBackend::Auto,
+    };
+    match rc.listen_io(&host, port as u16, io) {
+        Ok((a, fallback)) => nu::array(
+            env,
+            &[
+                addr_array(env, a),
+                nu::latin1(env, rc.io_backend().as_bytes()),
+                match fallback {
+                    Some(why) => nu::string(env, why.as_bytes()),
+                    None => nu::undefined(env),
+                },
+            ],
+        ),
         Err(e) => {
             let code = match e.kind() {
                 std::io::ErrorKind::AddrInUse => "EADDRINUSE",

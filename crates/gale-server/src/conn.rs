@@ -12,6 +12,9 @@ pub(crate) enum Io {
     Tcp(TcpStream),
     /// An in-process connection (`app.request`, mem.rs): the key of its pipe in `Inner::pipes`.
     Mem(usize),
+    /// A TCP socket served through io_uring (uring/).
+    #[cfg(target_os = "linux")]
+    Ring(Box<crate::uring::RingSock>),
 }
 
 /// What the connection is waiting for.
@@ -99,7 +102,12 @@ impl Conn {
 
     /// Output accepted but not yet written to the socket.
     pub fn pending(&self) -> usize {
-        self.wbuf.len() - self.wpos
+        let ring = match &self.io {
+            #[cfg(target_os = "linux")]
+            Io::Ring(r) => r.unsent(),
+            _ => 0,
+        };
+        self.wbuf.len() - self.wpos + ring
     }
 
     /// Nothing in flight, nothing half-received: safe to close on shutdown or idle timeout.

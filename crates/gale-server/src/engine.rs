@@ -20,7 +20,7 @@ use crate::{Config, Event, Target};
 
 pub(crate) const LISTENER: Token = Token(usize::MAX);
 /// Size of a pooled read buffer.
-const READ_BUF: usize = 64 * 1024;
+pub(crate) const READ_BUF: usize = 64 * 1024;
 /// Marks an optional route param that matched nothing.
 pub(crate) const ABSENT_SPAN: gale_http::Span = gale_http::Span {
     start: u32::MAX,
@@ -48,9 +48,9 @@ pub(crate) struct Inner {
     pub hdr_scratch: Vec<HeaderSpan>,
     pub param_scratch: Vec<(u32, u32)>,
     pub discard: Vec<u8>,
-    bufpool: Vec<Vec<u8>>,
+    pub(crate) bufpool: Vec<Vec<u8>>,
     /// High-water of open connections, to give a burst's memory back (trim.rs).
-    trim: crate::trim::Trim,
+    pub(crate) trim: crate::trim::Trim,
     /// Connections with corked output, flushed at the end of the batch.
     pub dirty: Vec<usize>,
     /// Connections whose reading should resume (outside any JS call).
@@ -98,6 +98,15 @@ pub(crate) struct Inner {
     pub h2: Option<Box<crate::h2::Settings>>,
     /// The JS ends of in-process connections (`app.request`), by key; each lives until JS closes it.
     pub pipes: Slab<crate::mem::MemPipe>,
+    /// The io_uring backend's ring, when this server listens through it (uring/).
+    #[cfg(target_os = "linux")]
+    pub ring: Option<crate::uring::Ring>,
+    /// Completions being handled (kept to reuse its allocation).
+    #[cfg(target_os = "linux")]
+    pub ring_done: Vec<crate::uring::Done>,
+    /// Connections that received in the completions being handled, with their generation.
+    #[cfg(target_os = "linux")]
+    pub ring_ready: Vec<(usize, u32)>,
 }
 
 /// What the parse loop wants next.
@@ -160,6 +169,12 @@ impl Inner {
             tls: None,
             h2: None,
             pipes: Slab::new(),
+            #[cfg(target_os = "linux")]
+            ring: None,
+            #[cfg(target_os = "linux")]
+            ring_done: Vec::new(),
+            #[cfg(target_os = "linux")]
+            ring_ready: Vec::new(),
         })
     }
 
@@ -188,6 +203,10 @@ impl Inner {
         self.accept_paused = false;
         self.accept_retry = false;
         self.accept_more = false;
+        #[cfg(target_os = "linux")]
+        if self.ring.is_some() {
+            return self.ring_accept();
+        }
         for _ in 0..ACCEPT_BATCH {
             let Some(listener) = self.listener.as_ref() else {
                 return;
@@ -199,12 +218,8 @@ impl Inner {
                         continue;
                     }
                     let _ = sock.set_nodelay(true);
-                    let tls = match &self.tls {
-                        Some(cfg) => match crate::tls::connection(cfg) {
-                            Some(t) => Some(t),
-                            None => continue,
-                        },
-                        None => None,
+                    let Ok(tls) = self.tls_session() else {
+                        continue;
                     };
                     let entry = self.conns.vacant_entry();
                     let key = entry.key();
@@ -235,9 +250,17 @@ impl Inner {
         self.accept_more = true;
     }
 
+    /// A new connection's TLS session on an HTTPS listener (None on plain HTTP); Err when rustls cannot make one.
+    pub(crate) fn tls_session(&self) -> Result<Option<Box<rustls::ServerConnection>>, ()> {
+        match &self.tls {
+            Some(cfg) => crate::tls::connection(cfg).map(Some).ok_or(()),
+            None => Ok(None),
+        }
+    }
+
     /// Over `max_connections`: a short 503 (the socket's buffer is empty, so it fits), then close.
     /// Answering keeps clients from retrying blindly; it costs the descriptor for one write.
-    fn refuse(&mut self, sock: mio::net::TcpStream) {
+    pub(crate) fn refuse(&mut self, sock: mio::net::TcpStream) {
         use std::io::Write;
         let mut head = Vec::with_capacity(256);
         write_busy(&mut head, &self.date);
@@ -265,6 +288,12 @@ impl Inner {
         match &mut conn.io {
             Io::Tcp(sock) => {
                 let _ = self.poll.registry().deregister(sock);
+            }
+            #[cfg(target_os = "linux")]
+            Io::Ring(r) => {
+                if let Some(ring) = self.ring.as_mut() {
+                    r.release(ring, cid);
+                }
             }
             Io::Mem(p) => self.mem_closed(*p),
         }
@@ -347,6 +376,10 @@ impl Inner {
     pub fn on_tick(&mut self) {
         self.refresh_clock();
         self.refresh_date();
+        #[cfg(target_os = "linux")]
+        if let Some(ring) = self.ring.as_mut() {
+            ring.follow_nofile();
+        }
         if self.trim.burst_over(self.conns.len()) {
             crate::trim::release_free_memory();
         }

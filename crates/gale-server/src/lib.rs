@@ -20,6 +20,8 @@ mod statics;
 mod sys;
 pub mod tls;
 mod trim;
+#[cfg(target_os = "linux")]
+mod uring;
 mod uv;
 mod view;
 mod wire;
@@ -41,6 +43,19 @@ pub use wire::Reply;
 pub use ws::KeptHead;
 
 pub use ws::{Audience, Compression, SendResult, WsOptions};
+
+/// The I/O backend a server listens with (`listen_io`). Linux has both; elsewhere there is only the readiness
+/// poller (epoll's counterpart: kqueue, or IOCP through mio).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IoBackend {
+    /// The engine's choice: the readiness poller until the io_uring backend is the measured default.
+    #[default]
+    Auto,
+    /// io_uring (Linux 6.0+): multishot accept and receive, batched sends, one `io_uring_enter` per turn.
+    Uring,
+    /// The readiness poller (epoll on Linux).
+    Epoll,
+}
 
 /// Server settings; defaults mirror Node's http server where Node has one.
 #[derive(Clone, Debug)]

@@ -13,7 +13,7 @@ use socket2::{Domain, Protocol, Socket, Type};
 use crate::engine::{Inner, LISTENER};
 use crate::uv::{self, UvHandle, UvLoop};
 use crate::wire::Fixed;
-use crate::{Config, Event, Handler, Handles, Server, Target};
+use crate::{Config, Event, Handler, Handles, IoBackend, Server, Target};
 
 /// Most rounds of deferred work and event delivery in one batch before yielding to the loop.
 const MAX_ROUNDS: usize = 16;
@@ -185,8 +185,29 @@ impl Server {
         Ok(())
     }
 
-    /// Binds and starts accepting on `host:port` (port 0 picks a free port). Returns the bound address.
+    /// Binds and starts accepting on `host:port` (port 0 picks a free port) with the default backend. Returns the
+    /// bound address.
     pub fn listen(self: &Rc<Self>, host: &str, port: u16) -> io::Result<SocketAddr> {
+        self.listen_io(host, port, IoBackend::Auto).map(|(a, _)| a)
+    }
+
+    /// The backend this server listens with: "uring" or "epoll" (the readiness poller on every platform).
+    pub fn io_backend(&self) -> &'static str {
+        #[cfg(target_os = "linux")]
+        if self.inner.borrow().ring.is_some() {
+            return "uring";
+        }
+        "epoll"
+    }
+
+    /// [`Server::listen`] with a backend: also returns why io_uring, when asked for, could not be used (the server
+    /// then listens with the readiness poller).
+    pub fn listen_io(
+        self: &Rc<Self>,
+        host: &str,
+        port: u16,
+        io: IoBackend,
+    ) -> io::Result<(SocketAddr, Option<String>)> {
         let addr = (host, port).to_socket_addrs()?.next().ok_or_else(|| {
             io::Error::new(io::ErrorKind::InvalidInput, "host resolved to nothing")
         })?;
@@ -206,21 +227,31 @@ impl Server {
             // "::" accepts IPv4 too, like Node's default.
             let _ = socket.set_only_v6(false);
         }
-        socket.set_nonblocking(true)?;
+        let (ring, fallback) = open_ring(io);
+        // The ring's accept waits in the kernel; the readiness poller's listener must not block.
+        socket.set_nonblocking(ring.is_none())?;
         socket.bind(&addr.into())?;
         socket.listen(inner.cfg.backlog)?;
         let std_listener: std::net::TcpListener = socket.into();
         let bound = std_listener.local_addr()?;
         let mut listener = mio::net::TcpListener::from_std(std_listener);
-        inner
-            .poll
-            .registry()
-            .register(&mut listener, LISTENER, Interest::READABLE)?;
+        if ring.is_none() {
+            inner
+                .poll
+                .registry()
+                .register(&mut listener, LISTENER, Interest::READABLE)?;
+        }
         inner.listener = Some(listener);
+        #[cfg(target_os = "linux")]
+        if let Some(ring) = ring {
+            inner.ring = Some(ring);
+            inner.accept();
+            inner.ring_submit();
+        }
         drop(inner);
         if self.handles.get().is_none_or(|h| h.poll.is_none()) {
             let data = Rc::into_raw(self.clone()) as *const std::ffi::c_void;
-            let watched = self.inner.borrow_mut().poll.watch(self.uv_loop, data);
+            let watched = self.inner.borrow_mut().watch(self.uv_loop, data);
             let poll = match watched {
                 Ok(h) => h,
                 Err(e) => {
@@ -237,7 +268,7 @@ impl Server {
                 self.handles.set(Some(h));
             }
         }
-        Ok(bound)
+        Ok((bound, fallback))
     }
 
     /// Creates the tick and kick timers if they do not exist: for listening, and for in-process connections on a
@@ -325,9 +356,7 @@ impl Server {
         {
             let mut inner = self.inner.borrow_mut();
             inner.closing = true;
-            if let Some(mut l) = inner.listener.take() {
-                let _ = inner.poll.registry().deregister(&mut l);
-            }
+            inner.stop_listening();
             let idle: Vec<usize> = inner
                 .conns
                 .iter()
@@ -355,9 +384,7 @@ impl Server {
         {
             let mut inner = self.inner.borrow_mut();
             inner.closing = true;
-            if let Some(mut l) = inner.listener.take() {
-                let _ = inner.poll.registry().deregister(&mut l);
-            }
+            inner.stop_listening();
             let all: Vec<usize> = inner.conns.iter().map(|(k, _)| k).collect();
             for cid in all {
                 inner.close_conn(cid);
@@ -421,6 +448,7 @@ impl Server {
                 // Descriptors were freed while accepting was paused (EMFILE): take the backlog.
                 inner.accept();
             }
+            inner.ring_submit();
             inner.in_batch = false;
             !inner.events.is_empty() || !inner.deferred.is_empty() || inner.accept_more
         };
@@ -504,6 +532,63 @@ impl Server {
                 uv::close(h.tick, uv::Kind::Timer, on_closed_timer);
                 uv::close(h.kick, uv::Kind::Timer, on_closed_timer);
             }
+        }
+    }
+}
+
+/// The ring `io` asks for, or why there is none (`None` with no reason: the readiness poller was asked for).
+#[cfg(target_os = "linux")]
+fn open_ring(io: IoBackend) -> (Option<crate::uring::Ring>, Option<String>) {
+    match io {
+        IoBackend::Uring => match crate::uring::open() {
+            Ok(r) => (Some(r), None),
+            Err(why) => (None, Some(why)),
+        },
+        IoBackend::Auto | IoBackend::Epoll => (None, None),
+    }
+}
+
+/// Elsewhere there is no io_uring (`Option<()>`: never a ring).
+#[cfg(not(target_os = "linux"))]
+fn open_ring(io: IoBackend) -> (Option<()>, Option<String>) {
+    match io {
+        IoBackend::Uring => (None, Some("io_uring is Linux's".into())),
+        IoBackend::Auto | IoBackend::Epoll => (None, None),
+    }
+}
+
+impl Inner {
+    /// A watch on what tells this server's backend that work is ready: the ring's descriptor or the poller's.
+    fn watch(&mut self, lp: UvLoop, data: *const std::ffi::c_void) -> Result<UvHandle, String> {
+        #[cfg(target_os = "linux")]
+        if let Some(ring) = self.ring.as_ref() {
+            return crate::uring::watch(ring.fd(), lp, data);
+        }
+        self.poll.watch(lp, data)
+    }
+
+    /// Stops accepting: the listener leaves the poller, or the ring's accept is cancelled (now, so the port is
+    /// free when `close` returns).
+    pub(crate) fn stop_listening(&mut self) {
+        let Some(mut l) = self.listener.take() else {
+            return;
+        };
+        #[cfg(target_os = "linux")]
+        if let Some(ring) = self.ring.as_mut() {
+            if ring.accept_armed {
+                ring.cancel(crate::uring::tag(crate::uring::Op::Accept, 0, 0));
+            }
+            ring.submit();
+            return;
+        }
+        let _ = self.poll.registry().deregister(&mut l);
+    }
+
+    /// Hands the ring what this turn queued (nothing without a ring).
+    pub(crate) fn ring_submit(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Some(ring) = self.ring.as_mut() {
+            ring.submit();
         }
     }
 }

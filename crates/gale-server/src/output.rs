@@ -143,6 +143,23 @@ impl Inner {
                     crate::tls::send_body(sock, tls, body, &mut progressed)
                 }
                 (Io::Mem(p), _) => self.pipes[*p].send_file(*p, body, &mut self.events),
+                // The ring: pieces are queued behind the send in flight (no sendfile on its blocking sockets).
+                #[cfg(target_os = "linux")]
+                (Io::Ring(r), tls) => {
+                    let res = match tls {
+                        None => crate::uring::send_body(r, body),
+                        Some(tls) => crate::tls::send_body(
+                            &mut crate::uring::RingTx(r),
+                            tls,
+                            body,
+                            &mut progressed,
+                        ),
+                    };
+                    if let Some(ring) = self.ring.as_mut() {
+                        crate::uring::queue(ring, r, cid);
+                    }
+                    res
+                }
             };
             match sent {
                 Ok(true) => {
@@ -178,9 +195,80 @@ impl Inner {
     /// edge flushes again) or the connection closed on an error.
     pub(crate) fn write_wbuf(&mut self, cid: usize, progressed: &mut bool) -> bool {
         let now = self.now;
+        #[cfg(target_os = "linux")]
+        let hwm = self.cfg.high_water_mark;
         let Some(conn) = self.conns.get_mut(cid) else {
             return false;
         };
+        #[cfg(target_os = "linux")]
+        if let Io::Ring(r) = &mut conn.io {
+            let Some(ring) = self.ring.as_mut() else {
+                return false;
+            };
+            let mut blocked = false;
+            if let Some(tls) = conn.tls.as_mut() {
+                let mut pos = conn.wpos;
+                let res = crate::tls::flush(
+                    &mut crate::uring::RingTx(r),
+                    tls,
+                    &conn.wbuf,
+                    &mut pos,
+                    progressed,
+                );
+                conn.wpos = pos;
+                match res {
+                    crate::tls::TlsFlush::Done => {}
+                    crate::tls::TlsFlush::Blocked => blocked = true,
+                    crate::tls::TlsFlush::Failed => {
+                        self.close_conn(cid);
+                        return false;
+                    }
+                }
+                if conn.wpos >= conn.wbuf.len() {
+                    conn.wbuf.clear();
+                    conn.wpos = 0;
+                }
+            } else {
+                if r.unsent() == 0 && conn.wbuf.len() - conn.wpos > hwm {
+                    // Past the high-water mark with nothing queued: straight to the socket, as the epoll backend
+                    // writes, so write() reports backpressure when the socket, not the ring's turn, is full.
+                    match crate::uring::send_now(r, &conn.wbuf[conn.wpos..]) {
+                        Ok(n) => {
+                            conn.wpos += n;
+                            *progressed |= n > 0;
+                        }
+                        Err(_) => {
+                            self.close_conn(cid);
+                            return false;
+                        }
+                    }
+                }
+                if conn.wpos > 0 {
+                    conn.wbuf.drain(..conn.wpos);
+                    conn.wpos = 0;
+                }
+                r.queue_out(&mut conn.wbuf);
+            }
+            crate::uring::queue(ring, r, cid);
+            // Output in the ring waits on the client, as output the socket did not take does on epoll: the send
+            // timeout runs from the last completion that moved bytes (uring/serve.rs).
+            let unsent = r.unsent();
+            if unsent > 0 {
+                if !conn.want_write || *progressed {
+                    conn.stalled_since = now;
+                }
+                conn.want_write = true;
+            } else {
+                conn.want_write = false;
+            }
+            // Queued output stands for the socket's buffer: past RING_CAP it is full; a closing connection
+            // waits for its last bytes to leave.
+            if blocked || unsent >= crate::uring::RING_CAP || (conn.close_after_flush && unsent > 0)
+            {
+                return false;
+            }
+            return true;
+        }
         if let (Some(tls), Io::Tcp(sock)) = (conn.tls.as_mut(), &mut conn.io) {
             // TLS: the plaintext goes into rustls, its records onto the socket.
             let mut pos = conn.wpos;
@@ -203,6 +291,8 @@ impl Inner {
             let written = match &mut conn.io {
                 Io::Tcp(sock) => sock.write(out),
                 Io::Mem(p) => self.pipes[*p].write(*p, out, &mut self.events),
+                #[cfg(target_os = "linux")]
+                Io::Ring(_) => unreachable!("ring output is queued above"),
             };
             match written {
                 Ok(0) => {
@@ -253,6 +343,22 @@ impl Inner {
                 let _ = sock.shutdown(Shutdown::Write);
             }
             (Io::Mem(p), _) => self.pipes[*p].shut(*p, &mut self.events),
+            #[cfg(target_os = "linux")]
+            (Io::Ring(r), tls) => {
+                if let Some(tls) = tls {
+                    tls.send_close_notify();
+                    crate::tls::push_out(&mut crate::uring::RingTx(r), tls);
+                }
+                if let Some(ring) = self.ring.as_mut() {
+                    crate::uring::queue(ring, r, cid);
+                }
+                // The write side shuts once the last bytes left (uring/serve.rs, `ring_sent`).
+                if r.unsent() == 0 {
+                    let _ = r.sock.shutdown(Shutdown::Write);
+                } else {
+                    r.shut_pending = true;
+                }
+            }
         }
         conn.phase = Phase::Lingering;
         conn.close_after_flush = false;

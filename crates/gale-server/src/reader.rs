@@ -7,6 +7,38 @@ use crate::conn::Io;
 use crate::engine::{Step, LISTENER};
 use crate::Server;
 
+/// A receive into uninitialised memory: a socket's, or what the io_uring backend received.
+trait Recv {
+    fn recv(&mut self, buf: &mut [std::mem::MaybeUninit<u8>]) -> std::io::Result<usize>;
+}
+
+impl Recv for mio::net::TcpStream {
+    fn recv(&mut self, buf: &mut [std::mem::MaybeUninit<u8>]) -> std::io::Result<usize> {
+        crate::sys::recv(self, buf)
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Recv for crate::uring::RingRx<'_> {
+    fn recv(&mut self, buf: &mut [std::mem::MaybeUninit<u8>]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.available().len());
+        if n == 0 {
+            return self.at_end();
+        }
+        // SAFETY: both ranges are valid for n bytes and are different allocations (the ring's staging, the
+        // engine's read buffer); MaybeUninit<u8> has u8's layout.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                self.available().as_ptr(),
+                buf.as_mut_ptr().cast::<u8>(),
+                n,
+            )
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
 /// Result of one read attempt.
 pub(crate) enum ReadResult {
     /// Filled the whole spare capacity: there may be more.
@@ -19,14 +51,14 @@ pub(crate) enum ReadResult {
 }
 
 /// Reads into the spare capacity of `buf`, growing it when full.
-fn read_into(sock: &mut mio::net::TcpStream, buf: &mut Vec<u8>) -> ReadResult {
+fn read_into(sock: &mut impl Recv, buf: &mut Vec<u8>) -> ReadResult {
     if buf.capacity() - buf.len() < 4096 {
         buf.reserve(16 * 1024);
     }
     let spare = buf.spare_capacity_mut();
     let room = spare.len();
     loop {
-        match crate::sys::recv(sock, spare) {
+        match sock.recv(spare) {
             Ok(0) => return ReadResult::Eof,
             Ok(n) => {
                 // SAFETY: the kernel initialised exactly n bytes after len.
@@ -92,6 +124,11 @@ impl Server {
             if conn.read_paused {
                 return;
             }
+            #[cfg(target_os = "linux")]
+            inner.ring_resume(cid);
+            let Some(conn) = inner.conns.get_mut(cid) else {
+                return;
+            };
             let b = std::mem::take(&mut conn.rbuf);
             if b.capacity() == 0 {
                 inner.take_buf()
@@ -113,6 +150,33 @@ impl Server {
                             (Io::Tcp(sock), None) => read_into(sock, &mut buf),
                             (Io::Mem(p), _) => {
                                 inner.pipes[*p].read_into(*p, &mut buf, &mut inner.events)
+                            }
+                            #[cfg(target_os = "linux")]
+                            (Io::Ring(r), None) => {
+                                read_into(&mut crate::uring::RingRx(r), &mut buf)
+                            }
+                            #[cfg(target_os = "linux")]
+                            (Io::Ring(r), Some(tls)) => {
+                                let res =
+                                    crate::tls::read(&mut crate::uring::RingRx(r), tls, &mut buf);
+                                let r = match res {
+                                    crate::tls::TlsRead::More => ReadResult::Full,
+                                    crate::tls::TlsRead::Drained(true) => ReadResult::Short,
+                                    crate::tls::TlsRead::Drained(false) => ReadResult::WouldBlock,
+                                    crate::tls::TlsRead::Eof => ReadResult::Eof,
+                                    crate::tls::TlsRead::Failed => {
+                                        // Send the alert rustls queued, then close.
+                                        crate::tls::push_out(&mut crate::uring::RingTx(r), tls);
+                                        if let Some(ring) = inner.ring.as_mut() {
+                                            crate::uring::queue(ring, r, cid);
+                                        }
+                                        ReadResult::Error
+                                    }
+                                };
+                                if tls.wants_write() && !matches!(r, ReadResult::Error) {
+                                    inner.touch(cid);
+                                }
+                                r
                             }
                             (Io::Tcp(sock), Some(tls)) => {
                                 let r = match crate::tls::read(sock, tls, &mut buf) {

@@ -171,7 +171,7 @@ fn drain_plaintext(tls: &mut ServerConnection, buf: &mut Vec<u8>) -> Result<bool
 
 /// One round: plaintext already decrypted, then one read of ciphertext from the socket.
 pub(crate) fn read(
-    sock: &mut mio::net::TcpStream,
+    sock: &mut impl std::io::Read,
     tls: &mut ServerConnection,
     buf: &mut Vec<u8>,
 ) -> TlsRead {
@@ -217,7 +217,7 @@ pub(crate) enum TlsFlush {
 /// Hands `plain[*pos..]` to rustls (as much as it takes) and writes ciphertext until done or the
 /// socket is full; `progressed` is set when the socket took bytes.
 pub(crate) fn flush(
-    sock: &mut mio::net::TcpStream,
+    sock: &mut impl Write,
     tls: &mut ServerConnection,
     plain: &[u8],
     pos: &mut usize,
@@ -253,7 +253,7 @@ pub(crate) fn flush(
 }
 
 /// Sends ciphertext rustls still holds (alerts, close_notify), without waiting.
-pub(crate) fn push_out(sock: &mut mio::net::TcpStream, tls: &mut ServerConnection) {
+pub(crate) fn push_out(sock: &mut impl Write, tls: &mut ServerConnection) {
     while tls.wants_write() {
         match tls.write_tls(sock) {
             Ok(n) if n > 0 => {}
@@ -265,7 +265,7 @@ pub(crate) fn push_out(sock: &mut mio::net::TcpStream, tls: &mut ServerConnectio
 /// Sends a file or cached body through TLS: pieces are read (a file at its offset) and handed to
 /// rustls as it takes them, records written until the socket is full. Ok(true) when all was sent.
 pub(crate) fn send_body(
-    sock: &mut mio::net::TcpStream,
+    sock: &mut impl Write,
     tls: &mut ServerConnection,
     body: &mut crate::request::FileBody,
     progressed: &mut bool,

@@ -97,9 +97,9 @@ impl Server {
         let conn = (!req.detached).then(|| inner.conns.get(req.conn)).flatten();
         let peer = conn.map(|c| c.peer);
         let secure = conn.is_some_and(|c| match c.io {
-            Io::Tcp(_) => c.tls.is_some(),
             // An in-process request for an https: URL reads as secure (mem.rs).
             Io::Mem(p) => inner.pipes[p].secure,
+            _ => c.tls.is_some(),
         });
         Some(f(&ReqView { req, peer, secure }))
     }
@@ -114,6 +114,8 @@ impl Server {
         }
         match &inner.conns.get(req.conn)?.io {
             Io::Tcp(sock) => sock.local_addr().ok(),
+            #[cfg(target_os = "linux")]
+            Io::Ring(r) => r.sock.local_addr().ok(),
             Io::Mem(_) => Some(crate::mem::MEM_ADDR),
         }
     }

@@ -25,7 +25,7 @@ import {
   native,
 } from './native.js';
 import { type OpenApiDocument, type OpenApiOptions, openApiDocument } from './openapi.js';
-import { checkGaleOptions, checkListen } from './option-rules.js';
+import { checkGaleOptions, checkListen, ioChoice } from './option-rules.js';
 import type {
   AddressInfo,
   FixedResponse,
@@ -85,6 +85,15 @@ export class App<S extends object = object> extends Router<S> {
   /** Turns entries into routes (and the notFound fallback) as they are added. */
   private readonly registrar: Registrar;
   private listening = false;
+  /**
+   * The I/O backend the engine listens with (`listen({ io })`): `'uring'` or `'epoll'` (the readiness poller,
+   * on every platform); undefined before `listen`.
+   *
+   * @example
+   * await app.listen({ port: 0, io: 'uring' });
+   * if (app.ioBackend !== 'uring') console.log('io_uring fell back to epoll (see the warning)');
+   */
+  ioBackend: 'uring' | 'epoll' | undefined;
   private bound: AddressInfo | undefined;
   private readonly hub: WsHub;
   private closed: Promise<void> | undefined;
@@ -470,7 +479,9 @@ export class App<S extends object = object> extends Router<S> {
         this.offHup = () => process.off('SIGHUP', onHup);
       }
     }
-    const [address, boundPort, family] = this.n.listen(host, o.port ?? 0);
+    const [[address, boundPort, family], backend, fallback] = this.n.listen(host, o.port ?? 0, ioChoice(o.io));
+    this.ioBackend = backend;
+    if (fallback !== undefined) this.logger.warn(`gale: io_uring cannot be used: ${fallback}; listening with epoll`);
     this.listening = true;
     const bound = { address, port: boundPort, family };
     this.bound = bound;

@@ -3,13 +3,18 @@
 // Refuses Node.js < 20 with a message; one Node-API (napi8) binary serves every Node major from 20 on.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { GaleOptions } from './options.js';
+import type { GaleOptions, IoBackend } from './options.js';
 
 /** Methods of one native server (see crates/gale-node/src/methods.rs). */
 export interface NativeServer {
   route(method: string, path: string, id: number): string[];
   fixed(method: string, path: string, status: number, headers: string[], body: string | Uint8Array): void;
-  listen(host: string, port: number): [address: string, port: number, family: string];
+  /** Binds and accepts with the `io` backend; returns the address, the backend used, and why io_uring was not. */
+  listen(
+    host: string,
+    port: number,
+    io: IoBackend,
+  ): [address: [address: string, port: number, family: string], backend: 'uring' | 'epoll', fallback?: string];
   close(): void;
   forceClose(): void;
   connections(): number;

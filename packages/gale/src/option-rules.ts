@@ -1,6 +1,8 @@
 // What each user-facing option object may hold: gale()/serve() options, listen() options and app.ws() behaviours, as
 // rules for options-check.ts. Kept next to the option types (options.ts, ws-route.ts): a new option needs its rule
 // here, or gale() refuses it as unknown (tests/api/options-check.test.ts checks every documented name is accepted).
+
+import type { IoBackend } from './options.js';
 import {
   anyOf,
   bool,
@@ -119,6 +121,7 @@ export function checkListen(portOrOptions: unknown, host: unknown): void {
           cleartext: bool,
         }),
       ),
+      io: oneOf('auto', 'uring', 'epoll'),
     });
     const tls = (portOrOptions as { tls?: unknown }).tls;
     if (tls !== undefined) {
@@ -163,4 +166,16 @@ export function checkWsBehavior(behavior: object, path: string): void {
     maxBackpressure: num('bytes'),
     closeOnBackpressureLimit: bool,
   });
+}
+
+/**
+ * The backend a listen uses: its `io` option, else the `GALE_IO` environment variable, else `'auto'`. A
+ * `GALE_IO` that names no backend is refused rather than ignored.
+ */
+export function ioChoice(io: IoBackend | undefined): IoBackend {
+  if (io !== undefined) return io;
+  const env = process.env.GALE_IO;
+  if (env === undefined || env === '') return 'auto';
+  if (env === 'auto' || env === 'uring' || env === 'epoll') return env;
+  throw new TypeError(`GALE_IO=${env}: expected auto, uring or epoll`);
 }

@@ -207,7 +207,22 @@ export interface ListenOptions {
    * clients that start with the HTTP/2 preface (h2c with prior knowledge) get HTTP/2. Default false.
    */
   http2?: boolean | import('./tls.js').Http2Options;
+  /**
+   * The engine's I/O backend on Linux: `'uring'` (io_uring: multishot accept and receive, batched sends, one
+   * system call per loop turn for every socket), `'epoll'` (the readiness poller), or `'auto'` (the default:
+   * epoll for now). When io_uring cannot be used (a kernel before 6.0, `kernel.io_uring_disabled`, a container's
+   * seccomp profile), `'uring'` listens with epoll and logs one warning saying why. Without the option, the
+   * `GALE_IO` environment variable chooses. Other platforms always use their readiness poller.
+   *
+   * @example
+   * await app.listen({ port: 3000, io: 'uring' });
+   * console.log(app.ioBackend); // 'uring', or 'epoll' after a logged fallback
+   */
+  io?: IoBackend;
 }
+
+/** The engine's I/O backend (`listen({ io })`). */
+export type IoBackend = 'auto' | 'uring' | 'epoll';
 
 /**
  * Byte counts: a number, or a string like `'100kb'`, `'1mb'`.

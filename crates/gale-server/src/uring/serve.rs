@@ -1,0 +1,260 @@
+//! The engine's side of the io_uring backend: the watch callback reaps completions and hands them to the same read,
+//! flush and accept logic the epoll backend uses (a receive feeds the parse loop; a send's completion is the
+//! writable edge).
+
+use std::os::fd::{AsRawFd, FromRawFd};
+
+use super::{Done, Op, RingSock};
+use crate::conn::{Conn, Io};
+use crate::engine::Inner;
+use crate::uv::{self, UvHandle, UvLoop};
+use crate::Server;
+
+unsafe extern "C" fn on_ring(h: UvHandle, _status: std::ffi::c_int, _events: std::ffi::c_int) {
+    // SAFETY: the handle's data is a strong Rc<Server> pointer, released only in its close callback.
+    let server = unsafe { &*(uv::handle_data(h) as *const Server) };
+    server.on_ring();
+}
+
+/// A `uv_poll` on the ring's descriptor, readable while completions wait.
+pub(crate) fn watch(
+    ring_fd: i32,
+    lp: UvLoop,
+    data: *const std::ffi::c_void,
+) -> Result<UvHandle, String> {
+    uv::poll_new(lp, ring_fd, data, on_ring)
+}
+
+impl Server {
+    /// The ring's watch callback: every completion waiting, in one batch inside one JS scope.
+    pub(crate) fn on_ring(&self) {
+        self.begin_batch();
+        let mut done = {
+            let mut inner = self.inner.borrow_mut();
+            inner.refresh_clock();
+            let mut done = std::mem::take(&mut inner.ring_done);
+            if let Some(ring) = inner.ring.as_mut() {
+                ring.reap(&mut done);
+            }
+            done
+        };
+        // Every receive of this reap joins its connection's input first, so a request that came in several pieces
+        // is parsed whole, as one large read gives it to the epoll backend.
+        let mut ready = std::mem::take(&mut self.inner.borrow_mut().ring_ready);
+        for d in &done {
+            match d.op {
+                Op::Recv => {
+                    if self.inner.borrow_mut().ring_received(d) {
+                        ready.push((d.cid, d.gen));
+                    }
+                }
+                Op::Send => self.inner.borrow_mut().ring_sent(d),
+                Op::Accept => self.inner.borrow_mut().ring_accepted(d),
+                Op::Cancel => {}
+            }
+        }
+        for &(cid, gen) in &ready {
+            // Still the connection that received (an accept in this reap may have reused a closed one's key).
+            let same = match self.inner.borrow_mut().conns.get_mut(cid) {
+                Some(Conn {
+                    io: Io::Ring(r), ..
+                }) if r.gen == gen => {
+                    r.ready = false;
+                    true
+                }
+                _ => false,
+            };
+            if same {
+                // Greedy: reading what was received costs no system call, and an EOF that came with the last bytes
+                // raises no further completion, so it must be read now.
+                self.read_and_process(cid, true);
+            }
+        }
+        ready.clear();
+        done.clear();
+        let mut inner = self.inner.borrow_mut();
+        inner.ring_done = done;
+        inner.ring_ready = ready;
+        drop(inner);
+        self.end_batch();
+    }
+}
+
+impl Inner {
+    /// Arms the multishot accept if it is not (at listen, and to retry after EMFILE).
+    pub(crate) fn ring_accept(&mut self) {
+        let (Some(ring), Some(l)) = (self.ring.as_mut(), self.listener.as_ref()) else {
+            return;
+        };
+        if !ring.accept_armed {
+            ring.arm_accept(l.as_raw_fd());
+        }
+    }
+
+    fn ring_accepted(&mut self, d: &Done) {
+        let Some(ring) = self.ring.as_mut() else {
+            return;
+        };
+        if !d.more() {
+            ring.accept_armed = false;
+        }
+        if d.res == -libc::ECANCELED && !d.more() && self.listener.is_some() {
+            // Cancelled for a new open-file limit (`follow_nofile`), not for closing: armed again under it.
+            self.ring_accept();
+            return;
+        }
+        if d.res < 0 {
+            if self.listener.is_some() {
+                // EMFILE, ENFILE, ENOBUFS, ENOMEM: retried when a connection closes and from the tick (engine.rs).
+                self.accept_paused = true;
+            }
+            return;
+        }
+        // SAFETY: the kernel made this descriptor for us; nothing else owns it.
+        let std = unsafe { std::net::TcpStream::from_raw_fd(d.res) };
+        if self.listener.is_none() {
+            return; // accepted while the listener was closing: dropping closes it
+        }
+        let Ok(peer) = std.peer_addr() else {
+            return; // already reset by the client
+        };
+        if self.conns.len() >= self.cfg.max_connections {
+            if std.set_nonblocking(true).is_ok() {
+                self.refuse(mio::net::TcpStream::from_std(std));
+            }
+            return;
+        }
+        let _ = std.set_nodelay(true);
+        let Ok(tls) = self.tls_session() else {
+            return;
+        };
+        let Some(ring) = self.ring.as_mut() else {
+            return;
+        };
+        let gen = ring.next_gen();
+        let sock = mio::net::TcpStream::from_std(std);
+        let key = self.conns.vacant_key();
+        let mut r = RingSock::new(sock, gen);
+        ring.arm_recv(r.fd(), gen, key);
+        r.recv = true;
+        let conn = Conn::new(Io::Ring(Box::new(r)), peer, self.now);
+        let key2 = self.conns.insert(conn);
+        debug_assert_eq!(key, key2);
+        let conn = &mut self.conns[key];
+        conn.proxy_pending = self.cfg.proxy_protocol;
+        conn.tls = tls;
+        self.trim.opened(self.conns.len());
+    }
+
+    /// A receive completed: its bytes join the connection's input. True when the connection's parse loop should
+    /// run and it was not already listed for it in this reap.
+    fn ring_received(&mut self, d: &Done) -> bool {
+        let Some(ring) = self.ring.as_mut() else {
+            return false;
+        };
+        let bid = io_uring::cqueue::buffer_select(d.flags);
+        let conn = match self.conns.get_mut(d.cid) {
+            Some(c) if matches!(&c.io, Io::Ring(r) if r.gen == d.gen) => c,
+            _ => {
+                // A closed connection's last receive: only its buffer matters.
+                if let Some(bid) = bid {
+                    ring.give_back(bid);
+                }
+                return false;
+            }
+        };
+        let Io::Ring(r) = &mut conn.io else {
+            return false;
+        };
+        let mut run = false;
+        if let Some(bid) = bid {
+            if let Some((_, data)) = ring.received(d).filter(|_| d.res > 0) {
+                r.rx.extend_from_slice(data);
+                run = true;
+            }
+            ring.give_back(bid);
+        } else if d.res == 0 {
+            r.eof = true;
+            run = true;
+        } else if d.res < 0 && d.res != -libc::ENOBUFS && d.res != -libc::ECANCELED {
+            r.failed = true;
+            run = true;
+        }
+        if !d.more() {
+            r.recv = false;
+        }
+        let newly = run && !r.ready;
+        r.ready |= run;
+        if conn.read_paused && r.recv {
+            // Reading is paused (backpressure, pipelining limit): stop the receive; `ring_resume` starts it again.
+            ring.cancel(super::tag(Op::Recv, r.gen, d.cid));
+        } else if !r.recv && !conn.read_paused {
+            rearm(ring, r, d.cid);
+        }
+        newly
+    }
+
+    /// A send completed: the next queued output goes, and the engine flushes as on a writable edge.
+    fn ring_sent(&mut self, d: &Done) {
+        let Some(ring) = self.ring.as_mut() else {
+            return;
+        };
+        let conn = match self.conns.get_mut(d.cid) {
+            Some(c) if matches!(&c.io, Io::Ring(r) if r.gen == d.gen) => c,
+            _ => {
+                ring.orphan_done(d.user_data);
+                return;
+            }
+        };
+        let Io::Ring(r) = &mut conn.io else {
+            return;
+        };
+        if d.res <= 0 {
+            // EPIPE, ECONNRESET: the client is gone (the kernel is done with the buffer).
+            r.sending.clear();
+            r.sent = 0;
+            self.close_conn(d.cid);
+            return;
+        }
+        r.sent += d.res as usize;
+        conn.stalled_since = self.now;
+        if r.sent < r.sending.len() {
+            // A short send: the rest goes now.
+            // SAFETY: as in `queue`: `sending` stays put until this send's completion.
+            unsafe { ring.send(r.fd(), &r.sending[r.sent..], r.gen, d.cid) };
+            return;
+        }
+        r.sending.clear();
+        r.sent = 0;
+        super::queue(ring, r, d.cid);
+        if r.shut_pending && r.unsent() == 0 {
+            r.shut_pending = false;
+            let _ = r.sock.shutdown(std::net::Shutdown::Write);
+        }
+        self.flush(d.cid);
+    }
+
+    /// A paused connection reads again: its receive restarts (`read_and_process` calls this).
+    pub(crate) fn ring_resume(&mut self, cid: usize) {
+        let Some(ring) = self.ring.as_mut() else {
+            return;
+        };
+        if let Some(Conn {
+            io: Io::Ring(r),
+            read_paused: false,
+            ..
+        }) = self.conns.get_mut(cid)
+        {
+            if !r.recv {
+                rearm(ring, r, cid);
+            }
+        }
+    }
+}
+
+fn rearm(ring: &mut super::Ring, r: &mut RingSock, cid: usize) {
+    if !r.eof && !r.failed {
+        ring.arm_recv(r.fd(), r.gen, cid);
+        r.recv = true;
+    }
+}
