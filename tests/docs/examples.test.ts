@@ -599,6 +599,15 @@ const EXAMPLES: Example[] = [
     },
   },
   {
+    file: 'docs/guides/options.md',
+    match: "await app.listen({ port: 3000, io: 'uring' });",
+    async check(base) {
+      assert.equal(await (await fetch(base)).text(), 'hello');
+    },
+    // This machine's kernel has io_uring (tests/io/backend.test.ts says so when it does not).
+    stdout: [/^uring$/m],
+  },
+  {
     file: 'docs/guides/requests-and-responses.md',
     match: 'const entry = { path: req.path, ip: req.ip, at: Date.now() }; // read now, while the request is alive',
     async check(base) {
