@@ -181,6 +181,17 @@ export const servers: readonly ServerDef[] = [
     unavailable: galeUnavailable,
   },
   {
+    // The same app on the engine's io_uring backend (listen's io, here through GALE_IO): one io_uring_enter per
+    // loop turn for every socket instead of a read and a write each. Opt-in until `auto` picks it.
+    name: 'gale-uring',
+    label: 'Gale (io_uring)',
+    entry: app('gale.mjs'),
+    env: { GALE_IO: 'uring' },
+    kinds: [...DEFAULT_KINDS, 'schema'],
+    optIn: true,
+    unavailable: galeUnavailable,
+  },
+  {
     // The same app with app.static(…, { cache: false }): only the static scenarios differ.
     name: 'gale-nocache',
     label: 'Gale (no cache)',

@@ -123,6 +123,14 @@ export const wsServers: readonly WsServer[] = [
   },
   { name: 'fastify', label: 'Fastify 5 + @fastify/websocket', entry: app('ws-fastify.mjs') },
   { name: 'gale', label: 'Gale', entry: app('ws-gale.mjs'), serves: wsScenarioIds },
+  // The engine's io_uring backend (opt-in, as its HTTP row in lib/servers.ts).
+  {
+    name: 'gale-uring',
+    label: 'Gale (io_uring)',
+    entry: app('ws-gale.mjs'),
+    env: { GALE_IO: 'uring' },
+    serves: wsScenarioIds,
+  },
   {
     name: 'socketio',
     label: 'Socket.IO 4 on node:http',
