@@ -249,6 +249,10 @@ impl Inner {
                 }
                 r.queue_out(&mut conn.wbuf);
             }
+            if conn.wbuf.is_empty() && conn.wbuf.capacity() > 256 * 1024 {
+                // What came back from the queue was a large response's buffer: not kept while idle.
+                conn.wbuf = Vec::new();
+            }
             crate::uring::queue(ring, r, cid);
             // Output in the ring waits on the client, as output the socket did not take does on epoll: the send
             // timeout runs from the last completion that moved bytes (uring/serve.rs).

@@ -224,8 +224,14 @@ impl Inner {
             unsafe { ring.send(r.fd(), &r.sending[r.sent..], r.gen, d.cid) };
             return;
         }
-        r.sending.clear();
         r.sent = 0;
+        if r.sending.capacity() > 256 * 1024 {
+            // A large response's buffer goes (it cycles into wbuf and tx): an idle connection keeps no such buffer,
+            // as the epoll path's wbuf does not (output.rs, write_wbuf).
+            r.sending = Vec::new();
+        } else {
+            r.sending.clear();
+        }
         super::queue(ring, r, d.cid);
         if r.shut_pending && r.unsent() == 0 {
             r.shut_pending = false;
