@@ -61,7 +61,7 @@ fn read_into(sock: &mut impl Recv, buf: &mut Vec<u8>) -> ReadResult {
         match sock.recv(spare) {
             Ok(0) => return ReadResult::Eof,
             Ok(n) => {
-                // SAFETY: the kernel initialised exactly n bytes after len.
+                // SAFETY: recv (the kernel, or the ring's staging copy) initialised exactly n bytes after len.
                 unsafe { buf.set_len(buf.len() + n) };
                 return if n == room {
                     ReadResult::Full
@@ -124,17 +124,18 @@ impl Server {
             if conn.read_paused {
                 return;
             }
-            #[cfg(target_os = "linux")]
-            inner.ring_resume(cid);
-            let Some(conn) = inner.conns.get_mut(cid) else {
-                return;
-            };
             let b = std::mem::take(&mut conn.rbuf);
-            if b.capacity() == 0 {
+            let b = if b.capacity() == 0 {
                 inner.take_buf()
             } else {
                 b
+            };
+            // A paused io_uring connection's receive starts again (nothing to do on epoll).
+            #[cfg(target_os = "linux")]
+            if inner.ring.is_some() {
+                inner.ring_resume(cid);
             }
+            b
         };
         let mut eof = false;
         // Leftover input from a pause is processed before reading more.

@@ -361,10 +361,9 @@ impl Ring {
         }
     }
 
-    /// A completion's received bytes; the buffer goes back to the kernel with `give_back`.
-    pub fn received(&self, d: &Done) -> Option<(u16, &[u8])> {
-        let bid = cqueue::buffer_select(d.flags)?;
-        Some((bid, self.bufs.data(bid, d.res.max(0) as usize)))
+    /// The `len` bytes a receive put in buffer `bid`; the buffer goes back to the kernel with `give_back`.
+    pub fn received(&self, bid: u16, len: usize) -> &[u8] {
+        self.bufs.data(bid, len)
     }
 
     pub fn give_back(&mut self, bid: u16) {

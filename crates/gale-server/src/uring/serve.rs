@@ -133,14 +133,11 @@ impl Inner {
         };
         let gen = ring.next_gen();
         let sock = mio::net::TcpStream::from_std(std);
-        let key = self.conns.vacant_key();
+        let entry = self.conns.vacant_entry();
         let mut r = RingSock::new(sock, gen);
-        ring.arm_recv(r.fd(), gen, key);
+        ring.arm_recv(r.fd(), gen, entry.key());
         r.recv = true;
-        let conn = Conn::new(Io::Ring(Box::new(r)), peer, self.now);
-        let key2 = self.conns.insert(conn);
-        debug_assert_eq!(key, key2);
-        let conn = &mut self.conns[key];
+        let conn = entry.insert(Conn::new(Io::Ring(Box::new(r)), peer, self.now));
         conn.proxy_pending = self.cfg.proxy_protocol;
         conn.tls = tls;
         self.trim.opened(self.conns.len());
@@ -168,8 +165,8 @@ impl Inner {
         };
         let mut run = false;
         if let Some(bid) = bid {
-            if let Some((_, data)) = ring.received(d).filter(|_| d.res > 0) {
-                r.rx.extend_from_slice(data);
+            if d.res > 0 {
+                r.rx.extend_from_slice(ring.received(bid, d.res as usize));
                 run = true;
             }
             ring.give_back(bid);
