@@ -3,11 +3,13 @@
 //! synchronously, on the JS thread (and in-process connections, `app.request`, whose bytes never leave memory: mem.rs).
 //! Depends on the sans-IO crates (gale-http, gale-router) and never names napi: JS is behind `Handler`.
 
+mod batch;
 mod compress;
 mod conn;
 mod engine;
 mod h2;
 mod lifecycle;
+mod listen;
 mod mem;
 mod output;
 mod parse;

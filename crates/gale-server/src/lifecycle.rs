@@ -1,43 +1,22 @@
-//! Server lifecycle: creation, route registration, listen, the uv callbacks (poll, tick, kick),
-//! batch scopes, graceful and forced shutdown, and teardown of the uv handles.
+//! Server lifecycle: creation, route registration, the timers and close callbacks, graceful and forced shutdown,
+//! and teardown of the uv handles; listening is `listen.rs`, batch scopes and the kick `batch.rs`.
 
 use std::cell::{Cell, RefCell};
 use std::io;
-use std::net::{SocketAddr, ToSocketAddrs};
 use std::rc::Rc;
 
 use gale_router::MethodSel;
-use mio::Interest;
-use socket2::{Domain, Protocol, Socket, Type};
 
-use crate::engine::{Inner, LISTENER};
+use crate::engine::Inner;
 use crate::uv::{self, UvHandle, UvLoop};
 use crate::wire::Fixed;
-use crate::{Config, Event, Handler, Handles, IoBackend, Server, Target};
-
-/// Most rounds of deferred work and event delivery in one batch before yielding to the loop.
-const MAX_ROUNDS: usize = 16;
+use crate::{Config, Handler, Handles, Server, Target};
 
 unsafe extern "C" fn on_tick(h: UvHandle) {
     // SAFETY: the handle's data is a strong Rc<Server> pointer, released only in its close callback.
     let server = unsafe { &*(uv::handle_data(h) as *const Server) };
     server.begin_batch();
     server.inner.borrow_mut().on_tick();
-    server.end_batch();
-}
-
-unsafe extern "C" fn on_kick(h: UvHandle) {
-    // SAFETY: as in on_tick.
-    let server = unsafe { &*(uv::handle_data(h) as *const Server) };
-    server.kick_pending.set(false);
-    {
-        let mut inner = server.inner.borrow_mut();
-        if inner.accept_more {
-            // The backlog's next ACCEPT_BATCH, now that the last one's ready reads ran.
-            inner.accept();
-        }
-    }
-    server.begin_batch();
     server.end_batch();
 }
 
@@ -59,7 +38,7 @@ unsafe extern "C" fn on_closed_timer(h: UvHandle) {
     }
 }
 
-fn to_io(e: String) -> io::Error {
+pub(crate) fn to_io(e: String) -> io::Error {
     io::Error::other(e)
 }
 
@@ -185,92 +164,6 @@ impl Server {
         Ok(())
     }
 
-    /// Binds and starts accepting on `host:port` (port 0 picks a free port) with the default backend. Returns the
-    /// bound address.
-    pub fn listen(self: &Rc<Self>, host: &str, port: u16) -> io::Result<SocketAddr> {
-        self.listen_io(host, port, IoBackend::Auto).map(|(a, _)| a)
-    }
-
-    /// The backend this server listens with: "uring" or "epoll" (the readiness poller on every platform).
-    pub fn io_backend(&self) -> &'static str {
-        #[cfg(target_os = "linux")]
-        if self.inner.borrow().ring.is_some() {
-            return "uring";
-        }
-        "epoll"
-    }
-
-    /// [`Server::listen`] with a backend: also returns why io_uring, when asked for, could not be used (the server
-    /// then listens with the readiness poller).
-    pub fn listen_io(
-        self: &Rc<Self>,
-        host: &str,
-        port: u16,
-        io: IoBackend,
-    ) -> io::Result<(SocketAddr, Option<String>)> {
-        let addr = (host, port).to_socket_addrs()?.next().ok_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "host resolved to nothing")
-        })?;
-        let mut inner = self.inner.borrow_mut();
-        if inner.listener.is_some() || inner.closing {
-            return Err(io::Error::other("server is already listening or closed"));
-        }
-        let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
-        if crate::sys::REUSE_ADDRESS {
-            socket.set_reuse_address(true)?;
-        }
-        if inner.cfg.reuse_port {
-            // Several processes (workers) accept on one port; the kernel spreads connections.
-            crate::sys::set_reuse_port(&socket)?;
-        }
-        if addr.is_ipv6() {
-            // "::" accepts IPv4 too, like Node's default.
-            let _ = socket.set_only_v6(false);
-        }
-        let (ring, fallback) = open_ring(io);
-        // The ring's accept waits in the kernel; the readiness poller's listener must not block.
-        socket.set_nonblocking(ring.is_none())?;
-        socket.bind(&addr.into())?;
-        socket.listen(inner.cfg.backlog)?;
-        let std_listener: std::net::TcpListener = socket.into();
-        let bound = std_listener.local_addr()?;
-        let mut listener = mio::net::TcpListener::from_std(std_listener);
-        if ring.is_none() {
-            inner
-                .poll
-                .registry()
-                .register(&mut listener, LISTENER, Interest::READABLE)?;
-        }
-        inner.listener = Some(listener);
-        #[cfg(target_os = "linux")]
-        if let Some(ring) = ring {
-            inner.ring = Some(ring);
-            inner.accept();
-            inner.ring_submit();
-        }
-        drop(inner);
-        if self.handles.get().is_none_or(|h| h.poll.is_none()) {
-            let data = Rc::into_raw(self.clone()) as *const std::ffi::c_void;
-            let watched = self.inner.borrow_mut().watch(self.uv_loop, data);
-            let poll = match watched {
-                Ok(h) => h,
-                Err(e) => {
-                    // SAFETY: no handle kept `data` (watch closes what it made), so this is its only owner.
-                    drop(unsafe { Rc::from_raw(data as *const Server) });
-                    return Err(to_io(e));
-                }
-            };
-            self.ensure_timers()?;
-            if let Some(mut h) = self.handles.get() {
-                h.poll = Some(poll);
-                // The tick's period follows the WebSocket routes, which may have come after in-process requests.
-                self.start_tick(h.tick);
-                self.handles.set(Some(h));
-            }
-        }
-        Ok((bound, fallback))
-    }
-
     /// Creates the tick and kick timers if they do not exist: for listening, and for in-process connections on a
     /// server that does not listen (which has no poll handle; the timers go again once its last pipe closes).
     pub(crate) fn ensure_timers(self: &Rc<Self>) -> io::Result<()> {
@@ -297,7 +190,7 @@ impl Server {
     }
 
     /// (Re)starts the tick with a period fine enough for the shortest timeout.
-    fn start_tick(&self, tick: UvHandle) {
+    pub(crate) fn start_tick(&self, tick: UvHandle) {
         let inner = self.inner.borrow();
         let cfg = &inner.cfg;
         // WebSocket idle timeouts need ticks fine enough to ping at half the timeout.
@@ -418,107 +311,8 @@ impl Server {
         s
     }
 
-    pub(crate) fn begin_batch(&self) {
-        self.js_calls.set(0);
-        self.handler.begin();
-        self.inner.borrow_mut().in_batch = true;
-    }
-
-    /// Runs deferred reads, flushes, delivers events, then closes the JS scope (microtasks run,
-    /// their responses still corked) and flushes once more.
-    pub(crate) fn end_batch(&self) {
-        for _ in 0..MAX_ROUNDS {
-            let deferred = std::mem::take(&mut self.inner.borrow_mut().deferred);
-            for &cid in &deferred {
-                self.read_and_process(cid, true);
-            }
-            self.inner.borrow_mut().flush_dirty();
-            let delivered = self.deliver_events();
-            if deferred.is_empty() && !delivered {
-                break;
-            }
-        }
-        self.handler.end();
-        let more = {
-            let mut inner = self.inner.borrow_mut();
-            inner.flush_dirty();
-            // JS has run (microtasks too): the requests answered in this turn are let go.
-            inner.reqs.sweep();
-            if inner.accept_retry {
-                // Descriptors were freed while accepting was paused (EMFILE): take the backlog.
-                inner.accept();
-            }
-            inner.ring_submit();
-            inner.in_batch = false;
-            !inner.events.is_empty() || !inner.deferred.is_empty() || inner.accept_more
-        };
-        if more {
-            self.schedule_kick();
-        } else if self.handles.get().is_some_and(|h| h.poll.is_none())
-            && self.inner.borrow().pipes.is_empty()
-        {
-            // Timers made for in-process requests on a server that does not listen: the last one is done.
-            self.teardown();
-        }
-    }
-
-    /// Counts one JS call and runs the microtask checkpoint every [`crate::CHECKPOINT_EVERY`] of them. Called with
-    /// no borrow of `inner` held: the jobs it runs may call back into the engine.
-    pub(crate) fn counted_js_call(&self) {
-        let n = self.js_calls.get() + 1;
-        if n >= crate::CHECKPOINT_EVERY {
-            self.js_calls.set(0);
-            self.handler.checkpoint();
-        } else {
-            self.js_calls.set(n);
-        }
-    }
-
-    /// Delivers queued events to JS; true if there were any.
-    fn deliver_events(&self) -> bool {
-        let mut any = false;
-        loop {
-            let ev = self.inner.borrow_mut().events.pop_front();
-            let Some(ev) = ev else { return any };
-            any = true;
-            if matches!(ev, Event::Closed) {
-                self.teardown();
-            }
-            self.handler.event(self, ev);
-        }
-    }
-
-    /// After a call from JS outside a batch: events for JS, output to flush and records to let go wait for the
-    /// end of the loop turn (the kick), so replies sent in one turn share a write.
-    pub(crate) fn after_call(&self) {
-        let inner = self.inner.borrow();
-        if !inner.in_batch
-            && (!inner.events.is_empty()
-                || !inner.deferred.is_empty()
-                || !inner.dirty.is_empty()
-                || inner.reqs.has_retired())
-        {
-            drop(inner);
-            self.schedule_kick();
-        }
-    }
-
-    pub(crate) fn schedule_kick(&self) {
-        if self.kick_pending.get() {
-            return;
-        }
-        if let Some(h) = self.handles.get() {
-            self.kick_pending.set(true);
-            // SAFETY: kick is a live timer until teardown, which also clears `handles`.
-            unsafe { uv::timer_start(h.kick, on_kick, 0, 0) };
-        } else {
-            // Never listened: nothing runs on the loop, so deliver right away.
-            self.deliver_events();
-        }
-    }
-
     /// Closes the uv handles; each close callback drops its strong reference.
-    fn teardown(&self) {
+    pub(crate) fn teardown(&self) {
         // A kick started and closed before it ran never clears this itself.
         self.kick_pending.set(false);
         if let Some(h) = self.handles.take() {
@@ -532,63 +326,6 @@ impl Server {
                 uv::close(h.tick, uv::Kind::Timer, on_closed_timer);
                 uv::close(h.kick, uv::Kind::Timer, on_closed_timer);
             }
-        }
-    }
-}
-
-/// The ring `io` asks for, or why there is none (`None` with no reason: the readiness poller was asked for).
-#[cfg(target_os = "linux")]
-fn open_ring(io: IoBackend) -> (Option<crate::uring::Ring>, Option<String>) {
-    match io {
-        IoBackend::Uring => match crate::uring::open() {
-            Ok(r) => (Some(r), None),
-            Err(why) => (None, Some(why)),
-        },
-        IoBackend::Auto | IoBackend::Epoll => (None, None),
-    }
-}
-
-/// Elsewhere there is no io_uring (`Option<()>`: never a ring).
-#[cfg(not(target_os = "linux"))]
-fn open_ring(io: IoBackend) -> (Option<()>, Option<String>) {
-    match io {
-        IoBackend::Uring => (None, Some("io_uring is Linux's".into())),
-        IoBackend::Auto | IoBackend::Epoll => (None, None),
-    }
-}
-
-impl Inner {
-    /// A watch on what tells this server's backend that work is ready: the ring's descriptor or the poller's.
-    fn watch(&mut self, lp: UvLoop, data: *const std::ffi::c_void) -> Result<UvHandle, String> {
-        #[cfg(target_os = "linux")]
-        if let Some(ring) = self.ring.as_ref() {
-            return crate::uring::watch(ring.fd(), lp, data);
-        }
-        self.poll.watch(lp, data)
-    }
-
-    /// Stops accepting: the listener leaves the poller, or the ring's accept is cancelled (now, so the port is
-    /// free when `close` returns).
-    pub(crate) fn stop_listening(&mut self) {
-        let Some(mut l) = self.listener.take() else {
-            return;
-        };
-        #[cfg(target_os = "linux")]
-        if let Some(ring) = self.ring.as_mut() {
-            if ring.accept_armed {
-                ring.cancel(crate::uring::tag(crate::uring::Op::Accept, 0, 0));
-            }
-            ring.submit();
-            return;
-        }
-        let _ = self.poll.registry().deregister(&mut l);
-    }
-
-    /// Hands the ring what this turn queued (nothing without a ring).
-    pub(crate) fn ring_submit(&mut self) {
-        #[cfg(target_os = "linux")]
-        if let Some(ring) = self.ring.as_mut() {
-            ring.submit();
         }
     }
 }
