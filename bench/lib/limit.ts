@@ -72,14 +72,22 @@ export const limitUnavailable = (): string | null => buildVariant('epoll');
 export function limitUringUnavailable(): string | null {
   let disabled = '0';
   try {
-    disabled = readFileSync('/proc/sys/kernel/io_uring_disabled', 'utf8').trim();
+    disabled = readFileSync('/proc/sys/kernel/io_uring_disabled', 'utf8');
   } catch {}
-  // 1 lets only the io_uring_group use it (root included, as here), 2 nobody.
-  if (disabled === '2') return 'io_uring is disabled on this machine (sysctl kernel.io_uring_disabled = 2)';
-  if (disabled === '1' && process.getuid?.() !== 0) {
+  return uringRefusal(disabled, process.getuid?.()) ?? buildVariant('uring');
+}
+
+/**
+ * Why a process of user `uid` may not use io_uring, given the `kernel.io_uring_disabled` sysctl's text, or null.
+ * 1 lets only the io_uring_group use it (root included), 2 nobody; a missing sysctl (kernels before 6.6) is 0.
+ */
+export function uringRefusal(disabled: string, uid: number | undefined): string | null {
+  const v = disabled.trim();
+  if (v === '2') return 'io_uring is disabled on this machine (sysctl kernel.io_uring_disabled = 2)';
+  if (v === '1' && uid !== 0) {
     return 'io_uring is limited to kernel.io_uring_group on this machine (sysctl kernel.io_uring_disabled = 1)';
   }
-  return buildVariant('uring');
+  return null;
 }
 
 function launcher(v: Variant, unavailable: () => string | null) {
