@@ -20,7 +20,7 @@ test('the responses file holds every plain dynamic scenario, length-prefixed, as
   const seen: string[] = [];
   while (at < file.length) {
     const nl = file.indexOf(0x0a, at);
-    const [path, len] = file.subarray(at, nl).toString('latin1').split(' ');
+    const [path = '', len] = file.subarray(at, nl).toString('latin1').split(' ');
     const bytes = file.subarray(nl + 1, nl + 1 + Number(len));
     const s = scenarios.find((x) => x.path === path && x.kind === 'dynamic' && Object.keys(x.headers).length === 0);
     assert.ok(s, `a scenario serves ${path}`);
