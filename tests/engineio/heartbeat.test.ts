@@ -63,12 +63,12 @@ test('a poll read after the pong deadline, before the timeout timer ran, finds t
 
 test('the pong deadline counts from when the ping was due, not from a timer the loop held up', T, async (t) => {
   const app = gale();
-  const engine = attach(app, { pingInterval: 50, pingTimeout: 100 });
+  const engine = attach(app, { pingInterval: 50, pingTimeout: 300 });
   const reasons: string[] = [];
   engine.on('connection', (socket) => socket.on('close', (reason: string) => reasons.push(reason)));
   app.get('/ok', () => 'ok');
   app.get('/block', () => {
-    const until = performance.now() + 100;
+    const until = performance.now() + 200;
     while (performance.now() < until);
     return 'done';
   });
@@ -82,13 +82,14 @@ test('the pong deadline counts from when the ping was due, not from a timer the 
   const base = `http://127.0.0.1:${port}/engine.io/?EIO=4&transport=polling`;
   const sid = JSON.parse((await (await fetch(base)).text()).slice(1)).sid;
   const opened = performance.now();
-  // The loop is held from ~30 ms to ~130 ms: the ping due at 50 ms goes out at ~130 ms. Its pong is due at 150 ms
-  // (engine.io's timer would wait until ~230 ms).
+  // The loop is held from ~30 ms to ~230 ms: the ping due at 50 ms goes out at ~230 ms. Its pong is due at 350 ms
+  // (engine.io's timer would wait until ~530 ms). The margins are wide on purpose: the poll asking for the ping has
+  // 120 ms after the block to reach the server, and the check at 440 ms is 90 ms from either deadline.
   await new Promise((resolve) => setTimeout(resolve, 30));
   blocker.write(buildRequest({ path: '/block' }));
   const ping = await fetch(`${base}&sid=${sid}`);
   assert.equal(await ping.text(), '2');
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, opened + 175 - performance.now())));
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, opened + 440 - performance.now())));
   const late = await fetch(`${base}&sid=${sid}`);
   assert.deepEqual([late.status, await late.json()], [400, { code: 1, message: 'Session ID unknown' }]);
   assert.deepEqual(reasons, ['ping timeout']);
