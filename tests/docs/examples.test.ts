@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { Socket as EioClient } from 'engine.io-client';
 import { io as ioClient } from 'socket.io-client';
 import WebSocket from 'ws';
+import { h3Requests } from '../h3/aioquic.js';
 import { makePki } from '../tls/certs.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -582,6 +583,18 @@ const EXAMPLES: Example[] = [
     async check(base) {
       assert.equal(await (await fetch(base)).text(), 'HTTP/1.1');
       assert.equal(await http2Get(base), 'HTTP/2.0');
+    },
+  },
+  {
+    file: 'docs/guides/tls-and-http2.md',
+    match: "http3: { maxConcurrentStreams: 100, idleTimeout: 30_000 },",
+    files: { 'site.crt': site.cert, 'site.key': site.key },
+    async check(base) {
+      const port = Number(new URL(base).port);
+      const h3 = await h3Requests(port, pki.caPath, [{ path: '/' }], { servername: 'localhost' });
+      assert.equal(h3.alpn, 'h3');
+      assert.deepEqual(JSON.parse(h3.responses[0].body.toString()), { version: '3.0' });
+      assert.deepEqual(JSON.parse(await http2Get(base.replace('http:', 'https:'), pki.ca)), { version: '2.0' });
     },
   },
   {

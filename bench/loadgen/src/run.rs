@@ -483,7 +483,7 @@ impl Loop<'_> {
                     let whole = sent / len;
                     c.partial = sent % len;
                     c.unsent -= whole;
-                    c.inflight.extend(std::iter::repeat(now).take(whole));
+                    c.inflight.extend(std::iter::repeat_n(now, whole));
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

@@ -234,7 +234,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     unsafe { sys::napi_create_object(env, &mut obj) };
     // (name, callback, arity): the arity becomes the function's `length`, which tests/api/binding-interface.test.ts
     // compares with the NativeServer interface in packages/gale/src/native.ts.
-    let table: [(&CStr, Cb, u32); 49] = [
+    let table: [(&CStr, Cb, u32); 50] = [
         (c"route", crate::setup::route, 3),
         (c"fixed", crate::setup::fixed, 5),
         (c"listen", crate::setup::listen, 3),
@@ -244,6 +244,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"stats", crate::setup::stats, 0),
         (c"setTls", crate::setup::set_tls, 1),
         (c"setHttp2", crate::setup::set_http2, 1),
+        (c"setHttp3", crate::setup::set_http3, 1),
         (c"end", crate::reply::end, 6),
         (c"writeHead", crate::reply::write_head, 5),
         (c"write", crate::reply::write, 2),

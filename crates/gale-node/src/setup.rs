@@ -431,3 +431,28 @@ pub(crate) unsafe extern "C" fn set_http2(env: napi_env, info: napi_callback_inf
         Err(msg) => nu::throw(env, &msg, false),
     }
 }
+
+/// `setHttp3({ maxConcurrentStreams, idleTimeout })` serves HTTP/3 on UDP at the TLS listener's port from the next
+/// `listen`; `setHttp3(null)` turns it off. Throws an Error naming an option out of range.
+pub(crate) unsafe extern "C" fn set_http3(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
+    let s = unsafe { server(data) };
+    let o = argv[0];
+    let opts = if nu::type_of(env, o) == ValueType::napi_object {
+        let mut h = gale_server::H3Options::default();
+        if let Some(n) = num_opt(env, o, c"maxConcurrentStreams") {
+            h.max_concurrent_streams = n.clamp(0.0, u32::MAX as f64) as u32;
+        }
+        if let Some(n) = num_opt(env, o, c"idleTimeout") {
+            h.idle_timeout_ms = n.clamp(0.0, u64::MAX as f64) as u64;
+        }
+        Some(h)
+    } else {
+        None
+    };
+    match s.set_http3(opts) {
+        Ok(()) => nu::undefined(env),
+        Err(msg) => nu::throw(env, &msg, false),
+    }
+}

@@ -96,6 +96,8 @@ pub(crate) struct Inner {
     pub tls: Option<std::sync::Arc<rustls::ServerConfig>>,
     /// HTTP/2 settings when the server speaks it (`set_http2`).
     pub h2: Option<Box<crate::h2::Settings>>,
+    /// HTTP/3 settings (`Server::set_http3`); the endpoint starts with `listen` (`Server::quic`).
+    pub h3: Option<crate::H3Options>,
     /// The JS ends of in-process connections (`app.request`), by key; each lives until JS closes it.
     pub pipes: Slab<crate::mem::MemPipe>,
     /// The io_uring backend's ring, when this server listens through it (uring/).
@@ -168,6 +170,7 @@ impl Inner {
             cz: [Vec::new(), Vec::new(), Vec::new()],
             tls: None,
             h2: None,
+            h3: None,
             pipes: Slab::new(),
             #[cfg(target_os = "linux")]
             ring: None,

@@ -8,6 +8,8 @@ mod compress;
 mod conn;
 mod engine;
 mod h2;
+#[cfg(unix)]
+mod h3;
 mod lifecycle;
 mod listen;
 mod mem;
@@ -30,6 +32,8 @@ mod wire;
 mod ws;
 
 use std::cell::{Cell, RefCell};
+#[cfg(unix)]
+use std::rc::Rc;
 
 pub use compress::CompressOptions;
 pub use gale_http::files::Dotfiles;
@@ -219,6 +223,40 @@ pub trait Handler {
 pub const CHECKPOINT_EVERY: u32 = 32;
 
 /// A route's target inside the router.
+/// HTTP/3 settings of a server (`Server::set_http3`).
+#[derive(Clone, Debug)]
+pub struct H3Options {
+    /// Request streams a client may have open at once. Default 100.
+    pub max_concurrent_streams: u32,
+    /// A connection with nothing sent or received for this long is closed (QUIC's idle timeout). Default 30 s.
+    pub idle_timeout_ms: u64,
+}
+
+impl Default for H3Options {
+    fn default() -> Self {
+        H3Options {
+            max_concurrent_streams: 100,
+            idle_timeout_ms: 30_000,
+        }
+    }
+}
+
+impl H3Options {
+    /// Checks the options; Err says which one is out of range.
+    pub fn check(&self) -> Result<(), String> {
+        if self.max_concurrent_streams == 0 {
+            return Err("http3.maxConcurrentStreams must be at least 1".into());
+        }
+        if !(1..=600_000).contains(&self.idle_timeout_ms) {
+            return Err(format!(
+                "http3.idleTimeout must be between 1 and 600000 ms, not {}",
+                self.idle_timeout_ms
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Target {
     Js(u32),
@@ -247,4 +285,7 @@ pub struct Server {
     handles: Cell<Option<Handles>>,
     /// JS calls since the last microtask checkpoint (see [`CHECKPOINT_EVERY`]).
     js_calls: Cell<u32>,
+    /// The HTTP/3 endpoint, while listening with `http3`.
+    #[cfg(unix)]
+    quic: RefCell<Option<Rc<crate::h3::Quic>>>,
 }

@@ -53,6 +53,8 @@ impl Server {
             kick_pending: Cell::new(false),
             handles: Cell::new(None),
             js_calls: Cell::new(0),
+            #[cfg(unix)]
+            quic: RefCell::new(None),
         }))
     }
 
@@ -224,7 +226,29 @@ impl Server {
                     .into(),
             );
         }
-        inner.tls = Some(cfg);
+        inner.tls = Some(cfg.clone());
+        drop(inner);
+        #[cfg(unix)]
+        if let Some(q) = self.quic.borrow().clone() {
+            q.reload(&cfg)?;
+        }
+        Ok(())
+    }
+
+    /// Serves HTTP/3 (None: off) on a UDP socket at the TLS listener's address and port, from `listen` on.
+    /// Called before `listen`; `listen` fails without TLS. Err says which option is out of range, or that this
+    /// platform has no HTTP/3 yet.
+    pub fn set_http3(&self, opts: Option<crate::H3Options>) -> Result<(), String> {
+        #[cfg(not(unix))]
+        if opts.is_some() {
+            return Err(
+                "http3 is not available on this platform yet (Linux and macOS have it)".into(),
+            );
+        }
+        if let Some(o) = &opts {
+            o.check()?;
+        }
+        self.inner.borrow_mut().h3 = opts;
         Ok(())
     }
 
@@ -246,6 +270,11 @@ impl Server {
     /// Graceful shutdown: stop accepting, close idle connections, answer in-flight requests with
     /// `Connection: close`. `Event::Closed` follows once every connection is gone.
     pub fn close(&self) {
+        // (The endpoint is taken out of its cell before its tasks run: they may call back into the server.)
+        #[cfg(unix)]
+        if let Some(q) = self.quic.borrow().clone() {
+            q.shutdown();
+        }
         {
             let mut inner = self.inner.borrow_mut();
             inner.closing = true;
@@ -274,6 +303,7 @@ impl Server {
 
     /// Closes every connection now; JS hears `Abort` for each unanswered request, then `Closed`.
     pub fn force_close(&self) {
+        self.stop_http3();
         {
             let mut inner = self.inner.borrow_mut();
             inner.closing = true;
@@ -312,7 +342,19 @@ impl Server {
     }
 
     /// Closes the uv handles; each close callback drops its strong reference.
+    /// Closes the HTTP/3 endpoint and its connections, if it runs.
+    fn stop_http3(&self) {
+        #[cfg(unix)]
+        {
+            let quic = self.quic.borrow_mut().take();
+            if let Some(q) = quic {
+                q.close();
+            }
+        }
+    }
+
     pub(crate) fn teardown(&self) {
+        self.stop_http3();
         // A kick started and closed before it ran never clears this itself.
         self.kick_pending.set(false);
         if let Some(h) = self.handles.take() {

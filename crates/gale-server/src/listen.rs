@@ -97,7 +97,44 @@ impl Server {
                 self.handles.set(Some(h));
             }
         }
+        #[cfg(unix)]
+        self.start_http3(bound)?;
         Ok((bound, fallback))
+    }
+
+    /// With `set_http3`: the HTTP/3 endpoint on UDP at the TLS listener's `bound` address.
+    #[cfg(unix)]
+    fn start_http3(self: &Rc<Self>, bound: SocketAddr) -> io::Result<()> {
+        let inner = self.inner.borrow();
+        let Some(opts) = inner.h3.clone() else {
+            return Ok(());
+        };
+        let Some(tls) = inner.tls.clone() else {
+            drop(inner);
+            self.abandon_listen();
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "http3 needs tls: HTTP/3 runs over QUIC, which is always encrypted (give listen a tls option)",
+            ));
+        };
+        let max_head = inner.cfg.limits.max_head_bytes;
+        drop(inner);
+        match crate::h3::Quic::start(self, self.uv_loop, bound, &tls, &opts, max_head) {
+            Ok(q) => {
+                *self.quic.borrow_mut() = Some(Rc::new(q));
+                Ok(())
+            }
+            Err(e) => {
+                self.abandon_listen();
+                Err(to_io(e))
+            }
+        }
+    }
+
+    /// A listen that failed after binding: the TCP listener stops, so the port is free again.
+    #[cfg(unix)]
+    fn abandon_listen(&self) {
+        self.inner.borrow_mut().stop_listening();
     }
 }
 

@@ -46,6 +46,10 @@ pub(crate) struct MemPipe {
     body: Vec<u8>,
     /// The request was made for an `https:` URL: `req.secure` reads true, as behind TLS.
     pub secure: bool,
+    /// An HTTP/3 request's pipe (h3/bridge.rs): the UDP socket's local address (`req.socket.localAddress`).
+    pub h3_local: Option<SocketAddr>,
+    /// The task that owns the pipe in Rust (HTTP/3): woken instead of an `Event::Pipe` to JS.
+    waker: Option<std::task::Waker>,
 }
 
 /// What `Server::mem_write` did with JS's bytes.
@@ -92,12 +96,16 @@ impl MemPipe {
             reader: ResponseReader::new(head_request),
             body: Vec::new(),
             secure,
+            h3_local: None,
+            waker: None,
         }
     }
 
-    /// Tells JS to look at this pipe (once until it reads).
+    /// Tells JS to look at this pipe (once until it reads), or wakes the Rust task that owns it.
     fn wake(&mut self, key: usize, events: &mut VecDeque<Event>) {
-        if !self.notified {
+        if let Some(w) = &self.waker {
+            w.wake_by_ref();
+        } else if !self.notified {
             self.notified = true;
             events.push_back(Event::Pipe(key as u32));
         }
@@ -230,6 +238,26 @@ impl Inner {
         Some(key as u32)
     }
 
+    /// An HTTP/3 request's pipe (h3/bridge.rs): from the client's address, read as HTTP/3 over TLS, its news
+    /// waking `waker`.
+    #[cfg(unix)]
+    fn h3_open(
+        &mut self,
+        peer: SocketAddr,
+        local: SocketAddr,
+        head_request: bool,
+        waker: std::task::Waker,
+    ) -> Option<u32> {
+        let key = self.mem_open(true, head_request)? as usize;
+        let pipe = &mut self.pipes[key];
+        pipe.h3_local = Some(local);
+        pipe.waker = Some(waker);
+        if let Some(cid) = pipe.conn {
+            self.conns[cid].peer = peer;
+        }
+        Some(key as u32)
+    }
+
     /// The server side of pipe `key` closed (close_conn): JS reads what is left, then the end.
     pub(crate) fn mem_closed(&mut self, key: usize) {
         if let Some(pipe) = self.pipes.get_mut(key) {
@@ -286,6 +314,35 @@ impl Server {
         };
         self.after_call();
         Ok(key)
+    }
+
+    /// Opens the in-process connection an HTTP/3 request is served through (h3/bridge.rs); None when closing.
+    #[cfg(unix)]
+    pub(crate) fn h3_open(
+        self: &Rc<Self>,
+        peer: SocketAddr,
+        local: SocketAddr,
+        head_request: bool,
+        waker: std::task::Waker,
+    ) -> Option<u32> {
+        self.ensure_timers().ok()?;
+        let key = {
+            let mut inner = self.inner.borrow_mut();
+            inner.refresh_clock();
+            inner.h3_open(peer, local, head_request, waker)
+        };
+        self.after_call();
+        key
+    }
+
+    /// The engine has not yet read what was written to pipe `key` below the mark `mem_write` said `Full` at.
+    #[cfg(unix)]
+    pub(crate) fn mem_full(&self, key: u32) -> bool {
+        self.inner
+            .borrow()
+            .pipes
+            .get(key as usize)
+            .is_some_and(|p| p.conn.is_some() && p.want_input)
     }
 
     /// Queues request bytes on in-process connection `key`; the engine reads them at the end of this loop turn.

@@ -4,7 +4,7 @@
 use gale_http::{parse_head, BodyKind, ChunkedDecoder, Error as HttpError};
 use gale_router::{decode_param, Found};
 
-use crate::conn::Phase;
+use crate::conn::{Io, Phase};
 use crate::engine::{Inner, Step, ABSENT_SPAN, BODY_HIGH_WATER};
 use crate::request::{Action, Param};
 use crate::{Event, Target};
@@ -96,6 +96,10 @@ impl Inner {
             return Step::Stop;
         };
         conn.inflight.push_back(idx);
+        let mem = match conn.io {
+            Io::Mem(p) => Some(p),
+            _ => None,
+        };
         *pos += head.head_len;
         let closing = self.closing;
         let req = self.reqs.get_mut(idx);
@@ -106,6 +110,12 @@ impl Inner {
         req.path = head.path;
         req.query = head.query;
         req.minor = head.minor_version;
+        if let Some(p) = mem {
+            // An HTTP/3 request served through an in-process connection (h3/bridge.rs) reads as HTTP/3.
+            if self.pipes[p].h3_local.is_some() {
+                req.minor = 3;
+            }
+        }
         req.keep_alive = head.keep_alive && !closing;
         req.expect_continue = head.expect_continue;
         req.head_only = head.method.get(&req.head) == b"HEAD";

@@ -19,6 +19,9 @@ pub type CloseCb = unsafe extern "C" fn(handle: UvHandle);
 /// `UV_READABLE` from uv.h.
 #[cfg(unix)]
 pub const READABLE: c_int = 1;
+/// `UV_WRITABLE` from uv.h.
+#[cfg(unix)]
+pub const WRITABLE: c_int = 2;
 
 /// The handle kinds Gale creates, as uv.h numbers them (UV_HANDLE_TYPE_MAP order, starting at 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,6 +172,49 @@ pub fn poll_new(
         return Err(e);
     }
     Ok(h)
+}
+
+/// Changes what a poll handle watches (`READABLE | WRITABLE`; 0 stops it until the next call).
+///
+/// # Safety
+/// `h` must be a live handle from `poll_new`, not yet closed.
+#[cfg(unix)]
+pub unsafe fn poll_set(h: UvHandle, events: c_int, cb: PollCb) {
+    if let Ok(api) = api() {
+        // SAFETY: caller guarantees h is a live poll handle.
+        unsafe {
+            if events == 0 {
+                (api.poll_stop)(h);
+            } else {
+                (api.poll_start)(h, events, cb);
+            }
+        }
+    }
+}
+
+/// Lets the loop exit while `h` is the only thing left on it (an async handle that only ever wakes work
+/// something else keeps alive).
+///
+/// # Safety
+/// `h` must be a live handle.
+#[cfg(unix)]
+pub unsafe fn unref(h: UvHandle) {
+    if let Ok(api) = api() {
+        // SAFETY: caller guarantees h is live.
+        unsafe { (api.unref)(h) };
+    }
+}
+
+/// Stops a timer (it stays usable).
+///
+/// # Safety
+/// `h` must be a live timer from `timer_new`.
+#[cfg(unix)]
+pub unsafe fn timer_stop(h: UvHandle) {
+    if let Ok(api) = api() {
+        // SAFETY: caller guarantees h is a live timer handle.
+        unsafe { (api.timer_stop)(h) };
+    }
 }
 
 /// A close callback that only frees a poll handle's storage (for handles whose `data` owns nothing).

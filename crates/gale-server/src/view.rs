@@ -116,7 +116,7 @@ impl Server {
             Io::Tcp(sock) => sock.local_addr().ok(),
             #[cfg(target_os = "linux")]
             Io::Ring(r) => r.sock.local_addr().ok(),
-            Io::Mem(_) => Some(crate::mem::MEM_ADDR),
+            Io::Mem(p) => Some(inner.pipes[*p].h3_local.unwrap_or(crate::mem::MEM_ADDR)),
         }
     }
 }

@@ -44,7 +44,7 @@ import type { RouteMethod, StateFrom } from './route-types.js';
 import { type Entry, Router, type Usable } from './router.js';
 import { scaleHooks as hooks, type Relay } from './scale-hooks.js';
 import { isStreamSource } from './stream.js';
-import { nativeHttp2, nativeTls, type TlsOptions } from './tls.js';
+import { nativeHttp2, nativeHttp3, nativeTls, type TlsOptions } from './tls.js';
 import { runHandler, TracedResponse, traceError, traceRequest, tracingOn } from './tracing.js';
 import { type ViewEngine, Views } from './views.js';
 import type { PublishOptions, WsData } from './ws.js';
@@ -463,6 +463,7 @@ export class App<S extends object = object> extends Router<S> {
     const http2 = nativeHttp2(o.http2, o.tls);
     this.n.setHttp2(http2);
     this.http2 = http2 !== null;
+    this.n.setHttp3(nativeHttp3(o.http3, o.tls));
     if (o.tls !== undefined) {
       this.tlsOptions = o.tls;
       this.n.setTls(nativeTls(o.tls, this.http2));

@@ -110,7 +110,7 @@ export type { SseMessage, SseOptions } from './sse.js';
 export { SseStream } from './sse.js';
 export type { InferOutput, StandardJSONSchemaV1, StandardSchemaV1 } from './standard-schema.js';
 export type { StreamSource } from './stream.js';
-export type { Http2Options, PemSource, TlsCertificate, TlsOptions } from './tls.js';
+export type { Http2Options, Http3Options, PemSource, TlsCertificate, TlsOptions } from './tls.js';
 export type { RequestTrace } from './tracing.js';
 export { TRACING_CHANNELS } from './tracing.js';
 export type { ViewEngine } from './views.js';

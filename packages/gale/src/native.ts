@@ -24,6 +24,7 @@ export interface NativeServer {
   setTls(options: import('./tls.js').NativeTls): void;
   /** Serve HTTP/2 with these settings (null: HTTP/1.1 only); throws naming an option out of range. */
   setHttp2(options: import('./tls.js').Http2Options | null): void;
+  setHttp3(options: import('./tls.js').Http3Options | null): void;
   end(
     id: number,
     status: number,

@@ -90,7 +90,8 @@ export function defineRequestMembers(proto: Request): void {
     },
     httpVersionMajor: {
       get(this: Request) {
-        return this.httpVersion === '2.0' ? 2 : 1;
+        const v = this.httpVersion;
+        return v === '3.0' ? 3 : v === '2.0' ? 2 : 1;
       },
       configurable: true,
     },

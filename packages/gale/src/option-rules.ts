@@ -121,6 +121,13 @@ export function checkListen(portOrOptions: unknown, host: unknown): void {
           cleartext: bool,
         }),
       ),
+      http3: anyOf(
+        bool,
+        shape(where, 'http3', {
+          maxConcurrentStreams: num('streams', 1),
+          idleTimeout: num('ms', 1),
+        }),
+      ),
       io: oneOf('auto', 'uring', 'epoll'),
     });
     const tls = (portOrOptions as { tls?: unknown }).tls;

@@ -208,6 +208,11 @@ export interface ListenOptions {
    */
   http2?: boolean | import('./tls.js').Http2Options;
   /**
+   * Serve HTTP/3 as well (see `Http3Options`): QUIC on UDP at the same address and port, with the `tls`
+   * certificates (required). Default false.
+   */
+  http3?: boolean | import('./tls.js').Http3Options;
+  /**
    * The engine's I/O backend on Linux: `'uring'` (io_uring: multishot accept and receive, batched sends, one
    * system call per loop turn for every socket), `'epoll'` (the readiness poller), or `'auto'` (the default:
    * epoll for now). When io_uring cannot be used (a kernel before 6.0, `kernel.io_uring_disabled`, a container's

@@ -326,14 +326,15 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
     return l === undefined ? undefined : { address: l[0], port: l[1], family: l[2] };
   }
 
-  /** `"1.1"`, `"1.0"`, or `"2.0"` for a request over HTTP/2. */
+  /** `"1.1"`, `"1.0"`, `"2.0"` for a request over HTTP/2, or `"3.0"` over HTTP/3. */
   get httpVersion(): string {
     if (this._version === undefined) {
       const v = this._n.version(this._id);
       if (v === undefined) this.lost('httpVersion');
       else this._version = v;
     }
-    return this._version === 0 ? '1.0' : this._version === 2 ? '2.0' : '1.1';
+    const v = this._version;
+    return v === 0 ? '1.0' : v === 2 ? '2.0' : v === 3 ? '3.0' : '1.1';
   }
 
   /**

@@ -99,6 +99,29 @@ export function nativeHttp2(o: boolean | Http2Options | undefined, tls: TlsOptio
   return { ...o };
 }
 
+/**
+ * HTTP/3 for `app.listen({ tls, http3 })`: QUIC on a UDP socket at the TLS listener's address and port, served
+ * by the engine on Node's loop with the same routes, middleware, request and response API (`req.httpVersion` is
+ * `'3.0'`). Needs `tls` (QUIC is always encrypted; TLS 1.3). Linux and macOS.
+ *
+ * @example
+ * await app.listen({ port: 443, tls: { cert: './site.crt', key: './site.key' }, http2: true, http3: true });
+ */
+export interface Http3Options {
+  /** Request streams a client may have open at once. Default 100. */
+  maxConcurrentStreams?: number;
+  /** Milliseconds without traffic after which a connection is closed (QUIC's idle timeout), 1–600000. Default 30000. */
+  idleTimeout?: number;
+}
+
+/** The engine's form of `listen({ http3 })` (null: off). */
+export function nativeHttp3(o: boolean | Http3Options | undefined, tls: TlsOptions | undefined): Http3Options | null {
+  if (o === undefined || o === false) return null;
+  if (tls === undefined)
+    throw new TypeError('listen: http3 needs tls (HTTP/3 runs over QUIC, which is always encrypted)');
+  return o === true ? {} : { ...o };
+}
+
 /** Resolves `o` (reading any files) into the engine's form; `http2` makes ALPN offer `h2` by default. */
 export function nativeTls(o: TlsOptions, http2 = false): NativeTls {
   if ((o.cert === undefined) !== (o.key === undefined)) throw new TypeError('tls: give both cert and key');

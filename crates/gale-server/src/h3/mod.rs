@@ -1,0 +1,245 @@
+//! HTTP/3 in the engine: QUIC (quinn, on rustls with the listener's certificates) on a UDP socket at the TLS
+//! listener's port, HTTP/3 and QPACK by the `h3` crate, all polled by the executor on Node's loop (exec.rs) with
+//! the socket's readiness from a uv_poll (udp.rs). Each request stream is served through an in-process connection
+//! (bridge.rs), so routing, middleware, limits and the JS API are the engine's own.
+//!
+//! Why quinn + h3 and not quiche: quinn's QUIC runs on rustls, which the engine already builds with ring, and its
+//! `Runtime` trait lets any executor drive it; quiche needs BoringSSL compiled from source. quinn-udp brings GSO
+//! and GRO where the kernel has them.
+
+mod bridge;
+mod exec;
+mod udp;
+
+use std::cell::{Cell, RefCell};
+use std::future::{poll_fn, Future};
+use std::net::{SocketAddr, UdpSocket};
+use std::pin::pin;
+use std::rc::{Rc, Weak};
+use std::sync::Arc;
+use std::task::{Poll, Waker};
+use std::time::Duration;
+
+use bytes::Bytes;
+use slab::Slab;
+use socket2::{Domain, Protocol, Socket, Type};
+
+use crate::uv::UvLoop;
+use crate::{H3Options, Server};
+use exec::Exec;
+use udp::UvUdp;
+
+/// A listening HTTP/3 endpoint: its executor, quinn's endpoint and the socket's poll.
+pub(crate) struct Quic {
+    exec: Rc<Exec>,
+    endpoint: quinn::Endpoint,
+    udp: Arc<UvUdp>,
+    opts: H3Options,
+    ctx: Rc<Ctx>,
+}
+
+/// quinn's server config for the listener's TLS config: the same certificates (a reload reaches both), ALPN `h3`.
+fn server_config(
+    tls: &Arc<rustls::ServerConfig>,
+    opts: &H3Options,
+) -> Result<quinn::ServerConfig, String> {
+    let mut tls = (**tls).clone();
+    tls.alpn_protocols = vec![b"h3".to_vec()];
+    // No 0-RTT: replayable requests would need the app's consent.
+    tls.max_early_data_size = 0;
+    let crypto = quinn::crypto::rustls::QuicServerConfig::try_from(tls)
+        .map_err(|e| format!("http3 needs TLS 1.3 with AES-128-GCM in the tls options: {e}"))?;
+    let mut cfg = quinn::ServerConfig::with_crypto(Arc::new(crypto));
+    let transport = Arc::get_mut(&mut cfg.transport).expect("a fresh transport config");
+    transport
+        .max_concurrent_bidi_streams(opts.max_concurrent_streams.into())
+        .max_idle_timeout(Some(
+            quinn::IdleTimeout::try_from(Duration::from_millis(opts.idle_timeout_ms))
+                .map_err(|e| e.to_string())?,
+        ));
+    Ok(cfg)
+}
+
+impl Quic {
+    /// Binds UDP `addr` (the TLS listener's address and port) and starts accepting QUIC connections for `server`.
+    pub fn start(
+        server: &Rc<Server>,
+        lp: UvLoop,
+        addr: SocketAddr,
+        tls: &Arc<rustls::ServerConfig>,
+        opts: &H3Options,
+        max_head: usize,
+    ) -> Result<Quic, String> {
+        let config = server_config(tls, opts)?;
+        let sock = bind(addr).map_err(|e| format!("http3: binding UDP {addr} failed: {e}"))?;
+        let exec = Exec::new(lp)?;
+        let udp = UvUdp::new(sock, lp, &exec).map_err(|e| format!("http3: {e}"))?;
+        let endpoint = quinn::Endpoint::new_with_abstract_socket(
+            quinn::EndpointConfig::default(),
+            Some(config),
+            udp.clone(),
+            exec.runtime(),
+        )
+        .map_err(|e| format!("http3: {e}"));
+        let endpoint = match endpoint {
+            Ok(e) => e,
+            Err(e) => {
+                udp.close();
+                exec.close();
+                return Err(e);
+            }
+        };
+        let local = udp_local(&endpoint, addr);
+        let ctx = Rc::new(Ctx {
+            server: Rc::downgrade(server),
+            exec: Rc::downgrade(&exec),
+            local,
+            max_head: max_head as u64,
+            closing: Cell::new(false),
+            conns: RefCell::new(Slab::new()),
+        });
+        let ep = endpoint.clone();
+        let accepting = ctx.clone();
+        exec.spawn(async move {
+            while let Some(incoming) = ep.accept().await {
+                let Some(exec) = accepting.exec.upgrade() else {
+                    return;
+                };
+                exec.spawn(connection(incoming, accepting.clone()));
+            }
+        });
+        exec.run();
+        Ok(Quic {
+            exec,
+            endpoint,
+            udp,
+            opts: opts.clone(),
+            ctx,
+        })
+    }
+
+    /// Graceful shutdown: no new connections; each connection gets a GOAWAY, and its requests in flight finish
+    /// (the engine's close waits for them, then `close` ends the connections).
+    pub fn shutdown(&self) {
+        self.endpoint.set_server_config(None);
+        self.ctx.closing.set(true);
+        let wakers: Vec<Waker> = self
+            .ctx
+            .conns
+            .borrow()
+            .iter()
+            .map(|(_, w)| w.clone())
+            .collect();
+        self.exec
+            .run_after(|| wakers.into_iter().for_each(Waker::wake));
+    }
+
+    /// New handshakes use `tls` (certificate reload); connections keep the keys they agreed.
+    pub fn reload(&self, tls: &Arc<rustls::ServerConfig>) -> Result<(), String> {
+        self.endpoint
+            .set_server_config(Some(server_config(tls, &self.opts)?));
+        Ok(())
+    }
+
+    /// Closes every connection (H3_NO_ERROR) and stops. Call with no engine borrow held.
+    pub fn close(&self) {
+        self.endpoint.close(H3_NO_ERROR.into(), b"server closing");
+        // Let quinn's drivers send the CONNECTION_CLOSE frames, then drop everything.
+        self.exec.run();
+        self.udp.close();
+        self.exec.close();
+    }
+}
+
+/// RFC 9114 §8.1.
+const H3_NO_ERROR: u32 = 0x100;
+
+/// The local address the UDP socket has (the TLS listener's).
+fn udp_local(endpoint: &quinn::Endpoint, fallback: SocketAddr) -> SocketAddr {
+    endpoint.local_addr().unwrap_or(fallback)
+}
+
+/// A UDP socket on `addr`; "::" takes IPv4 too, as the TCP listener does.
+fn bind(addr: SocketAddr) -> std::io::Result<UdpSocket> {
+    let socket = Socket::new(Domain::for_address(addr), Type::DGRAM, Some(Protocol::UDP))?;
+    if addr.is_ipv6() {
+        let _ = socket.set_only_v6(false);
+    }
+    socket.bind(&addr.into())?;
+    Ok(socket.into())
+}
+
+/// What every connection's task shares.
+struct Ctx {
+    server: Weak<Server>,
+    exec: Weak<Exec>,
+    local: SocketAddr,
+    /// The request head limit, as QPACK's field section limit (SETTINGS_MAX_FIELD_SECTION_SIZE).
+    max_head: u64,
+    /// The server is closing gracefully (`Quic::shutdown`).
+    closing: Cell<bool>,
+    /// Each open connection's task, to wake at shutdown.
+    conns: RefCell<Slab<Waker>>,
+}
+
+/// A connection's place in `Ctx::conns`, given back when its task ends.
+struct ConnSlot<'a> {
+    ctx: &'a Ctx,
+    key: usize,
+}
+
+impl Drop for ConnSlot<'_> {
+    fn drop(&mut self) {
+        self.ctx.conns.borrow_mut().remove(self.key);
+    }
+}
+
+/// One QUIC connection: the handshake, then HTTP/3's control streams and a task per request stream.
+async fn connection(incoming: quinn::Incoming, ctx: Rc<Ctx>) {
+    let Ok(conn) = incoming.await else { return };
+    let peer = conn.remote_address();
+    let built = h3::server::builder()
+        .max_field_section_size(ctx.max_head)
+        .build::<_, Bytes>(h3_quinn::Connection::new(conn))
+        .await;
+    let Ok(mut h3c) = built else { return };
+    let waker = poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
+    let slot = ConnSlot {
+        key: ctx.conns.borrow_mut().insert(waker),
+        ctx: &ctx,
+    };
+    let mut goaway = false;
+    loop {
+        // The next request stream; or, once the server closes, the GOAWAY (requests in flight carry on).
+        let next = {
+            let mut accept = pin!(h3c.accept());
+            poll_fn(|cx| match accept.as_mut().poll(cx) {
+                Poll::Ready(r) => Poll::Ready(Some(r)),
+                Poll::Pending if slot.ctx.closing.get() && !goaway => Poll::Ready(None),
+                Poll::Pending => Poll::Pending,
+            })
+            .await
+        };
+        match next {
+            Some(Ok(Some(resolver))) => {
+                let Some(exec) = ctx.exec.upgrade() else {
+                    return;
+                };
+                let ctx = ctx.clone();
+                exec.spawn(async move {
+                    if let Ok((req, stream)) = resolver.resolve_request().await {
+                        bridge::serve(&ctx.server, peer, ctx.local, req, stream).await;
+                    }
+                });
+            }
+            // The client closed, the idle timeout passed, or the endpoint closed.
+            Some(_) => return,
+            None => {
+                goaway = true;
+                if h3c.shutdown(0).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
