@@ -92,6 +92,10 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '0.0.0.0';
-const addr = await app.listen(port, host);
-console.log(`Gale demo listening on http://localhost:${addr.port}/json`);
-console.log(`Demo page: http://localhost:${addr.port}/demo/`);
+// TLS_CERT and TLS_KEY (PEM files): HTTPS with HTTP/2 and HTTP/3 on the same port (QUIC over UDP).
+const tls =
+  process.env.TLS_CERT && process.env.TLS_KEY ? { cert: process.env.TLS_CERT, key: process.env.TLS_KEY } : null;
+const addr = await app.listen(tls ? { port, host, tls, http2: true, http3: true } : { port, host });
+const origin = `${tls ? 'https' : 'http'}://localhost:${addr.port}`;
+console.log(`Gale demo listening on ${origin}/json${tls ? ' (HTTP/1.1, HTTP/2 and HTTP/3)' : ''}`);
+console.log(`Demo page: ${origin}/demo/`);

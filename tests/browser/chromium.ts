@@ -15,8 +15,8 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-/** Launches Debian's Chromium (installing it first if needed and allowed). Close it when done. */
-export async function launchChromium(): Promise<Browser> {
+/** Launches Debian's Chromium (installing it first if needed and allowed), with `extraArgs`. Close it when done. */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   const executablePath = ensureCommand('chromium', 'chromium');
-  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
+  return chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs], timeout: 60_000 });
 }

@@ -10,22 +10,25 @@ export interface Demo {
   stop(): Promise<void>;
 }
 
-export async function startDemo(): Promise<Demo> {
+/** Starts the demo; `env` adds variables (TLS_CERT and TLS_KEY: HTTPS, HTTP/2 and HTTP/3, and `url` is https). */
+export async function startDemo(env: Record<string, string> = {}): Promise<Demo> {
   const proc = spawn(process.execPath, [server], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const kill = () => proc.kill('SIGKILL');
   process.once('exit', kill);
   let out = '';
+  let scheme = 'http';
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the demo did not start within 20 s:\n${out}`)), 20_000);
     proc.stdout?.on('data', (d) => {
       out += d;
-      const m = /Demo page: http:\/\/localhost:(\d+)\//.exec(out);
+      const m = /Demo page: (https?):\/\/localhost:(\d+)\//.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve(Number(m[1]));
+        scheme = m[1];
+        resolve(Number(m[2]));
       }
     });
     proc.stderr?.on('data', (d) => {
@@ -37,7 +40,7 @@ export async function startDemo(): Promise<Demo> {
     });
   });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${scheme}://127.0.0.1:${port}`,
     proc,
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return;

@@ -587,7 +587,7 @@ const EXAMPLES: Example[] = [
   },
   {
     file: 'docs/guides/tls-and-http2.md',
-    match: "http3: { maxConcurrentStreams: 100, idleTimeout: 30_000 },",
+    match: 'http3: { maxConcurrentStreams: 100, idleTimeout: 30_000 },',
     files: { 'site.crt': site.cert, 'site.key': site.key },
     async check(base) {
       const port = Number(new URL(base).port);
