@@ -9,12 +9,17 @@ import type { App } from '../helpers.js';
 import { type H3Request, h3Requests } from './aioquic.js';
 
 /** An app from `setup` listening on 127.0.0.1 with TLS and HTTP/3; closed when the test ends. */
-async function h3App(t: TestContext, setup: (app: App) => void, gale: object = {}): Promise<number> {
+async function h3App(
+  t: TestContext,
+  setup: (app: App) => void,
+  gale: object = {},
+  http3: boolean | object = true,
+): Promise<number> {
   const { gale: make } = await import('gale');
   const app = make(gale);
   setup(app);
   const { leaf } = testPki();
-  const addr = await app.listen({ port: 0, host: '127.0.0.1', tls: { cert: leaf.cert, key: leaf.key }, http3: true });
+  const addr = await app.listen({ port: 0, host: '127.0.0.1', tls: { cert: leaf.cert, key: leaf.key }, http3 });
   t.after(() => app.close({ timeout: 500 }));
   return addr.port;
 }
@@ -196,6 +201,62 @@ test('reloadTls reaches HTTP/3: new connections get the new certificate', async 
   const after = await h3Requests(port, pki.caPath, [{ path: '/' }]);
   assert.equal(serial(after.serial), serial(second.serial));
   assert.equal(after.responses[0].body.toString(), 'ok');
+});
+
+test('a request stream that stalls after its fields gets 408 at headersTimeout; the connection serves on', async (t) => {
+  const port = await h3App(
+    t,
+    (app) => {
+      app.get('/', () => 'ok');
+    },
+    { headersTimeout: 400 },
+  );
+  const started = Date.now();
+  const [stalled, fine] = await ask(port, [{ path: '/', open: true }, { path: '/' }], true);
+  assert.equal(stalled.status, 408);
+  assert.ok(Date.now() - started >= 350, 'not before the timeout');
+  assert.equal(fine.status, 200);
+});
+
+test('maxConnectionsPerAddress refuses a second connection from the same address while the first is open', async (t) => {
+  let release = () => {};
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  const port = await h3App(
+    t,
+    (app) => {
+      app.get('/hold', async () => {
+        await held;
+        return 'released';
+      });
+      app.get('/', () => 'ok');
+    },
+    {},
+    { maxConnectionsPerAddress: 1 },
+  );
+  const { pki } = testPki();
+  const first = h3Requests(port, pki.caPath, [{ path: '/hold' }]);
+  await new Promise((r) => setTimeout(r, 1000));
+  await assert.rejects(h3Requests(port, pki.caPath, [{ path: '/' }], { timeout: 5 }), /aioquic client exited/);
+  release();
+  assert.equal((await first).responses[0].body.toString(), 'released');
+  // Its connection gone, the address may connect again.
+  const again = await h3Requests(port, pki.caPath, [{ path: '/' }]);
+  assert.equal(again.responses[0].status, 200);
+});
+
+test('retryAbove: 0 makes every client prove its address with a Retry first, and aioquic gets through', async (t) => {
+  const port = await h3App(
+    t,
+    (app) => {
+      app.get('/', () => 'validated');
+    },
+    {},
+    { retryAbove: 0 },
+  );
+  const [r] = await ask(port, [{ path: '/' }]);
+  assert.equal(r.body.toString(), 'validated');
 });
 
 test('listen refuses http3 without tls, saying why', async () => {

@@ -20,6 +20,8 @@ export interface H3Request {
   body?: Buffer | string;
   /** The body as separate DATA frames, 10 ms apart. */
   chunks?: (Buffer | string)[];
+  /** Leave the stream open after the fields (no body, no FIN), as a stalling client does. */
+  open?: boolean;
 }
 
 export interface H3Response {
@@ -82,6 +84,7 @@ export function h3Requests(
       headers: r.headers ?? [],
       ...(r.body !== undefined ? { body: b64(r.body) } : {}),
       ...(r.chunks !== undefined ? { chunks: r.chunks.map(b64) } : {}),
+      ...(r.open ? { open: true } : {}),
     })),
   };
   const env = { ...process.env, PYTHONPATH: aioquicPath() };

@@ -1,6 +1,6 @@
 # An independent HTTP/3 client for the tests: aioquic (PyPI) over one QUIC connection to 127.0.0.1.
 # Input (stdin, JSON): {"port", "ca" (PEM path), "servername", "requests": [{"method", "path", "headers": [[k, v]],
-# "body" (base64), "chunks" (base64 list, sent as separate DATA frames)}], "parallel": bool, "timeout": seconds}.
+# "body" (base64), "chunks" (base64 list, sent as separate DATA frames), "open" (no FIN)}], "parallel": bool, "timeout": seconds}.
 # Output (stdout, JSON): {"alpn", "serial" (the server certificate's, hex), "responses": [{"status", "headers": [[k, v]], "body" (base64), "reset" (code)}]}.
 import asyncio
 import base64
@@ -69,7 +69,8 @@ class Client(QuicConnectionProtocol):
         rec = {"status": None, "headers": [], "body": b"", "informational": []}
         fut = asyncio.get_running_loop().create_future()
         self.waiting[sid] = (fut, rec)
-        self.h3.send_headers(sid, fields, end_stream=not chunks)
+        # "open": the request's stream stays open after its fields (no DATA, no FIN), as a stalling client's.
+        self.h3.send_headers(sid, fields, end_stream=not chunks and not req.get("open"))
         for i, c in enumerate(chunks):
             self.h3.send_data(sid, c, end_stream=i == len(chunks) - 1)
             self.transmit()

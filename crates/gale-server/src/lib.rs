@@ -222,7 +222,6 @@ pub trait Handler {
 /// and request objects alive until the batch ends, and each young-generation GC in between copies them all.
 pub const CHECKPOINT_EVERY: u32 = 32;
 
-/// A route's target inside the router.
 /// HTTP/3 settings of a server (`Server::set_http3`).
 #[derive(Clone, Debug)]
 pub struct H3Options {
@@ -230,6 +229,11 @@ pub struct H3Options {
     pub max_concurrent_streams: u32,
     /// A connection with nothing sent or received for this long is closed (QUIC's idle timeout). Default 30 s.
     pub idle_timeout_ms: u64,
+    /// QUIC connections one IP address may have open (handshakes included); more are refused. Default 64.
+    pub max_connections_per_address: u32,
+    /// Handshakes in progress above which a new client must first prove its address with a Retry (one round trip
+    /// more, no state kept until it does: a spoofed-source flood costs the server nothing). 0: always. Default 64.
+    pub retry_above: u32,
 }
 
 impl Default for H3Options {
@@ -237,6 +241,8 @@ impl Default for H3Options {
         H3Options {
             max_concurrent_streams: 100,
             idle_timeout_ms: 30_000,
+            max_connections_per_address: 64,
+            retry_above: 64,
         }
     }
 }
@@ -253,10 +259,14 @@ impl H3Options {
                 self.idle_timeout_ms
             ));
         }
+        if self.max_connections_per_address == 0 {
+            return Err("http3.maxConnectionsPerAddress must be at least 1".into());
+        }
         Ok(())
     }
 }
 
+/// A route's target inside the router.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Target {
     Js(u32),

@@ -117,9 +117,9 @@ impl Server {
                 "http3 needs tls: HTTP/3 runs over QUIC, which is always encrypted (give listen a tls option)",
             ));
         };
-        let max_head = inner.cfg.limits.max_head_bytes;
+        let cfg = inner.cfg.clone();
         drop(inner);
-        match crate::h3::Quic::start(self, self.uv_loop, bound, &tls, &opts, max_head) {
+        match crate::h3::Quic::start(self, self.uv_loop, bound, &tls, &opts, &cfg) {
             Ok(q) => {
                 *self.quic.borrow_mut() = Some(Rc::new(q));
                 Ok(())

@@ -126,6 +126,8 @@ export function checkListen(portOrOptions: unknown, host: unknown): void {
         shape(where, 'http3', {
           maxConcurrentStreams: num('streams', 1),
           idleTimeout: num('ms', 1),
+          maxConnectionsPerAddress: num('connections', 1),
+          retryAbove: num('handshakes'),
         }),
       ),
       io: oneOf('auto', 'uring', 'epoll'),

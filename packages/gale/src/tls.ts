@@ -112,6 +112,13 @@ export interface Http3Options {
   maxConcurrentStreams?: number;
   /** Milliseconds without traffic after which a connection is closed (QUIC's idle timeout), 1–600000. Default 30000. */
   idleTimeout?: number;
+  /** QUIC connections one IP address may have open (handshakes included); more are refused. Default 64. */
+  maxConnectionsPerAddress?: number;
+  /**
+   * Handshakes in progress above which a new client must first prove its address with a QUIC Retry (one round trip
+   * more; nothing is kept for a spoofed address). 0: always. Default 64.
+   */
+  retryAbove?: number;
 }
 
 /** The engine's form of `listen({ http3 })` (null: off). */

@@ -7,8 +7,9 @@
 use std::future::{poll_fn, Future};
 use std::net::SocketAddr;
 use std::pin::pin;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::task::Poll;
+use std::time::Instant;
 
 use bytes::{Buf, Bytes};
 use h3::error::Code;
@@ -16,6 +17,7 @@ use h3::server::RequestStream;
 use http::header::CONTENT_LENGTH;
 use http::{HeaderName, HeaderValue, Method, Response, StatusCode};
 
+use super::Ctx;
 use crate::mem::{MemState, MemWrite};
 use crate::Server;
 
@@ -37,9 +39,8 @@ impl Drop for Pipe {
 
 /// Serves one request stream to its end.
 pub(super) async fn serve(
-    server: &Weak<Server>,
+    ctx: &Ctx,
     peer: SocketAddr,
-    local: SocketAddr,
     req: http::Request<()>,
     stream: RequestStream<h3_quinn::BidiStream<Bytes>, Bytes>,
 ) {
@@ -51,20 +52,44 @@ pub(super) async fn serve(
     let head_only = parts.method == Method::HEAD;
     // A request whose stream ended with its fields has no body; otherwise the first DATA is here before the head
     // goes in, so a body without Content-Length can be framed as chunked.
-    let first = match recv.recv_data().await {
-        Ok(d) => d.map(|mut b| b.copy_to_bytes(b.remaining())),
-        Err(_) => return,
+    // Within `headersTimeout`, as a socket's head must arrive: a stream that never shows it gets a 408.
+    let Some(exec) = ctx.exec.upgrade() else {
+        return;
+    };
+    let mut deadline = exec.timer(Instant::now() + ctx.headers_timeout);
+    drop(exec);
+    let first = {
+        let mut data = pin!(recv.recv_data());
+        poll_fn(|cx| match data.as_mut().poll(cx) {
+            Poll::Ready(r) => Poll::Ready(Some(r)),
+            Poll::Pending => deadline.as_mut().poll(cx).map(|()| None),
+        })
+        .await
+    };
+    let first = match first {
+        Some(Ok(d)) => d.map(|mut b| b.copy_to_bytes(b.remaining())),
+        Some(Err(_)) => return,
+        None => {
+            // (Not stop_sending: h3-quinn's receive half is inside the read just dropped; dropping the half when
+            // the task ends stops the client's sending.)
+            let mut resp = Response::new(());
+            *resp.status_mut() = StatusCode::REQUEST_TIMEOUT;
+            if send.send_response(resp).await.is_ok() {
+                let _ = send.finish().await;
+            }
+            return;
+        }
     };
     let chunked = first.is_some() && !declared;
     if chunked {
         head.truncate(head.len() - 2);
         head.extend_from_slice(b"transfer-encoding: chunked\r\n\r\n");
     }
-    let Some(server) = server.upgrade() else {
+    let Some(server) = ctx.server.upgrade() else {
         return;
     };
     let waker = poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
-    let Some(key) = server.h3_open(peer, local, head_only, waker) else {
+    let Some(key) = server.h3_open(peer, ctx.local, head_only, waker) else {
         // The server is closing: the client may retry elsewhere (RFC 9114 §4.1.1).
         send.stop_stream(Code::H3_REQUEST_REJECTED);
         return;

@@ -6,6 +6,7 @@ use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 use std::fmt;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::rc::{Rc, Weak};
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
@@ -202,7 +203,16 @@ impl Exec {
         };
         let mut fut = fut;
         let mut cx = Context::from_waker(&waker);
-        let done = fut.as_mut().poll(&mut cx).is_ready();
+        // A panic in QUIC or HTTP/3 code ends that task (a request, a connection), never the process: it would
+        // otherwise unwind into libuv's C frames, which aborts.
+        let polled = std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(&mut cx)));
+        let done = match polled {
+            Ok(p) => p.is_ready(),
+            Err(_) => {
+                eprintln!("gale: an HTTP/3 task panicked (a bug in Gale or its QUIC libraries); it was dropped");
+                true
+            }
+        };
         let mut tasks = self.tasks.borrow_mut();
         if done {
             tasks.remove(key);
@@ -334,20 +344,27 @@ impl fmt::Debug for LoopRuntime {
     }
 }
 
+impl Exec {
+    /// A timer for the engine's own tasks, the kind quinn's get.
+    pub fn timer(&self, at: Instant) -> Pin<Box<dyn quinn::AsyncTimer>> {
+        new_timer(&self.shared, at)
+    }
+}
+
+fn new_timer(shared: &Shared, at: Instant) -> Pin<Box<dyn quinn::AsyncTimer>> {
+    let slot = Arc::new(TimerSlot {
+        state: Mutex::new(TimerState {
+            deadline: at,
+            waker: None,
+        }),
+    });
+    shared.timers.lock().unwrap().push(Arc::downgrade(&slot));
+    Box::pin(Timer { slot })
+}
+
 impl quinn::Runtime for LoopRuntime {
     fn new_timer(&self, at: Instant) -> Pin<Box<dyn quinn::AsyncTimer>> {
-        let slot = Arc::new(TimerSlot {
-            state: Mutex::new(TimerState {
-                deadline: at,
-                waker: None,
-            }),
-        });
-        self.shared
-            .timers
-            .lock()
-            .unwrap()
-            .push(Arc::downgrade(&slot));
-        Box::pin(Timer { slot })
+        new_timer(&self.shared, at)
     }
 
     fn spawn(&self, future: Pin<Box<dyn Future<Output = ()> + Send>>) {

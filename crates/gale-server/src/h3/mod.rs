@@ -12,8 +12,9 @@ mod exec;
 mod udp;
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::future::{poll_fn, Future};
-use std::net::{SocketAddr, UdpSocket};
+use std::net::{IpAddr, SocketAddr, UdpSocket};
 use std::pin::pin;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
@@ -68,7 +69,7 @@ impl Quic {
         addr: SocketAddr,
         tls: &Arc<rustls::ServerConfig>,
         opts: &H3Options,
-        max_head: usize,
+        cfg: &crate::Config,
     ) -> Result<Quic, String> {
         let config = server_config(tls, opts)?;
         let sock = bind(addr).map_err(|e| format!("http3: binding UDP {addr} failed: {e}"))?;
@@ -94,9 +95,15 @@ impl Quic {
             server: Rc::downgrade(server),
             exec: Rc::downgrade(&exec),
             local,
-            max_head: max_head as u64,
+            max_head: cfg.limits.max_head_bytes as u64,
+            headers_timeout: Duration::from_millis(cfg.headers_timeout_ms),
             closing: Cell::new(false),
             conns: RefCell::new(Slab::new()),
+            per_address: RefCell::new(HashMap::new()),
+            handshakes: Cell::new(0),
+            admitted: Cell::new(0),
+            max_connections: cfg.max_connections,
+            opts: opts.clone(),
         });
         let ep = endpoint.clone();
         let accepting = ctx.clone();
@@ -105,7 +112,9 @@ impl Quic {
                 let Some(exec) = accepting.exec.upgrade() else {
                     return;
                 };
-                exec.spawn(connection(incoming, accepting.clone()));
+                if let Some(admitted) = accepting.admit(incoming) {
+                    exec.spawn(connection(admitted, accepting.clone()));
+                }
             }
         });
         exec.run();
@@ -174,12 +183,66 @@ struct Ctx {
     server: Weak<Server>,
     exec: Weak<Exec>,
     local: SocketAddr,
+    /// How long a request stream may take to show whether it has a body (the server's `headersTimeout`).
+    headers_timeout: Duration,
     /// The request head limit, as QPACK's field section limit (SETTINGS_MAX_FIELD_SECTION_SIZE).
     max_head: u64,
     /// The server is closing gracefully (`Quic::shutdown`).
     closing: Cell<bool>,
     /// Each open connection's task, to wake at shutdown.
     conns: RefCell<Slab<Waker>>,
+    /// Open connections (handshakes included) per client address.
+    per_address: RefCell<HashMap<IpAddr, u32>>,
+    /// Handshakes in progress.
+    handshakes: Cell<u32>,
+    /// Connections let in and not yet ended (handshakes included).
+    admitted: Cell<usize>,
+    /// Connections the engine may hold in all (`maxConnections`).
+    max_connections: usize,
+    opts: H3Options,
+}
+
+/// A connection let in: counted against its address until dropped.
+struct Admitted {
+    incoming: quinn::Incoming,
+    ip: IpAddr,
+}
+
+impl Ctx {
+    /// Lets a connection attempt in, has it prove its address first (Retry) when many handshakes are in progress,
+    /// or refuses it: past `maxConnections` in all, or `maxConnectionsPerAddress` from its address.
+    fn admit(&self, incoming: quinn::Incoming) -> Option<Admitted> {
+        let ip = incoming.remote_address().ip();
+        let open = self.admitted.get();
+        let from_ip = self.per_address.borrow().get(&ip).copied().unwrap_or(0);
+        if open >= self.max_connections || from_ip >= self.opts.max_connections_per_address {
+            incoming.refuse();
+            return None;
+        }
+        if self.handshakes.get() >= self.opts.retry_above && !incoming.remote_address_validated() {
+            // may_retry is false only for a client that already came back with a token that did not validate.
+            if incoming.may_retry() {
+                let _ = incoming.retry();
+            } else {
+                incoming.refuse();
+            }
+            return None;
+        }
+        *self.per_address.borrow_mut().entry(ip).or_insert(0) += 1;
+        self.admitted.set(open + 1);
+        Some(Admitted { incoming, ip })
+    }
+
+    fn release(&self, ip: IpAddr) {
+        self.admitted.set(self.admitted.get() - 1);
+        let mut map = self.per_address.borrow_mut();
+        if let Some(n) = map.get_mut(&ip) {
+            *n -= 1;
+            if *n == 0 {
+                map.remove(&ip);
+            }
+        }
+    }
 }
 
 /// A connection's place in `Ctx::conns`, given back when its task ends.
@@ -195,8 +258,18 @@ impl Drop for ConnSlot<'_> {
 }
 
 /// One QUIC connection: the handshake, then HTTP/3's control streams and a task per request stream.
-async fn connection(incoming: quinn::Incoming, ctx: Rc<Ctx>) {
-    let Ok(conn) = incoming.await else { return };
+async fn connection(admitted: Admitted, ctx: Rc<Ctx>) {
+    struct Counted<'a>(&'a Ctx, IpAddr);
+    impl Drop for Counted<'_> {
+        fn drop(&mut self) {
+            self.0.release(self.1);
+        }
+    }
+    let _counted = Counted(&ctx, admitted.ip);
+    ctx.handshakes.set(ctx.handshakes.get() + 1);
+    let conn = admitted.incoming.await;
+    ctx.handshakes.set(ctx.handshakes.get() - 1);
+    let Ok(conn) = conn else { return };
     let peer = conn.remote_address();
     let built = h3::server::builder()
         .max_field_section_size(ctx.max_head)
@@ -228,7 +301,7 @@ async fn connection(incoming: quinn::Incoming, ctx: Rc<Ctx>) {
                 let ctx = ctx.clone();
                 exec.spawn(async move {
                     if let Ok((req, stream)) = resolver.resolve_request().await {
-                        bridge::serve(&ctx.server, peer, ctx.local, req, stream).await;
+                        bridge::serve(&ctx, peer, req, stream).await;
                     }
                 });
             }
