@@ -22,6 +22,8 @@ export interface H3Request {
   chunks?: (Buffer | string)[];
   /** Leave the stream open after the fields (no body, no FIN), as a stalling client does. */
   open?: boolean;
+  /** Send these bytes as the whole request stream instead (frames of the test's own making). */
+  raw?: Buffer;
 }
 
 export interface H3Response {
@@ -85,6 +87,7 @@ export function h3Requests(
       ...(r.body !== undefined ? { body: b64(r.body) } : {}),
       ...(r.chunks !== undefined ? { chunks: r.chunks.map(b64) } : {}),
       ...(r.open ? { open: true } : {}),
+      ...(r.raw !== undefined ? { raw: b64(r.raw) } : {}),
     })),
   };
   const env = { ...process.env, PYTHONPATH: aioquicPath() };

@@ -1,6 +1,6 @@
 # An independent HTTP/3 client for the tests: aioquic (PyPI) over one QUIC connection to 127.0.0.1.
 # Input (stdin, JSON): {"port", "ca" (PEM path), "servername", "requests": [{"method", "path", "headers": [[k, v]],
-# "body" (base64), "chunks" (base64 list, sent as separate DATA frames), "open" (no FIN)}], "parallel": bool, "timeout": seconds}.
+# "body" (base64), "chunks" (base64 list, sent as separate DATA frames), "open" (no FIN), "raw" (base64 bytes sent as the whole stream)}], "parallel": bool, "timeout": seconds}.
 # Output (stdout, JSON): {"alpn", "serial" (the server certificate's, hex), "responses": [{"status", "headers": [[k, v]], "body" (base64), "reset" (code)}]}.
 import asyncio
 import base64
@@ -69,6 +69,13 @@ class Client(QuicConnectionProtocol):
         rec = {"status": None, "headers": [], "body": b"", "informational": []}
         fut = asyncio.get_running_loop().create_future()
         self.waiting[sid] = (fut, rec)
+        if "raw" in req:
+            # Bytes as they are on the request stream (hostile-client tests): frames the h3 layer would not send.
+            self._quic.send_stream_data(sid, base64.b64decode(req["raw"]), end_stream=True)
+            self.transmit()
+            rec = await fut
+            rec["body"] = base64.b64encode(rec["body"]).decode()
+            return rec
         # "open": the request's stream stays open after its fields (no DATA, no FIN), as a stalling client's.
         self.h3.send_headers(sid, fields, end_stream=not chunks and not req.get("open"))
         for i, c in enumerate(chunks):
