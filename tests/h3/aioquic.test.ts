@@ -3,8 +3,10 @@
 // Content-Length, a large download, parallel streams, the engine's native answers and limits.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import http2 from 'node:http2';
+import https from 'node:https';
 import { type TestContext, test } from 'node:test';
-import { testPki } from '../h2/h2.js';
+import { request, testPki } from '../h2/h2.js';
 import type { App } from '../helpers.js';
 import { type H3Request, h3Requests } from './aioquic.js';
 
@@ -257,6 +259,62 @@ test('retryAbove: 0 makes every client prove its address with a Retry first, and
   );
   const [r] = await ask(port, [{ path: '/' }]);
   assert.equal(r.body.toString(), 'validated');
+});
+
+test('Alt-Svc tells HTTP/1.1 and HTTP/2 clients where HTTP/3 is, on JS, fixed and native answers', async (t) => {
+  const { gale } = await import('gale');
+  const app = gale();
+  app.get('/js', () => 'js');
+  app.fixed('GET', '/fixed', { body: 'fixed' });
+  const { pki, leaf } = testPki();
+  const { port } = await app.listen({
+    port: 0,
+    host: '127.0.0.1',
+    tls: { cert: leaf.cert, key: leaf.key },
+    http2: true,
+    http3: true,
+  });
+  t.after(() => app.close({ timeout: 500 }));
+  const want = `h3=":${port}"; ma=86400`;
+  const h1 = (path: string) =>
+    new Promise<https.IncomingMessage>((resolve, reject) => {
+      const req = https.get(
+        { host: '127.0.0.1', port, path, ca: pki.ca, servername: 'a.test', agent: false },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res));
+        },
+      );
+      req.on('error', reject);
+    });
+  for (const path of ['/js', '/fixed', '/missing']) assert.equal((await h1(path)).headers['alt-svc'], want, path);
+  const session = http2.connect(`https://127.0.0.1:${port}`, { ca: pki.ca, servername: 'a.test' });
+  t.after(() => session.destroy());
+  for (const path of ['/js', '/fixed', '/missing']) {
+    const r = await request(session, { ':path': path });
+    assert.equal(r.headers['alt-svc'], want, `HTTP/2 ${path}`);
+  }
+  // HTTP/3 responses may carry it too (the same origin); what matters is that the h3 answer is served.
+  const [r3] = await ask(port, [{ path: '/js' }]);
+  assert.equal(r3.body.toString(), 'js');
+});
+
+test('without http3 no response carries Alt-Svc', async (t) => {
+  const { gale } = await import('gale');
+  const app = gale();
+  app.get('/js', () => 'js');
+  const { pki, leaf } = testPki();
+  const { port } = await app.listen({ port: 0, host: '127.0.0.1', tls: { cert: leaf.cert, key: leaf.key } });
+  t.after(() => app.close({ timeout: 500 }));
+  const headers = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    https
+      .get({ host: '127.0.0.1', port, path: '/js', ca: pki.ca, servername: 'a.test', agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.headers));
+      })
+      .on('error', reject);
+  });
+  assert.equal(headers['alt-svc'], undefined);
 });
 
 test('listen refuses http3 without tls, saying why', async () => {

@@ -1,5 +1,5 @@
 //! The per-second `Date:` header cache: formatted once when the second changes, then copied
-//! into every response without allocating.
+//! into every response without allocating (with any fixed lines every response carries, such as `Alt-Svc`).
 
 use std::fmt::{self, Write as _};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -24,7 +24,8 @@ const MAX_SECS: u64 = 253_402_300_799;
 #[derive(Clone, Debug)]
 pub struct DateCache {
     secs: u64,
-    line: [u8; LINE_LEN],
+    /// The `Date` line (its first `LINE_LEN` bytes), then the fixed lines from `set_fixed_lines`.
+    line: Vec<u8>,
 }
 
 impl DateCache {
@@ -32,7 +33,7 @@ impl DateCache {
     pub fn new(now: SystemTime) -> Self {
         let mut cache = DateCache {
             secs: 0,
-            line: [0; LINE_LEN],
+            line: vec![0; LINE_LEN],
         };
         cache.format(clamp_secs(now));
         cache
@@ -48,15 +49,31 @@ impl DateCache {
         true
     }
 
-    /// `Date: <IMF-fixdate>\r\n`, ready to append to a response head.
+    /// `Date: <IMF-fixdate>\r\n`, then the fixed lines, ready to append to a response head.
     pub fn header_line(&self) -> &[u8] {
         &self.line
+    }
+
+    /// Field lines (each ending in CRLF) every response carries after `Date`, such as
+    /// `Alt-Svc: h3=":443"\r\n`; empty for none.
+    ///
+    /// ```
+    /// use gale_http::DateCache;
+    /// use std::time::{Duration, UNIX_EPOCH};
+    ///
+    /// let mut date = DateCache::new(UNIX_EPOCH + Duration::from_secs(784111777));
+    /// date.set_fixed_lines(b"Alt-Svc: h3=\":8443\"\r\n");
+    /// assert_eq!(date.header_line(), b"Date: Sun, 06 Nov 1994 08:49:37 GMT\r\nAlt-Svc: h3=\":8443\"\r\n");
+    /// ```
+    pub fn set_fixed_lines(&mut self, lines: &[u8]) {
+        self.line.truncate(LINE_LEN);
+        self.line.extend_from_slice(lines);
     }
 
     fn format(&mut self, secs: u64) {
         let date = httpdate::HttpDate::from(UNIX_EPOCH + Duration::from_secs(secs));
         let mut w = ArrayWriter {
-            buf: &mut self.line,
+            buf: &mut self.line[..LINE_LEN],
             pos: 0,
         };
         // Cannot fail: IMF-fixdate is always 29 bytes for years 1970..=9999.

@@ -98,6 +98,8 @@ pub(crate) struct Inner {
     pub h2: Option<Box<crate::h2::Settings>>,
     /// HTTP/3 settings (`Server::set_http3`); the endpoint starts with `listen` (`Server::quic`).
     pub h3: Option<crate::H3Options>,
+    /// `h3=":port"` while HTTP/3 is served: HTTP/2 responses carry it as Alt-Svc (HTTP/1.1 ones with `date`).
+    pub alt_svc: Option<http::HeaderValue>,
     /// The JS ends of in-process connections (`app.request`), by key; each lives until JS closes it.
     pub pipes: Slab<crate::mem::MemPipe>,
     /// The io_uring backend's ring, when this server listens through it (uring/).
@@ -171,6 +173,7 @@ impl Inner {
             tls: None,
             h2: None,
             h3: None,
+            alt_svc: None,
             pipes: Slab::new(),
             #[cfg(target_os = "linux")]
             ring: None,

@@ -274,6 +274,7 @@ impl Server {
         #[cfg(unix)]
         if let Some(q) = self.quic.borrow().clone() {
             q.shutdown();
+            self.stop_advertising_http3();
         }
         {
             let mut inner = self.inner.borrow_mut();
@@ -349,8 +350,17 @@ impl Server {
             let quic = self.quic.borrow_mut().take();
             if let Some(q) = quic {
                 q.close();
+                self.stop_advertising_http3();
             }
         }
+    }
+
+    /// Responses stop carrying Alt-Svc (HTTP/3 is closing).
+    #[cfg(unix)]
+    fn stop_advertising_http3(&self) {
+        let mut inner = self.inner.borrow_mut();
+        inner.date.set_fixed_lines(b"");
+        inner.alt_svc = None;
     }
 
     pub(crate) fn teardown(&self) {

@@ -122,6 +122,14 @@ impl Server {
         match crate::h3::Quic::start(self, self.uv_loop, bound, &tls, &opts, &cfg) {
             Ok(q) => {
                 *self.quic.borrow_mut() = Some(Rc::new(q));
+                // Alt-Svc on every HTTP/1.1 and HTTP/2 response: browsers learn HTTP/3 is here (RFC 9114 §3.1.1),
+                // for a day unless a later response says otherwise.
+                let value = format!("h3=\":{}\"; ma=86400", bound.port());
+                let mut inner = self.inner.borrow_mut();
+                inner
+                    .date
+                    .set_fixed_lines(format!("Alt-Svc: {value}\r\n").as_bytes());
+                inner.alt_svc = http::HeaderValue::from_str(&value).ok();
                 Ok(())
             }
             Err(e) => {

@@ -35,8 +35,10 @@ impl Inner {
             conns,
             reqs,
             events,
+            alt_svc,
             ..
         } = self;
+        let alt_svc = alt_svc.as_ref();
         let Some(conn) = conns.get_mut(cid) else {
             return false;
         };
@@ -58,7 +60,7 @@ impl Inner {
             for k in 0..n {
                 let i = (h2.cursor + k) % n;
                 let st = &mut h2.streams[i];
-                match st.output(reqs.get_mut(st.idx), &mut budget, hwm, events) {
+                match st.output(reqs.get_mut(st.idx), &mut budget, hwm, alt_svc, events) {
                     Pass::Keep => {}
                     Pass::More => more = true,
                     Pass::Finished => {

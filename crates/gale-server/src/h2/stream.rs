@@ -218,6 +218,7 @@ impl Stream {
         req: &mut Req,
         budget: &mut usize,
         hwm: usize,
+        alt_svc: Option<&http::HeaderValue>,
         events: &mut std::collections::VecDeque<Event>,
     ) -> Pass {
         if self.end_sent {
@@ -228,10 +229,14 @@ impl Stream {
             if !req.started {
                 return Pass::Keep;
             }
-            let Some(resp) = req.h2_head.take() else {
+            let Some(mut resp) = req.h2_head.take() else {
                 self.reset(h2::Reason::INTERNAL_ERROR);
                 return Pass::Finished;
             };
+            if let Some(v) = alt_svc {
+                // HTTP/3 is on: say where (the HTTP/1.1 heads carry it with their Date line).
+                resp.headers_mut().insert(http::header::ALT_SVC, v.clone());
+            }
             let eos = req.ended && req.out.is_empty() && req.file.is_none();
             let Some(respond) = self.respond.as_mut() else {
                 return Pass::Finished;
@@ -499,7 +504,7 @@ mod tests {
         req.ended = true;
         let mut events = std::collections::VecDeque::new();
         let mut budget = usize::MAX;
-        assert!(st.output(&mut req, &mut budget, 64 * 1024, &mut events) == Pass::Keep);
+        assert!(st.output(&mut req, &mut budget, 64 * 1024, None, &mut events) == Pass::Keep);
         // HEADERS went out, and only the client's 1000-byte window of the body.
         assert_eq!(req.out.len(), 19_000);
         p.turn();
@@ -518,8 +523,8 @@ mod tests {
         for _ in 0..200 {
             let mut budget = usize::MAX;
             if !finished {
-                finished =
-                    st.output(&mut req, &mut budget, 64 * 1024, &mut events) == Pass::Finished;
+                finished = st.output(&mut req, &mut budget, 64 * 1024, None, &mut events)
+                    == Pass::Finished;
             }
             p.turn();
             while let Poll::Ready(Some(Ok(d))) = recv.poll_data(&mut cx) {
@@ -542,7 +547,7 @@ mod tests {
         let mut req = record(b"", b"", None, &[7; 40_000]);
         let mut events = std::collections::VecDeque::new();
         let mut budget = 10_000;
-        assert!(st.output(&mut req, &mut budget, 64 * 1024, &mut events) == Pass::More);
+        assert!(st.output(&mut req, &mut budget, 64 * 1024, None, &mut events) == Pass::More);
         assert_eq!((budget, req.out.len()), (0, 30_000));
 
         let (mut st, mut resp) = p.open();
@@ -551,7 +556,7 @@ mod tests {
         req.declared_left = Some(7);
         req.ended = true;
         let mut budget = usize::MAX;
-        assert!(st.output(&mut req, &mut budget, 64 * 1024, &mut events) == Pass::Finished);
+        assert!(st.output(&mut req, &mut budget, 64 * 1024, None, &mut events) == Pass::Finished);
         p.turn();
         let waker = p.waker.clone();
         let mut cx = Context::from_waker(&waker);
@@ -589,12 +594,12 @@ mod tests {
         req.want_drain = true;
         let mut events = std::collections::VecDeque::new();
         let mut budget = usize::MAX;
-        st.output(&mut req, &mut budget, 16 * 1024, &mut events);
+        st.output(&mut req, &mut budget, 16 * 1024, None, &mut events);
         // 65 535 bytes fit the window: 34 465 stay, over the 16 KiB mark, so no drain yet.
         assert_eq!(req.out.len(), 100_000 - 65_535);
         assert!(events.is_empty() && req.want_drain);
         req.out.truncate(1000);
-        st.output(&mut req, &mut budget, 16 * 1024, &mut events);
+        st.output(&mut req, &mut budget, 16 * 1024, None, &mut events);
         assert_eq!(events.pop_front(), Some(Event::Drain(req.id(0))));
     }
 }
