@@ -4,27 +4,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import http2 from 'node:http2';
-import https from 'node:https';
-import { type TestContext, test } from 'node:test';
+import { test } from 'node:test';
 import { request, testPki } from '../h2/h2.js';
-import type { App } from '../helpers.js';
 import { type H3Request, h3Requests } from './aioquic.js';
-
-/** An app from `setup` listening on 127.0.0.1 with TLS and HTTP/3; closed when the test ends. */
-async function h3App(
-  t: TestContext,
-  setup: (app: App) => void,
-  gale: object = {},
-  http3: boolean | object = true,
-): Promise<number> {
-  const { gale: make } = await import('gale');
-  const app = make(gale);
-  setup(app);
-  const { leaf } = testPki();
-  const addr = await app.listen({ port: 0, host: '127.0.0.1', tls: { cert: leaf.cert, key: leaf.key }, http3 });
-  t.after(() => app.close({ timeout: 500 }));
-  return addr.port;
-}
+import { h3App, httpsHeaders } from './server.js';
 
 const header = (r: { headers: [string, string][] }, name: string) => r.headers.find(([k]) => k === name)?.[1];
 
@@ -36,7 +19,7 @@ async function ask(port: number, reqs: H3Request[], parallel = false) {
 }
 
 test('a GET over HTTP/3 reaches the route, which sees HTTP/3 over TLS from the client', async (t) => {
-  const port = await h3App(t, (app) => {
+  const { port } = await h3App(t, (app) => {
     app.get('/hello/:name', (req) => ({
       hello: req.params.name,
       version: req.httpVersion,
@@ -64,7 +47,7 @@ test('a GET over HTTP/3 reaches the route, which sees HTTP/3 over TLS from the c
 // (HEAD is not asked here: aioquic's client checks a response's Content-Length against its DATA without
 // exempting HEAD, so it refuses the engine's correct answer, a HEAD response with the GET's Content-Length.)
 test('404 and 405 are the engine’s native answers, over HTTP/3', async (t) => {
-  const port = await h3App(t, (app) => {
+  const { port } = await h3App(t, (app) => {
     app.get('/text', () => 'some text');
   });
   const [missing, wrong] = await ask(port, [{ path: '/nope' }, { method: 'DELETE', path: '/text' }]);
@@ -75,7 +58,7 @@ test('404 and 405 are the engine’s native answers, over HTTP/3', async (t) => 
 });
 
 test('request bodies: with Content-Length, and without one in several DATA frames', async (t) => {
-  const port = await h3App(t, (app) => {
+  const { port } = await h3App(t, (app) => {
     app.post('/echo', async (req) => {
       const body = Buffer.from(await req.arrayBuffer());
       return {
@@ -104,7 +87,7 @@ test('request bodies: with Content-Length, and without one in several DATA frame
 
 test('a body longer than its Content-Length is refused with H3_MESSAGE_ERROR; one over bodyLimit gets 413', async (t) => {
   let reached = 0;
-  const port = await h3App(
+  const { port } = await h3App(
     t,
     (app) => {
       app.post('/in', async (req) => {
@@ -112,7 +95,7 @@ test('a body longer than its Content-Length is refused with H3_MESSAGE_ERROR; on
         return String((await req.text()).length);
       });
     },
-    { bodyLimit: 1000 },
+    { gale: { bodyLimit: 1000 } },
   );
   const [lying, tooBig, fine] = await ask(port, [
     { method: 'POST', path: '/in', headers: [['content-length', '3']], body: 'abcdef' },
@@ -128,7 +111,7 @@ test('a body longer than its Content-Length is refused with H3_MESSAGE_ERROR; on
 
 test('a 1 MiB streamed download and 20 parallel streams on one connection', async (t) => {
   const piece = Buffer.alloc(64 * 1024, 'x');
-  const port = await h3App(t, (app) => {
+  const { port } = await h3App(t, (app) => {
     app.get('/big', (_req, res) => {
       res.setHeader('content-type', 'application/octet-stream');
       let n = 0;
@@ -159,43 +142,32 @@ test('a 1 MiB streamed download and 20 parallel streams on one connection', asyn
 });
 
 test('app.close() lets a request in flight finish over HTTP/3, then resolves', async (t) => {
-  const { gale } = await import('gale');
-  const app = gale();
   let closed: Promise<void> | undefined;
-  app.get('/slow', async () => {
-    closed = app.close({ timeout: 5000 });
-    await new Promise((r) => setTimeout(r, 200));
-    return 'finished';
+  const { port } = await h3App(t, (app) => {
+    app.get('/slow', async () => {
+      closed = app.close({ timeout: 5000 });
+      await new Promise((r) => setTimeout(r, 200));
+      return 'finished';
+    });
   });
-  const { pki, leaf } = testPki();
-  const { port } = await app.listen({
-    port: 0,
-    host: '127.0.0.1',
-    tls: { cert: leaf.cert, key: leaf.key },
-    http3: true,
-  });
-  t.after(() => app.close({ timeout: 500 }));
-  const { responses } = await h3Requests(port, pki.caPath, [{ path: '/slow' }]);
-  assert.equal(responses[0].status, 200);
-  assert.equal(responses[0].body.toString(), 'finished');
+  const [r] = await ask(port, [{ path: '/slow' }]);
+  assert.equal(r.status, 200);
+  assert.equal(r.body.toString(), 'finished');
   assert.ok(closed);
   await closed;
 });
 
 test('reloadTls reaches HTTP/3: new connections get the new certificate', async (t) => {
-  const { gale } = await import('gale');
-  const app = gale();
-  app.get('/', () => 'ok');
   const { pki } = testPki();
   const first = pki.leaf('a.test');
   const second = pki.leaf('a.test');
-  const { port } = await app.listen({
-    port: 0,
-    host: '127.0.0.1',
-    tls: { cert: first.cert, key: first.key },
-    http3: true,
-  });
-  t.after(() => app.close({ timeout: 500 }));
+  const { app, port } = await h3App(
+    t,
+    (app) => {
+      app.get('/', () => 'ok');
+    },
+    { leaf: first },
+  );
   const serial = (hex: string) => BigInt(`0x${hex}`);
   const before = await h3Requests(port, pki.caPath, [{ path: '/' }]);
   assert.equal(serial(before.serial), serial(first.serial));
@@ -206,12 +178,12 @@ test('reloadTls reaches HTTP/3: new connections get the new certificate', async 
 });
 
 test('a request stream that stalls after its fields gets 408 at headersTimeout; the connection serves on', async (t) => {
-  const port = await h3App(
+  const { port } = await h3App(
     t,
     (app) => {
       app.get('/', () => 'ok');
     },
-    { headersTimeout: 400 },
+    { gale: { headersTimeout: 400 } },
   );
   const started = Date.now();
   const [stalled, fine] = await ask(port, [{ path: '/', open: true }, { path: '/' }], true);
@@ -225,7 +197,7 @@ test('maxConnectionsPerAddress refuses a second connection from the same address
   const held = new Promise<void>((r) => {
     release = r;
   });
-  const port = await h3App(
+  const { port } = await h3App(
     t,
     (app) => {
       app.get('/hold', async () => {
@@ -234,8 +206,7 @@ test('maxConnectionsPerAddress refuses a second connection from the same address
       });
       app.get('/', () => 'ok');
     },
-    {},
-    { maxConnectionsPerAddress: 1 },
+    { http3: { maxConnectionsPerAddress: 1 } },
   );
   const { pki } = testPki();
   const first = h3Requests(port, pki.caPath, [{ path: '/hold' }]);
@@ -249,72 +220,49 @@ test('maxConnectionsPerAddress refuses a second connection from the same address
 });
 
 test('retryAbove: 0 makes every client prove its address with a Retry first, and aioquic gets through', async (t) => {
-  const port = await h3App(
+  const { port } = await h3App(
     t,
     (app) => {
       app.get('/', () => 'validated');
     },
-    {},
-    { retryAbove: 0 },
+    { http3: { retryAbove: 0 } },
   );
   const [r] = await ask(port, [{ path: '/' }]);
   assert.equal(r.body.toString(), 'validated');
 });
 
 test('Alt-Svc tells HTTP/1.1 and HTTP/2 clients where HTTP/3 is, on JS, fixed and native answers', async (t) => {
-  const { gale } = await import('gale');
-  const app = gale();
-  app.get('/js', () => 'js');
-  app.fixed('GET', '/fixed', { body: 'fixed' });
-  const { pki, leaf } = testPki();
-  const { port } = await app.listen({
-    port: 0,
-    host: '127.0.0.1',
-    tls: { cert: leaf.cert, key: leaf.key },
-    http2: true,
-    http3: true,
-  });
-  t.after(() => app.close({ timeout: 500 }));
+  const { port } = await h3App(
+    t,
+    (app) => {
+      app.get('/js', () => 'js');
+      app.fixed('GET', '/fixed', { body: 'fixed' });
+    },
+    { http2: true },
+  );
   const want = `h3=":${port}"; ma=86400`;
-  const h1 = (path: string) =>
-    new Promise<https.IncomingMessage>((resolve, reject) => {
-      const req = https.get(
-        { host: '127.0.0.1', port, path, ca: pki.ca, servername: 'a.test', agent: false },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res));
-        },
-      );
-      req.on('error', reject);
-    });
-  for (const path of ['/js', '/fixed', '/missing']) assert.equal((await h1(path)).headers['alt-svc'], want, path);
+  for (const path of ['/js', '/fixed', '/missing'])
+    assert.equal((await httpsHeaders(port, path))['alt-svc'], want, path);
+  const { pki } = testPki();
   const session = http2.connect(`https://127.0.0.1:${port}`, { ca: pki.ca, servername: 'a.test' });
   t.after(() => session.destroy());
   for (const path of ['/js', '/fixed', '/missing']) {
     const r = await request(session, { ':path': path });
     assert.equal(r.headers['alt-svc'], want, `HTTP/2 ${path}`);
   }
-  // HTTP/3 responses may carry it too (the same origin); what matters is that the h3 answer is served.
   const [r3] = await ask(port, [{ path: '/js' }]);
   assert.equal(r3.body.toString(), 'js');
 });
 
 test('without http3 no response carries Alt-Svc', async (t) => {
-  const { gale } = await import('gale');
-  const app = gale();
-  app.get('/js', () => 'js');
-  const { pki, leaf } = testPki();
-  const { port } = await app.listen({ port: 0, host: '127.0.0.1', tls: { cert: leaf.cert, key: leaf.key } });
-  t.after(() => app.close({ timeout: 500 }));
-  const headers = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    https
-      .get({ host: '127.0.0.1', port, path: '/js', ca: pki.ca, servername: 'a.test', agent: false }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.headers));
-      })
-      .on('error', reject);
-  });
-  assert.equal(headers['alt-svc'], undefined);
+  const { port } = await h3App(
+    t,
+    (app) => {
+      app.get('/js', () => 'js');
+    },
+    { http3: false },
+  );
+  assert.equal((await httpsHeaders(port, '/js'))['alt-svc'], undefined);
 });
 
 test('listen refuses http3 without tls, saying why', async () => {

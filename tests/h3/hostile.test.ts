@@ -5,21 +5,12 @@ import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { testPki } from '../h2/h2.js';
 import { h3Requests } from './aioquic.js';
+import { h3App } from './server.js';
 
-async function h3App(t: TestContext): Promise<number> {
-  const { gale } = await import('gale');
-  const app = gale();
-  app.get('/', () => 'still here');
-  const { leaf } = testPki();
-  const { port } = await app.listen({
-    port: 0,
-    host: '127.0.0.1',
-    tls: { cert: leaf.cert, key: leaf.key },
-    http3: true,
-  });
-  t.after(() => app.close({ timeout: 500 }));
-  return port;
-}
+const serve = (t: TestContext) =>
+  h3App(t, (app) => {
+    app.get('/', () => 'still here');
+  }).then((a) => a.port);
 
 /** A frame: type, length and payload (each varint here below 64, one byte). */
 const frame = (type: number, payload: Buffer) => Buffer.concat([Buffer.from([type, payload.length]), payload]);
@@ -45,7 +36,7 @@ const cases: [string, Buffer, number][] = [
 
 for (const [what, raw, code] of cases) {
   test(`${what}: connection error 0x${code.toString(16)}, and the server serves the next connection`, async (t) => {
-    const port = await h3App(t);
+    const port = await serve(t);
     const { pki } = testPki();
     const { responses } = await h3Requests(port, pki.caPath, [{ raw }]);
     const r = responses[0];
@@ -56,7 +47,7 @@ for (const [what, raw, code] of cases) {
 }
 
 test('a field section over the head limit (200 KB of headers) is refused; the server serves on', async (t) => {
-  const port = await h3App(t);
+  const port = await serve(t);
   const { pki } = testPki();
   const headers = Array.from({ length: 20 }, (_, i): [string, string] => [`x-big-${i}`, 'a'.repeat(10_000)]);
   const { responses } = await h3Requests(port, pki.caPath, [{ path: '/', headers }]);
@@ -66,7 +57,7 @@ test('a field section over the head limit (200 KB of headers) is refused; the se
 });
 
 test('a flood of streams past maxConcurrentStreams is held back by QUIC flow control; all are answered', async (t) => {
-  const port = await h3App(t);
+  const port = await serve(t);
   const { pki } = testPki();
   const { responses } = await h3Requests(
     port,

@@ -61,8 +61,14 @@ fn field(out: &mut Vec<u8>, name: &[u8], value: &[u8]) {
     out.extend_from_slice(b"\r\n");
 }
 
-/// Fields that describe an HTTP/1.1 connection, which HTTP/2 forbids (RFC 9113 §8.2.2): dropped.
-fn connection_specific(name: &[u8]) -> bool {
+/// Fields that describe an HTTP/1.1 connection, which HTTP/2 and HTTP/3 forbid (RFC 9113 §8.2.2, RFC 9114 §4.2):
+/// dropped.
+///
+/// ```
+/// assert!(gale_h2::connection_specific(b"Transfer-Encoding"));
+/// assert!(!gale_h2::connection_specific(b"content-length"));
+/// ```
+pub fn connection_specific(name: &[u8]) -> bool {
     name.eq_ignore_ascii_case(b"connection")
         || name.eq_ignore_ascii_case(b"keep-alive")
         || name.eq_ignore_ascii_case(b"transfer-encoding")

@@ -11,4 +11,4 @@ mod guard;
 mod head;
 
 pub use guard::{Flood, Guard, GuardLimits, PREFACE};
-pub use head::{request_head, response};
+pub use head::{connection_specific, request_head, response};

@@ -238,7 +238,7 @@ fn response(status: u16, fields: &[(&[u8], &[u8])]) -> Response<()> {
     *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = resp.headers_mut();
     for (name, value) in fields {
-        if connection_specific(name) {
+        if gale_h2::connection_specific(name) {
             continue;
         }
         if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name), HeaderValue::from_bytes(value)) {
@@ -246,14 +246,6 @@ fn response(status: u16, fields: &[(&[u8], &[u8])]) -> Response<()> {
         }
     }
     resp
-}
-
-fn connection_specific(name: &[u8]) -> bool {
-    name.eq_ignore_ascii_case(b"connection")
-        || name.eq_ignore_ascii_case(b"keep-alive")
-        || name.eq_ignore_ascii_case(b"transfer-encoding")
-        || name.eq_ignore_ascii_case(b"upgrade")
-        || name.eq_ignore_ascii_case(b"proxy-connection")
 }
 
 #[cfg(test)]
