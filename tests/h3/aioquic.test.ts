@@ -23,6 +23,7 @@ test('a GET over HTTP/3 reaches the route, which sees HTTP/3 over TLS from the c
     app.get('/hello/:name', (req) => ({
       hello: req.params.name,
       version: req.httpVersion,
+      major: req.httpVersionMajor,
       secure: req.secure,
       ip: req.ip,
       host: req.headers.host,
@@ -37,6 +38,7 @@ test('a GET over HTTP/3 reaches the route, which sees HTTP/3 over TLS from the c
   assert.deepEqual(JSON.parse(r.body.toString()), {
     hello: 'hé',
     version: '3.0',
+    major: 3,
     secure: true,
     ip: '127.0.0.1',
     host: `a.test:${port}`,

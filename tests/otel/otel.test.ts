@@ -17,6 +17,9 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { HttpError } from 'gale';
+import { testPki } from '../h2/h2.js';
+import { h3Requests } from '../h3/aioquic.js';
+import { h3App } from '../h3/server.js';
 import { sleep, T, withApp } from '../helpers.js';
 
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -74,6 +77,18 @@ test('a server span named after the route, with the stable HTTP semantic-convent
   assert.equal(typeof span.attributes['network.peer.port'], 'number');
   assert.equal(span.status.code, SpanStatusCode.UNSET);
   assert.equal(span.parentSpanContext, undefined, 'no traceparent: a root span');
+});
+
+test('a request over HTTP/3 is network.protocol.version "3", its scheme https', T, async (t) => {
+  const { exporter } = setup(t);
+  const { port } = await h3App(t, (app) => {
+    app.get('/v', (req) => req.httpVersion);
+  });
+  const { responses } = await h3Requests(port, testPki().pki.caPath, [{ path: '/v' }]);
+  assert.equal(responses[0].body.toString(), '3.0');
+  const span = serverSpan(await spans(exporter));
+  assert.equal(span.attributes['network.protocol.version'], '3');
+  assert.equal(span.attributes['url.scheme'], 'https');
 });
 
 test(

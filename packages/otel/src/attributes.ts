@@ -60,7 +60,8 @@ export function startAttributes(trace: RequestTrace): Attributes {
     if (port !== undefined) attrs['server.port'] = port;
   }
   const version = req.httpVersion;
-  attrs['network.protocol.version'] = version === '2.0' ? '2' : version;
+  // Semantic conventions write HTTP/2 and HTTP/3 as "2" and "3".
+  attrs['network.protocol.version'] = version === '2.0' ? '2' : version === '3.0' ? '3' : version;
   const ua = req.get('user-agent');
   if (ua !== undefined) attrs['user_agent.original'] = ua;
   const client = req.ip;
