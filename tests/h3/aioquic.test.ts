@@ -267,6 +267,25 @@ test('without http3 no response carries Alt-Svc', async (t) => {
   assert.equal((await httpsHeaders(port, '/js'))['alt-svc'], undefined);
 });
 
+test('listen refuses http3 options out of range, naming the option', async () => {
+  const { gale } = await import('gale');
+  const { leaf } = testPki();
+  const tls = { cert: leaf.cert, key: leaf.key };
+  for (const [http3, message] of [
+    [{ idleTimeout: 700_000 }, /http3\.idleTimeout must be between 1 and 600000 ms, not 700000/],
+    [{ maxConnectionsPerAddress: 0 }, /maxConnectionsPerAddress/],
+    [{ maxConcurrentStreams: 0 }, /maxConcurrentStreams/],
+  ] as const) {
+    const app = gale();
+    await assert.rejects(
+      Promise.resolve().then(() => app.listen({ port: 0, host: '127.0.0.1', tls, http3 })),
+      message,
+      JSON.stringify(http3),
+    );
+    await app.close();
+  }
+});
+
 test('listen refuses http3 without tls, saying why', async () => {
   const { gale } = await import('gale');
   const app = gale();
