@@ -63,10 +63,10 @@ Scenarios (default: all of them): ${scenarios.map((s) => s.id).join(', ')}
   h2load from nghttp2-client, whatever --tool says; pipelined ×N = N concurrent streams per connection)
 Options:
   --servers a,b,…     servers to compare (default: ${[...servers.filter((s) => !s.optIn).map((s) => s.name), ...wsOnlyServers].join(',')});
-                      opt-in (named here, or --quick): ${servers
+                      opt-in (named here): ${servers
                         .filter((s) => s.optIn)
-                        .map((s) => s.name)
-                        .join(', ')} (tracing on);
+                        .map((s) => s.name + (s.optIn === 'quick' ? ' (--quick runs it)' : ''))
+                        .join(', ')};
                       gale-nocache and nginx* run only the static scenarios (the others show "—"), nginx* are
                       skipped when nginx is not installed (apt-get install -y nginx-light); bun and deno run the
                       dynamic and WebSocket scenarios on their pinned npm binaries (installed into .cache/ on first use)
@@ -181,9 +181,11 @@ export function parseOptions(argv: string[]): Options | 'help' {
     return s;
   });
   // The sweep's default servers are those that serve its scenarios (nginx serves only static files); opt-in
-  // variants (the tracing ones) run by default only in the quick correctness run.
+  // variants run only when named, except the io_uring rows, which the quick correctness run includes.
   const defaultServers = servers
-    .filter((s) => (quick || !s.optIn) && (command !== 'sweep' || sc.some((x) => serves(s, x))))
+    .filter(
+      (s) => (!s.optIn || (quick && s.optIn === 'quick')) && (command !== 'sweep' || sc.some((x) => serves(s, x))),
+    )
     .map((s) => s.name);
   const named = list(v.servers) ?? [...defaultServers, ...wsOnlyServers];
   const sv = named

@@ -38,10 +38,11 @@ export interface ServerDef {
   /** Returns a reason when the server cannot be started, or null: the server is reported FAILED. */
   unavailable?: () => string | null;
   /**
-   * A variant measured on purpose (tracing on): it runs when named in `--servers`, and in `--quick`, but not in a full
-   * run by default.
+   * A variant measured on purpose: it runs when named in `--servers`, not in a full run by default. `'quick'` (the
+   * io_uring rows): `--quick` runs it too, since CI's io_uring coverage of the bench apps is that run; `true` (the
+   * tracing rows, which tests/otel covers): only when named.
    */
-  optIn?: boolean;
+  optIn?: boolean | 'quick';
   /** Returns a reason when the server is left out (an optional system tool is missing), or null: shown as "—". */
   skip?: () => string | null;
   /**

@@ -188,7 +188,7 @@ export const servers: readonly ServerDef[] = [
     entry: app('gale.mjs'),
     env: { GALE_IO: 'uring' },
     kinds: [...DEFAULT_KINDS, 'schema'],
-    optIn: true,
+    optIn: 'quick',
     unavailable: galeUnavailable,
   },
   {
