@@ -1,0 +1,224 @@
+//! Command line of gale-loadgen-h3: the target, the certificate to trust, the request, the expectation and the load.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::time::Duration;
+
+pub const USAGE: &str = "\
+Usage: gale-loadgen-h3 --url https://HOST:PORT/path --ca FILE (--expect-body STRING | --expect-body-file FILE) [options]
+
+HTTP/3 load generator and test client (quinn + h3, one thread) that validates the status and exact body of every
+response and prints one JSON line to stdout. Exit code: 0 = every response valid and no error, 1 = some were not,
+2 = usage error.
+
+Options:
+  --url URL               https://HOST:PORT[/path] (required)
+  --ca FILE               PEM certificate(s) to trust for the server (required)
+  --server-name NAME      TLS server name (default: the URL's host)
+  --connections N         QUIC connections (default 10)
+  --streams N             requests in flight per connection, each on its own stream (default 1)
+  --duration SECS         counted seconds (default 10)
+  --warmup SECS           seconds of uncounted load before the counted run (default 0)
+  --requests N            stop after N counted requests in all (default: no limit; --duration still applies)
+  --timeout SECS          a request unanswered this long counts as a timeout error (default 2)
+  --method M              request method (default GET)
+  --header 'NAME: VALUE'  extra request header (repeatable)
+  --body STRING           request body (content-length is added)
+  --body-file FILE        request body from a file
+  --expect-status N       expected status code (default 200)
+  --expect-body STRING    expected body bytes
+  --expect-body-file FILE expected body bytes from a file
+  -h, --help              this text
+  -V, --version           version
+";
+
+#[derive(Debug, Clone)]
+pub struct Args {
+    pub url: String,
+    pub addr: SocketAddr,
+    pub server_name: String,
+    /// DER certificates from --ca.
+    pub roots: Vec<Vec<u8>>,
+    pub connections: usize,
+    pub streams: usize,
+    pub duration: Duration,
+    pub warmup: Duration,
+    pub requests: Option<u64>,
+    pub timeout: Duration,
+    pub method: http::Method,
+    pub headers: Vec<(http::HeaderName, http::HeaderValue)>,
+    pub body: Option<Vec<u8>>,
+    pub expect_status: u16,
+    pub expect_body: Vec<u8>,
+}
+
+#[derive(Debug)]
+pub enum Command {
+    Run(Box<Args>),
+    Help,
+    Version,
+}
+
+fn secs(name: &str, v: &str, min: f64) -> Result<Duration, String> {
+    match v.parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= min && s <= 86_400.0 => Ok(Duration::from_secs_f64(s)),
+        _ => Err(format!(
+            "--{name} must be a number of seconds ≥ {min} (got {v:?})"
+        )),
+    }
+}
+
+fn int(name: &str, v: &str, min: u64, max: u64) -> Result<u64, String> {
+    match v.parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "--{name} must be an integer from {min} to {max} (got {v:?})"
+        )),
+    }
+}
+
+fn read(name: &str, path: &str) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("--{name} {path}: {e}"))
+}
+
+/// Splits `https://host:port[/path]` into (host, socket address).
+pub fn parse_url(url: &str) -> Result<(String, SocketAddr), String> {
+    let rest = url
+        .strip_prefix("https://")
+        .ok_or_else(|| format!("only https:// URLs are supported (got {url:?})"))?;
+    let authority = rest.split('/').next().unwrap_or_default();
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let (h, p) = v6.split_once(']').ok_or("unclosed [ in the URL's host")?;
+        (h, p.strip_prefix(':').unwrap_or("443"))
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h, p),
+            None => (authority, "443"),
+        }
+    };
+    let port: u16 = port.parse().map_err(|_| format!("bad port in {url:?}"))?;
+    let addr = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {host}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{host} has no address"))?;
+    Ok((host.to_string(), addr))
+}
+
+/// The DER certificates of a PEM file.
+fn pem_certs(path: &str) -> Result<Vec<Vec<u8>>, String> {
+    use rustls_pki_types::pem::PemObject;
+    let certs = rustls_pki_types::CertificateDer::pem_file_iter(path)
+        .map_err(|e| format!("--ca {path}: {e}"))?
+        .map(|c| c.map(|c| c.to_vec()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("--ca {path}: {e}"))?;
+    if certs.is_empty() {
+        return Err(format!("--ca {path}: no PEM certificate in it"));
+    }
+    Ok(certs)
+}
+
+pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
+    let mut args = args.peekable();
+    let (mut url, mut ca, mut server_name) = (None, None, None);
+    let (mut connections, mut streams, mut requests) = (10u64, 1u64, None);
+    let (mut duration, mut warmup, mut timeout) = (
+        Duration::from_secs(10),
+        Duration::ZERO,
+        Duration::from_secs(2),
+    );
+    let mut method = http::Method::GET;
+    let (mut headers, mut body, mut expect_body) = (Vec::new(), None, None);
+    let mut expect_status = 200u16;
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(Command::Help),
+            "-V" | "--version" => return Ok(Command::Version),
+            "--url" => url = Some(value()?),
+            "--ca" => ca = Some(value()?),
+            "--server-name" => server_name = Some(value()?),
+            "--connections" => connections = int("connections", &value()?, 1, 10_000)?,
+            "--streams" => streams = int("streams", &value()?, 1, 1_000)?,
+            "--requests" => requests = Some(int("requests", &value()?, 1, u64::MAX)?),
+            "--duration" => duration = secs("duration", &value()?, 0.1)?,
+            "--warmup" => warmup = secs("warmup", &value()?, 0.0)?,
+            "--timeout" => timeout = secs("timeout", &value()?, 0.01)?,
+            "--method" => {
+                let v = value()?;
+                method = v
+                    .parse()
+                    .map_err(|_| format!("--method: bad method {v:?}"))?;
+            }
+            "--header" => {
+                let v = value()?;
+                let (name, val) = v
+                    .split_once(':')
+                    .ok_or_else(|| format!("--header must be 'NAME: VALUE' (got {v:?})"))?;
+                let name =
+                    http::HeaderName::from_bytes(name.trim().to_ascii_lowercase().as_bytes())
+                        .map_err(|_| format!("--header: bad name in {v:?}"))?;
+                let val = http::HeaderValue::from_str(val.trim())
+                    .map_err(|_| format!("--header: bad value in {v:?}"))?;
+                headers.push((name, val));
+            }
+            "--body" => body = Some(value()?.into_bytes()),
+            "--body-file" => body = Some(read("body-file", &value()?)?),
+            "--expect-status" => expect_status = int("expect-status", &value()?, 100, 999)? as u16,
+            "--expect-body" => expect_body = Some(value()?.into_bytes()),
+            "--expect-body-file" => expect_body = Some(read("expect-body-file", &value()?)?),
+            other => return Err(format!("unknown option {other:?}")),
+        }
+    }
+    let url = url.ok_or("--url is required")?;
+    let (host, addr) = parse_url(&url)?;
+    let roots =
+        pem_certs(&ca.ok_or("--ca is required (the server's certificate or its CA, PEM)")?)?;
+    let expect_body = expect_body.ok_or("--expect-body or --expect-body-file is required")?;
+    Ok(Command::Run(Box::new(Args {
+        url,
+        addr,
+        server_name: server_name.unwrap_or(host),
+        roots,
+        connections: connections as usize,
+        streams: streams as usize,
+        duration,
+        warmup,
+        requests,
+        timeout,
+        method,
+        headers,
+        body,
+        expect_status,
+        expect_body,
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        let (h, a) = parse_url("https://127.0.0.1:8443/x?y=1").unwrap();
+        assert_eq!((h.as_str(), a.port()), ("127.0.0.1", 8443));
+        let (h, a) = parse_url("https://[::1]:9/").unwrap();
+        assert_eq!((h.as_str(), a.port()), ("::1", 9));
+        assert_eq!(parse_url("https://127.0.0.1/").unwrap().1.port(), 443);
+        assert!(parse_url("http://127.0.0.1:1/")
+            .unwrap_err()
+            .contains("https://"));
+    }
+
+    #[test]
+    fn required_and_ranges() {
+        let run = |a: &[&str]| parse(a.iter().map(|s| s.to_string()));
+        assert!(run(&[]).unwrap_err().contains("--url"));
+        assert!(run(&["--url", "https://127.0.0.1:1/"])
+            .unwrap_err()
+            .contains("--ca"));
+        assert!(run(&["--streams", "0"]).unwrap_err().contains("--streams"));
+        assert!(run(&["--bogus"]).unwrap_err().contains("unknown option"));
+        assert!(matches!(run(&["--help"]), Ok(Command::Help)));
+    }
+}
