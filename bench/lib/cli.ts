@@ -61,6 +61,8 @@ Scenarios (default: all of them): ${scenarios.map((s) => s.id).join(', ')}
   tls: tls-hello, tls-handshake (HTTPS on gale-tls, node-https, fastify-https; wrk)
   h2: h2-hello, h2c-hello (HTTP/2 over TLS on gale-h2, node-http2, fastify-h2, and h2c on gale-h2c, node-h2c;
   h2load from nghttp2-client, whatever --tool says; pipelined ×N = N concurrent streams per connection)
+  h3: h3-hello, h3-json on gale-h3 (HTTP/3 with gale-loadgen-h3 from bench/loadgen-h3, whatever --tool says),
+  beside h2-hello and tls-hello in the same run
 Options:
   --servers a,b,…     servers to compare (default: ${[...servers.filter((s) => !s.optIn).map((s) => s.name), ...wsOnlyServers].join(',')});
                       opt-in (named here): ${servers

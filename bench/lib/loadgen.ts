@@ -9,10 +9,8 @@ import { atExit, commandExists } from './proc.ts';
 import { repoDir } from './servers.ts';
 import { emptyResult, outputTail, runPinnedTool } from './toolrun.ts';
 
-const BUILD = ['build', '--release', '-p', 'gale-loadgen'];
-
 /** The JSON line gale-loadgen prints (bench/loadgen/README.md). */
-interface LoadgenJson {
+export interface LoadgenJson {
   requests: number;
   ok: number;
   invalid: number;
@@ -41,47 +39,90 @@ function targetDir(): string {
   }
 }
 
-let binary: string | null = null;
-let buildProblem: string | null = null;
-
-/** Builds the binary once per harness run (cargo is quick when nothing changed); null on success. */
-function build(): string | null {
-  if (binary || buildProblem) return buildProblem;
-  const fallback = join(process.env.CARGO_TARGET_DIR ?? join(repoDir, 'target'), 'release', 'gale-loadgen');
-  if (!commandExists('cargo')) {
-    if (existsSync(fallback)) {
-      process.stderr.write(`note: cargo not found; using the existing ${fallback}, which may be out of date\n`);
-      binary = fallback;
-      return null;
-    }
-    buildProblem = [
-      'gale-loadgen needs to be built with cargo, which is not installed. Install Rust, then run the benchmark again:',
-      "  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh   (or: sudo apt-get install -y cargo)",
-      `  then, optionally, build it yourself: cargo ${BUILD.join(' ')}`,
-    ].join('\n');
-    return buildProblem;
-  }
-  process.stderr.write(`gale-loadgen: cargo ${BUILD.join(' ')}\n`);
-  const r = spawnSync('cargo', [...BUILD, '--quiet'], { cwd: repoDir, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (r.status !== 0) {
-    buildProblem = `building gale-loadgen failed (cargo ${BUILD.join(' ')} exited with ${r.status ?? r.signal}; see above)`;
-    return buildProblem;
-  }
-  const built = join(targetDir(), 'release', 'gale-loadgen');
-  if (!existsSync(built)) {
-    buildProblem = `cargo ${BUILD.join(' ')} succeeded but ${built} does not exist`;
-    return buildProblem;
-  }
-  binary = built;
-  return null;
+/** A load tool of this workspace built on demand with cargo (`cargo build --profile <profile> -p <name>`). */
+export interface CargoTool {
+  /** Builds it once per harness run (cargo is quick when nothing changed); null on success, else what to do. */
+  build(): string | null;
+  /** Its path, once `build()` returned null. */
+  binary(): string | null;
 }
+
+/** gale-loadgen (profile release) and gale-loadgen-h3 (profile tool) are built and found the same way. */
+export function cargoTool(name: string, profile: 'release' | 'tool'): CargoTool {
+  const args = ['build', '--profile', profile, '-p', name];
+  let binary: string | null = null;
+  let problem: string | null = null;
+  const build = (): string | null => {
+    if (binary || problem) return problem;
+    const fallback = join(process.env.CARGO_TARGET_DIR ?? join(repoDir, 'target'), profile, name);
+    if (!commandExists('cargo')) {
+      if (existsSync(fallback)) {
+        process.stderr.write(`note: cargo not found; using the existing ${fallback}, which may be out of date\n`);
+        binary = fallback;
+        return null;
+      }
+      problem = [
+        `${name} needs to be built with cargo, which is not installed. Install Rust, then run the benchmark again:`,
+        "  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh   (or: sudo apt-get install -y cargo)",
+        `  then, optionally, build it yourself: cargo ${args.join(' ')}`,
+      ].join('\n');
+      return problem;
+    }
+    process.stderr.write(`${name}: cargo ${args.join(' ')}\n`);
+    const r = spawnSync('cargo', [...args, '--quiet'], { cwd: repoDir, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (r.status !== 0) {
+      problem = `building ${name} failed (cargo ${args.join(' ')} exited with ${r.status ?? r.signal}; see above)`;
+      return problem;
+    }
+    const built = join(targetDir(), profile, name);
+    if (!existsSync(built)) {
+      problem = `cargo ${args.join(' ')} succeeded but ${built} does not exist`;
+      return problem;
+    }
+    binary = built;
+    return null;
+  };
+  return { build, binary: () => binary };
+}
+
+const tool = cargoTool('gale-loadgen', 'release');
+const build = tool.build;
 
 /** Path of the built binary, once `loadgen.missing()` returned null. */
 export function loadgenBinary(): string | null {
-  return binary;
+  return tool.binary();
+}
+
+/** A LoadResult from the JSON line gale-loadgen or gale-loadgen-h3 printed (the same form). */
+export function loadgenResult(j: LoadgenJson, toolCpuPct: number | null): LoadResult {
+  const l = j.latency_us;
+  return {
+    requests: j.requests,
+    durationS: j.duration_s,
+    rps: j.duration_s > 0 ? j.requests / j.duration_s : 0,
+    latencyUs: { min: l.min, mean: l.mean, max: l.max, p50: l.p50, p90: l.p90, p99: l.p99, p999: l.p999 },
+    // Connect errors while the connections were being opened, before the counted run, count too.
+    errors: { ...j.errors, connect: j.errors.connect + (j.open_connect_errors ?? 0) },
+    // The tool parses and checks every response it counts.
+    checked: j.ok + j.invalid,
+    invalid: j.invalid,
+    firstInvalid: j.first_invalid ?? '',
+    toolCpuPct,
+    extra: { openS: j.open_s ?? null, openConnectErrors: j.open_connect_errors ?? 0 },
+  };
+}
+
+/** The last JSON line of a tool's stdout. */
+export function lastJsonLine(stdout: string): LoadgenJson | null {
+  const line = stdout
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith('{'));
+  return line ? (JSON.parse(line) as LoadgenJson) : null;
 }
 
 async function run(req: LoadRequest): Promise<LoadResult> {
+  const binary = tool.binary();
   if (!binary) return emptyResult(build() ?? 'gale-loadgen is not built');
   if (req.threads !== 1) return emptyResult(`gale-loadgen is single-threaded (got --threads ${req.threads})`);
   const dir = mkdtempSync(join(tmpdir(), 'gale-loadgen-'));
@@ -116,30 +157,12 @@ async function run(req: LoadRequest): Promise<LoadResult> {
   const { code, signal, toolCpuPct } = x;
   if (x.killed) return emptyResult(`gale-loadgen did not finish within ${limitMs / 1000}s and was killed`, toolCpuPct);
   // Exit code 1 only says that some response was invalid or some error happened: the JSON tells which.
-  const line = x.stdout
-    .split('\n')
-    .reverse()
-    .find((l) => l.startsWith('{'));
-  if ((code !== 0 && code !== 1) || !line) {
+  const j = lastJsonLine(x.stdout);
+  if ((code !== 0 && code !== 1) || !j) {
     const why = outputTail(x);
     return emptyResult(`gale-loadgen exited with ${code ?? signal}${why ? `: ${why}` : ''}`, toolCpuPct);
   }
-  const j = JSON.parse(line) as LoadgenJson;
-  const l = j.latency_us;
-  return {
-    requests: j.requests,
-    durationS: j.duration_s,
-    rps: j.duration_s > 0 ? j.requests / j.duration_s : 0,
-    latencyUs: { min: l.min, mean: l.mean, max: l.max, p50: l.p50, p90: l.p90, p99: l.p99, p999: l.p999 },
-    // Connect errors while the connections were being opened, before the counted run, count too.
-    errors: { ...j.errors, connect: j.errors.connect + (j.open_connect_errors ?? 0) },
-    // gale-loadgen parses and checks every response it counts.
-    checked: j.ok + j.invalid,
-    invalid: j.invalid,
-    firstInvalid: j.first_invalid ?? '',
-    toolCpuPct,
-    extra: { openS: j.open_s ?? null, openConnectErrors: j.open_connect_errors ?? 0 },
-  };
+  return loadgenResult(j, toolCpuPct);
 }
 
 export const loadgen: LoadTool = {
@@ -153,6 +176,7 @@ export const loadgen: LoadTool = {
     'coordinated-omission correction',
   missing: build,
   version() {
+    const binary = tool.binary();
     if (!binary) return 'gale-loadgen (not built)';
     const r = spawnSync(binary, ['--version'], { encoding: 'utf8' });
     return r.stdout.trim() || 'unknown';

@@ -1,6 +1,8 @@
 // One validated measurement: start one server (pinned, raised open-file limit), validate the scenario with fetch(),
 // warm up, run the counted iterations with per-response checks, read server CPU time and peak RSS, stop the server.
 // `startServer()` / `measureOn()` / `stopServer()` let the quick mode keep one server process for all its scenarios.
+
+import { validateH3 } from './loadgen-h3.ts';
 import {
   cpuSeconds,
   freePort,
@@ -235,9 +237,11 @@ export async function measureOn(rs: RunningServer, o: MeasureOptions): Promise<M
   }
   const base = `${o.scenario.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const v =
-    o.scenario.tls || o.scenario.kind === 'h2c'
-      ? await validateSecure(base, o.scenario)
-      : await validateOnce(base, o.scenario);
+    o.scenario.kind === 'h3'
+      ? await validateH3(base, o.scenario)
+      : o.scenario.tls || o.scenario.kind === 'h2c'
+        ? await validateSecure(base, o.scenario)
+        : await validateOnce(base, o.scenario);
   m.validation = v.seen;
   if (v.problem) {
     m.failure = v.problem;

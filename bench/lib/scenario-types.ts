@@ -5,8 +5,8 @@
  * `dynamic` scenarios need application code (routes, JSON); `static` ones only serve files, so static-file servers
  * such as nginx can run them too; `schema` ones write JSON through a serializer compiled from the route's response
  * schema, so only servers that have one run them (Gale, Fastify); `fetch` ones are answered by a Web-standard fetch
- * handler (Request → Response), so only the fetch-handler servers run them; `sveltekit` ones ask the SvelteKit example (lib/sveltekit.ts); `tls`, `h2`
- * and `h2c` ones are HTTP/1.1 over TLS, HTTP/2 over TLS and cleartext HTTP/2 (lib/secure.ts).
+ * handler (Request → Response), so only the fetch-handler servers run them; `sveltekit` ones ask the SvelteKit example (lib/sveltekit.ts); `tls`, `h2`,
+ * `h2c` and `h3` ones are HTTP/1.1 over TLS, HTTP/2 over TLS, cleartext HTTP/2 and HTTP/3 (lib/secure.ts).
  */
 export type ScenarioKind =
   | 'dynamic'
@@ -17,7 +17,8 @@ export type ScenarioKind =
   | 'express-app'
   | 'tls'
   | 'h2'
-  | 'h2c';
+  | 'h2c'
+  | 'h3';
 
 export interface Scenario {
   id: string;
@@ -43,6 +44,6 @@ export interface Scenario {
   modesNote?: string;
   /** Served over TLS: the URL is https:// (lib/secure.ts). */
   tls?: boolean;
-  /** The load tool this scenario always uses, whatever --tool says (h2load for HTTP/2). */
+  /** The load tool this scenario always uses, whatever --tool says (h2load for HTTP/2, loadgen-h3 for HTTP/3). */
   tool?: string;
 }

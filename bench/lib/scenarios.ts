@@ -234,12 +234,42 @@ export const scenarios: readonly Scenario[] = [
     contentType: 'application/json',
     body: '{"hello":"world"}',
   }),
+  scenario({
+    id: 'h3-hello',
+    kind: 'h3',
+    tls: true,
+    tool: 'loadgen-h3',
+    description:
+      'GET / → {"hello":"world"} over HTTP/3 (QUIC, ALPN h3) with gale-loadgen-h3; plain = 1 stream at a time per ' +
+      'connection, pipelined ×N = N concurrent streams per connection',
+    path: '/',
+    status: 200,
+    contentType: 'application/json',
+    body: '{"hello":"world"}',
+    expectHeaders: { 'alt-svc': true },
+  }),
+  scenario({
+    id: 'h3-json',
+    kind: 'h3',
+    tls: true,
+    tool: 'loadgen-h3',
+    description: "GET /json → the `json` scenario's nested JSON object over HTTP/3, with gale-loadgen-h3",
+    path: '/json',
+    status: 200,
+    contentType: 'application/json',
+    body: '{"foo":"bar","one":[2,"three"],"bar":{"baz":"quux"}}',
+    expectHeaders: { 'alt-svc': true },
+  }),
 ];
 
-/** `npm run bench -- tls` and `-- h2` name these. */
+/**
+ * `npm run bench -- tls`, `-- h2` and `-- h3` name these; `h3` runs HTTP/2 and HTTP/1.1 over TLS in the same run, so
+ * the protocols are compared side by side.
+ */
 export const SECURE_GROUPS: Readonly<Record<string, readonly string[]>> = {
   tls: ['tls-hello', 'tls-handshake'],
   h2: ['h2-hello', 'h2c-hello'],
+  h3: ['h3-hello', 'h3-json', 'h2-hello', 'tls-hello'],
 };
 
 export function findScenario(id: string): Scenario | undefined {

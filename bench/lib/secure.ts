@@ -44,6 +44,10 @@ export function benchCert(): { certPath: string; keyPath: string; pem: string } 
           '/CN=127.0.0.1',
           '-addext',
           'subjectAltName=IP:127.0.0.1,DNS:localhost',
+          // An end-entity certificate, trusted as itself: rustls (gale-loadgen-h3) refuses a CA certificate as a
+          // server's own, and openssl's default for -x509 is CA:TRUE.
+          '-addext',
+          'basicConstraints=critical,CA:FALSE',
           '-keyout',
           keyPath,
           '-out',
@@ -118,6 +122,14 @@ export const secureServers: readonly ServerDef[] = [
     label: 'Fastify 5 (http2, TLS)',
     kinds: ['h2'],
     launch: app('secure-fastify.mjs', { BENCH_HTTP2: '1' }, true),
+  },
+  {
+    // HTTP/3 (QUIC on the TLS port's number, over UDP); nothing else on Node serves HTTP/3 outside experiments.
+    name: 'gale-h3',
+    label: 'Gale (HTTP/3)',
+    kinds: ['h3'],
+    launch: app('secure-gale.mjs', { BENCH_HTTP3: '1' }, true),
+    unavailable: galeBuilt,
   },
   {
     name: 'gale-h2c',
@@ -205,6 +217,8 @@ function h2Get(base: string, s: Scenario, timeoutMs: number): Promise<Answer> {
 /**
  * The pre-run check of a TLS or HTTP/2 scenario (the counterpart of validate.ts's fetch for cleartext HTTP/1.1): the
  * status, the Content-Type, the required headers and the exact body, and the protocol (HTTP/2 must really be h2).
+ * An HTTP/3 scenario's server is asked over HTTPS here (its Alt-Svc, Content-Type and body), and over HTTP/3 by
+ * loadgen-h3.ts's validateH3.
  */
 export async function validateSecure(
   base: string,
