@@ -6,11 +6,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The directory cargo built the binaries into, once built. */
 let built: string | undefined;
 
-/** Builds gale-loadgen-h3 (profile `tool`) once per process and returns its path; throws saying how to get cargo. */
-export function loadgenH3(): string {
-  if (built) return built;
+/**
+ * Builds bench/loadgen-h3 (profile `tool`: gale-loadgen-h3 and gale-quic-fuzz) once per process and returns the path
+ * of `bin`; throws saying how to get cargo.
+ */
+export function loadgenH3(bin: 'gale-loadgen-h3' | 'gale-quic-fuzz' = 'gale-loadgen-h3'): string {
+  if (built) return join(built, bin);
   const probe = spawnSync('cargo', ['--version'], { encoding: 'utf8' });
   if (probe.status !== 0) {
     throw new Error('the Rust HTTP/3 client (bench/loadgen-h3) is built with cargo: install Rust (https://rustup.rs)');
@@ -20,10 +24,10 @@ export function loadgenH3(): string {
     encoding: 'utf8',
   });
   if (b.status !== 0) throw new Error(`cargo build --profile tool -p gale-loadgen-h3 failed:\n${b.stderr}`);
-  const bin = join(process.env.CARGO_TARGET_DIR ?? join(repo, 'target'), 'tool', 'gale-loadgen-h3');
-  if (!existsSync(bin)) throw new Error(`cargo built gale-loadgen-h3, but ${bin} is missing`);
-  built = bin;
-  return bin;
+  const dir = join(process.env.CARGO_TARGET_DIR ?? join(repo, 'target'), 'tool');
+  if (!existsSync(join(dir, bin))) throw new Error(`cargo built bench/loadgen-h3, but ${join(dir, bin)} is missing`);
+  built = dir;
+  return join(dir, bin);
 }
 
 export interface H3Run {
