@@ -104,20 +104,6 @@ pub fn parse_url(url: &str) -> Result<(String, SocketAddr), String> {
     Ok((host.to_string(), addr))
 }
 
-/// The DER certificates of a PEM file.
-fn pem_certs(path: &str) -> Result<Vec<Vec<u8>>, String> {
-    use rustls_pki_types::pem::PemObject;
-    let certs = rustls_pki_types::CertificateDer::pem_file_iter(path)
-        .map_err(|e| format!("--ca {path}: {e}"))?
-        .map(|c| c.map(|c| c.to_vec()))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("--ca {path}: {e}"))?;
-    if certs.is_empty() {
-        return Err(format!("--ca {path}: no PEM certificate in it"));
-    }
-    Ok(certs)
-}
-
 pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
     let mut args = args.peekable();
     let (mut url, mut ca, mut server_name) = (None, None, None);
@@ -172,8 +158,9 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
     }
     let url = url.ok_or("--url is required")?;
     let (host, addr) = parse_url(&url)?;
-    let roots =
-        pem_certs(&ca.ok_or("--ca is required (the server's certificate or its CA, PEM)")?)?;
+    let roots = crate::tls::pem_certs(
+        &ca.ok_or("--ca is required (the server's certificate or its CA, PEM)")?,
+    )?;
     let expect_body = expect_body.ok_or("--expect-body or --expect-body-file is required")?;
     Ok(Command::Run(Box::new(Args {
         url,

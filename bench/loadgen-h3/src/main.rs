@@ -3,6 +3,7 @@
 
 mod cli;
 mod run;
+mod tls;
 
 use std::process::ExitCode;
 

@@ -4,7 +4,6 @@
 use std::cell::{Cell, RefCell};
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::rc::Rc;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes};
@@ -74,24 +73,6 @@ impl Shared {
     fn counting(&self) -> bool {
         self.count_from.get().is_some_and(|t| Instant::now() >= t)
     }
-}
-
-fn client_config(args: &Args) -> Result<quinn::ClientConfig, String> {
-    let mut roots = rustls::RootCertStore::empty();
-    for der in &args.roots {
-        roots
-            .add(rustls_pki_types::CertificateDer::from(der.clone()))
-            .map_err(|e| format!("--ca: {e}"))?;
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .map_err(|e| e.to_string())?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    tls.alpn_protocols = vec![b"h3".to_vec()];
-    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).map_err(|e| e.to_string())?;
-    Ok(quinn::ClientConfig::new(Arc::new(quic)))
 }
 
 type Sender = h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>;
@@ -310,7 +291,7 @@ async fn run_on_loop(args: &Args) -> Result<Stats, String> {
         (Ipv4Addr::LOCALHOST, 0).into()
     };
     let mut endpoint = quinn::Endpoint::client(bind).map_err(|e| format!("UDP socket: {e}"))?;
-    endpoint.set_default_client_config(client_config(args)?);
+    endpoint.set_default_client_config(crate::tls::client_config(&args.roots, None)?);
     let sh = Rc::new(Shared {
         body: Bytes::from(args.body.clone().unwrap_or_default()),
         args: args.clone(),

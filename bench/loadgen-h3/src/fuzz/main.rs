@@ -4,6 +4,8 @@
 
 mod gen;
 mod sessions;
+#[path = "../tls.rs"]
+mod tls;
 
 use std::cell::RefCell;
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -82,17 +84,6 @@ fn parse() -> Result<Opts, String> {
     Ok(o)
 }
 
-fn roots(path: &str) -> Result<Vec<Vec<u8>>, String> {
-    use rustls_pki_types::pem::PemObject;
-    rustls_pki_types::CertificateDer::pem_file_iter(path)
-        .map_err(|e| format!("--ca {path}: {e}"))?
-        .map(|c| {
-            c.map(|c| c.to_vec())
-                .map_err(|e| format!("--ca {path}: {e}"))
-        })
-        .collect()
-}
-
 fn main() -> ExitCode {
     let o = match parse() {
         Ok(o) => o,
@@ -108,7 +99,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let client = match roots(&o.ca).and_then(|r| sessions::client_config(&r)) {
+    let client = match tls::pem_certs(&o.ca)
+        .and_then(|r| tls::client_config(&r, Some(Duration::from_secs(3))))
+    {
         Ok(c) => c,
         Err(e) => {
             eprintln!("gale-quic-fuzz: {e}");

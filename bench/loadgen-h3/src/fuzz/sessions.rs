@@ -4,7 +4,6 @@
 use std::cell::RefCell;
 use std::net::SocketAddr;
 use std::rc::Rc;
-use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Buf, Bytes};
@@ -28,28 +27,6 @@ pub struct Counts {
     pub streams: u64,
     /// Request streams that got a response (HEADERS at least) back: generated requests that reached the app.
     pub answered: u64,
-}
-
-pub fn client_config(roots: &[Vec<u8>]) -> Result<quinn::ClientConfig, String> {
-    let mut store = rustls::RootCertStore::empty();
-    for der in roots {
-        store
-            .add(rustls_pki_types::CertificateDer::from(der.clone()))
-            .map_err(|e| format!("--ca: {e}"))?;
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .map_err(|e| e.to_string())?
-        .with_root_certificates(store)
-        .with_no_client_auth();
-    tls.alpn_protocols = vec![b"h3".to_vec()];
-    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).map_err(|e| e.to_string())?;
-    let mut cfg = quinn::ClientConfig::new(Arc::new(quic));
-    let mut transport = quinn::TransportConfig::default();
-    transport.max_idle_timeout(Some(Duration::from_secs(3).try_into().expect("3 s fits")));
-    cfg.transport_config(Arc::new(transport));
-    Ok(cfg)
 }
 
 fn endpoint(t: &Target) -> Option<quinn::Endpoint> {
