@@ -114,11 +114,18 @@ impl Exec {
         };
         // SAFETY: wake is live; an async handle only wakes work the UDP socket's poll keeps alive.
         unsafe { uv::unref(wake) };
-        let timer = match uv::timer_new(lp, data, false) {
+        // The timer's data is a Weak of its own: each handle's close callback releases the one it holds (one shared
+        // Weak released twice broke the Rc's weak count, and the heap, at close).
+        let timer_data = Weak::into_raw(Rc::downgrade(&exec)) as *const c_void;
+        let timer = match uv::timer_new(lp, timer_data, false) {
             Ok(h) => h,
             Err(e) => {
-                // SAFETY: wake is live; its close callback releases `data`.
-                unsafe { uv::close(wake, uv::Kind::Async, on_closed_async) };
+                // SAFETY: `timer_data` came from Weak::into_raw just above and no handle holds it; wake is live and
+                // its close callback releases `data`.
+                unsafe {
+                    drop(Weak::from_raw(timer_data as *const Exec));
+                    uv::close(wake, uv::Kind::Async, on_closed_async);
+                }
                 return Err(e);
             }
         };
