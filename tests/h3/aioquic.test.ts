@@ -275,6 +275,7 @@ test('listen refuses http3 options out of range, naming the option', async () =>
     [{ idleTimeout: 700_000 }, /http3\.idleTimeout must be between 1 and 600000 ms, not 700000/],
     [{ maxConnectionsPerAddress: 0 }, /maxConnectionsPerAddress/],
     [{ maxConcurrentStreams: 0 }, /maxConcurrentStreams/],
+    [{ maxHandshakesPerSecond: 0 }, /maxHandshakesPerSecond/],
   ] as const) {
     const app = gale();
     await assert.rejects(

@@ -135,3 +135,34 @@ test('the client fails a wrong answer and says what it got', async (t) => {
   assert.equal(run.result?.invalid, 1);
   assert.equal(run.result?.first_invalid, 'status 200, 6-byte body: actual');
 });
+
+test('maxHandshakesPerSecond: 2 lets 6 simultaneous connections in two a second (the rest refused until then)', async (t) => {
+  const { port } = await h3App(
+    t,
+    (app) => {
+      app.get('/json', () => ({ hello: 'world' }));
+    },
+    { http3: { maxHandshakesPerSecond: 2 } },
+  );
+  const args = ['--connections', '6', '--duration', '0.5', '--expect-body', '{"hello":"world"}'];
+  const limited = await runH3(port, '/json', ca(), args);
+  const r = limited.result;
+  assert.ok(r, limited.stderr);
+  // Two tokens at once, then one every 500 ms: the sixth connection gets in after about two seconds.
+  assert.ok(r.open_s !== null && r.open_s >= 1.5 && r.open_s < 10, `all 6 open after ${r.open_s} s`);
+  assert.ok(r.open_connect_errors >= 4, `${r.open_connect_errors} refused attempts`);
+  assert.match(limited.stderr, /refused/);
+  // Once in, every connection is served as usual.
+  assert.ok(r.ok > 0 && r.invalid === 0, JSON.stringify(r));
+  assert.deepEqual(r.errors, { connect: 0, read: 0, write: 0, timeout: 0, closed: 0, status: 0 });
+  // The same six on a server with the default rate open at once.
+  const { port: open } = await h3App(t, (app) => {
+    app.get('/json', () => ({ hello: 'world' }));
+  });
+  const free = await runH3(open, '/json', ca(), args);
+  assert.equal(free.code, 0, free.stderr);
+  assert.ok(
+    free.result && free.result.open_s !== null && free.result.open_s < 1,
+    `open after ${free.result?.open_s} s`,
+  );
+});

@@ -43,6 +43,10 @@ export interface H3Run {
     rps: number;
     latency_us: Record<'p50' | 'p99' | 'max', number>;
     protocol: string;
+    /** Seconds until every connection was open (null: not all within 10 s). */
+    open_s: number | null;
+    /** Failed attempts to open the connections before the run. */
+    open_connect_errors: number;
   };
   stderr: string;
 }

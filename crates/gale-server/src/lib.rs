@@ -234,6 +234,10 @@ pub struct H3Options {
     /// Handshakes in progress above which a new client must first prove its address with a Retry (one round trip
     /// more, no state kept until it does: a spoofed-source flood costs the server nothing). 0: always. Default 64.
     pub retry_above: u32,
+    /// New QUIC handshakes the server starts per second (a token bucket holding a second's worth): past it a
+    /// client that has not proved its address gets a Retry, one that has is refused (CONNECTION_REFUSED), so a
+    /// burst of connection attempts cannot take the loop's time in TLS handshakes. Default 1000.
+    pub max_handshakes_per_second: u32,
 }
 
 impl Default for H3Options {
@@ -243,6 +247,7 @@ impl Default for H3Options {
             idle_timeout_ms: 30_000,
             max_connections_per_address: 64,
             retry_above: 64,
+            max_handshakes_per_second: 1000,
         }
     }
 }
@@ -261,6 +266,9 @@ impl H3Options {
         }
         if self.max_connections_per_address == 0 {
             return Err("http3.maxConnectionsPerAddress must be at least 1".into());
+        }
+        if self.max_handshakes_per_second == 0 {
+            return Err("http3.maxHandshakesPerSecond must be at least 1".into());
         }
         Ok(())
     }

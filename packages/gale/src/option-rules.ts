@@ -128,6 +128,7 @@ export function checkListen(portOrOptions: unknown, host: unknown): void {
           idleTimeout: num('ms', 1),
           maxConnectionsPerAddress: num('connections', 1),
           retryAbove: num('handshakes'),
+          maxHandshakesPerSecond: num('handshakes per second', 1),
         }),
       ),
       io: oneOf('auto', 'uring', 'epoll'),

@@ -119,6 +119,13 @@ export interface Http3Options {
    * more; nothing is kept for a spoofed address). 0: always. Default 64.
    */
   retryAbove?: number;
+  /**
+   * New QUIC handshakes started per second, across all clients (a second's worth may come at once). Past it a client
+   * that has not proved its address gets a Retry and one that has is refused (CONNECTION_REFUSED; QUIC clients
+   * then try again or fall back to HTTP/2), so a burst of connection attempts cannot fill the loop with TLS
+   * handshakes. Default 1000.
+   */
+  maxHandshakesPerSecond?: number;
 }
 
 /** The engine's form of `listen({ http3 })` (null: off). */

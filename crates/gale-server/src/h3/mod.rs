@@ -19,7 +19,7 @@ use std::pin::pin;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use std::task::{Poll, Waker};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use slab::Slab;
@@ -101,6 +101,7 @@ impl Quic {
             conns: RefCell::new(Slab::new()),
             per_address: RefCell::new(HashMap::new()),
             handshakes: Cell::new(0),
+            bucket: Cell::new((f64::from(opts.max_handshakes_per_second), Instant::now())),
             admitted: Cell::new(0),
             max_connections: cfg.max_connections,
             opts: opts.clone(),
@@ -195,6 +196,8 @@ struct Ctx {
     per_address: RefCell<HashMap<IpAddr, u32>>,
     /// Handshakes in progress.
     handshakes: Cell<u32>,
+    /// `maxHandshakesPerSecond`'s token bucket: the tokens left (a second's worth at most) and when it was filled.
+    bucket: Cell<(f64, Instant)>,
     /// Connections let in and not yet ended (handshakes included).
     admitted: Cell<usize>,
     /// Connections the engine may hold in all (`maxConnections`).
@@ -209,8 +212,9 @@ struct Admitted {
 }
 
 impl Ctx {
-    /// Lets a connection attempt in, has it prove its address first (Retry) when many handshakes are in progress,
-    /// or refuses it: past `maxConnections` in all, or `maxConnectionsPerAddress` from its address.
+    /// Lets a connection attempt in, has it prove its address first (Retry) when many handshakes are in progress or
+    /// past `maxHandshakesPerSecond`, or refuses it: past `maxConnections` in all, `maxConnectionsPerAddress` from
+    /// its address, or the handshake rate once its address is proved.
     fn admit(&self, incoming: quinn::Incoming) -> Option<Admitted> {
         let ip = incoming.remote_address().ip();
         let open = self.admitted.get();
@@ -219,7 +223,11 @@ impl Ctx {
             incoming.refuse();
             return None;
         }
-        if self.handshakes.get() >= self.opts.retry_above && !incoming.remote_address_validated() {
+        let validated = incoming.remote_address_validated();
+        let busy = self.handshakes.get() >= self.opts.retry_above;
+        // Past the handshake rate, a Retry first: it costs one stateless packet, and a flood from spoofed addresses
+        // never comes back to spend the tokens clients that can prove their address need.
+        if !validated && (busy || !self.has_handshake_token()) {
             // may_retry is false only for a client that already came back with a token that did not validate.
             if incoming.may_retry() {
                 let _ = incoming.retry();
@@ -228,9 +236,33 @@ impl Ctx {
             }
             return None;
         }
+        if !self.take_handshake_token() {
+            incoming.refuse();
+            return None;
+        }
         *self.per_address.borrow_mut().entry(ip).or_insert(0) += 1;
         self.admitted.set(open + 1);
         Some(Admitted { incoming, ip })
+    }
+
+    /// Refills the handshake bucket for the time passed; whether a token is there.
+    fn has_handshake_token(&self) -> bool {
+        let rate = f64::from(self.opts.max_handshakes_per_second);
+        let (tokens, since) = self.bucket.get();
+        let now = Instant::now();
+        let tokens = (tokens + now.duration_since(since).as_secs_f64() * rate).min(rate);
+        self.bucket.set((tokens, now));
+        tokens >= 1.0
+    }
+
+    /// Spends a handshake token, if there is one.
+    fn take_handshake_token(&self) -> bool {
+        if !self.has_handshake_token() {
+            return false;
+        }
+        let (tokens, at) = self.bucket.get();
+        self.bucket.set((tokens - 1.0, at));
+        true
     }
 
     fn release(&self, ip: IpAddr) {
