@@ -22,6 +22,8 @@ export interface LoadgenJson {
   /** Seconds until every connection had connected once (null: not within 10 s), and connect errors before counting. */
   open_s?: number | null;
   open_connect_errors?: number;
+  /** gale-loadgen-h3: datagrams per GSO send and per GRO receive this kernel gives a loopback UDP socket. */
+  udp_offload?: { gso_segments: number; gro_segments: number } | { error: string };
 }
 
 /** Cargo's target directory (honours CARGO_TARGET_DIR and .cargo/config), else <repo>/target. */

@@ -76,6 +76,24 @@ test('a 2 MiB streamed download, written with backpressure, arrives whole', asyn
   await valid(port, '/big', ['--expect-body-file', file, '--timeout', '10']);
 });
 
+test('segmentationOffload: false (no GSO or GRO): a 2 MiB download and a 300 KB upload arrive whole', async (t) => {
+  const big = randomBytes(2 * 1024 * 1024);
+  const { port } = await h3App(
+    t,
+    (app) => {
+      app.get('/big', () => big);
+      app.post('/echo', async (req) => Buffer.from(await req.arrayBuffer()));
+    },
+    { http3: { segmentationOffload: false } },
+  );
+  const down = join(dir, 'big-no-offload.bin');
+  writeFileSync(down, big);
+  await valid(port, '/big', ['--expect-body-file', down, '--timeout', '10']);
+  const up = join(dir, 'up-no-offload.bin');
+  writeFileSync(up, randomBytes(300_000));
+  await valid(port, '/echo', ['--method', 'POST', '--body-file', up, '--expect-body-file', up]);
+});
+
 test('errors: 404 and 405 native answers, 413 over bodyLimit, a throwing route’s 500', async (t) => {
   const { port } = await h3App(
     t,

@@ -11,6 +11,19 @@ use std::process::ExitCode;
 const LATENCY_FROM: &str =
     "per request: from opening its stream to the end of its response body (one request at a time per stream)";
 
+/// What UDP segmentation offload this kernel gives a socket on the loopback, as quinn-udp probes it (the server's
+/// socket gets the same): datagrams per GSO send and per GRO receive, 1 = none.
+fn udp_offload() -> serde_json::Value {
+    let probe = std::net::UdpSocket::bind("127.0.0.1:0")
+        .and_then(|s| quinn::udp::UdpSocketState::new((&s).into()));
+    match probe {
+        Ok(st) => {
+            serde_json::json!({ "gso_segments": st.max_gso_segments(), "gro_segments": st.gro_segments() })
+        }
+        Err(e) => serde_json::json!({ "error": e.to_string() }),
+    }
+}
+
 fn main() -> ExitCode {
     let args = match cli::parse(std::env::args().skip(1)) {
         Ok(cli::Command::Run(a)) => a,
@@ -60,6 +73,7 @@ fn main() -> ExitCode {
         "protocol": "h3",
         "open_s": stats.opened_in.map(|d| (d.as_secs_f64() * 1e3).round() / 1e3),
         "open_connect_errors": stats.open_connect_errors,
+        "udp_offload": udp_offload(),
     });
     println!("{line}");
     let clean = stats.invalid == 0

@@ -432,7 +432,8 @@ pub(crate) unsafe extern "C" fn set_http2(env: napi_env, info: napi_callback_inf
     }
 }
 
-/// `setHttp3({ maxConcurrentStreams, idleTimeout, maxConnectionsPerAddress, retryAbove, maxHandshakesPerSecond })` serves HTTP/3 on UDP at the TLS listener's port from the next
+/// `setHttp3({ maxConcurrentStreams, idleTimeout, maxConnectionsPerAddress, retryAbove, maxHandshakesPerSecond,
+/// segmentationOffload })` serves HTTP/3 on UDP at the TLS listener's port from the next
 /// `listen`; `setHttp3(null)` turns it off. Throws an Error naming an option out of range.
 pub(crate) unsafe extern "C" fn set_http3(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<1>(env, info);
@@ -455,6 +456,9 @@ pub(crate) unsafe extern "C" fn set_http3(env: napi_env, info: napi_callback_inf
         }
         if let Some(n) = num_opt(env, o, c"maxHandshakesPerSecond") {
             h.max_handshakes_per_second = n.clamp(0.0, u32::MAX as f64) as u32;
+        }
+        if let Some(b) = bool_opt(env, o, c"segmentationOffload") {
+            h.segmentation_offload = b;
         }
         Some(h)
     } else {

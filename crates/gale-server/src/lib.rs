@@ -238,6 +238,9 @@ pub struct H3Options {
     /// client that has not proved its address gets a Retry, one that has is refused (CONNECTION_REFUSED), so a
     /// burst of connection attempts cannot take the loop's time in TLS handshakes. Default 1000.
     pub max_handshakes_per_second: u32,
+    /// UDP segmentation offload where the kernel has it: GSO (one sendmsg carries many QUIC packets) and GRO (one
+    /// recvmsg takes many). Off only for networks whose drivers mishandle it. Default true.
+    pub segmentation_offload: bool,
 }
 
 impl Default for H3Options {
@@ -248,6 +251,7 @@ impl Default for H3Options {
             max_connections_per_address: 64,
             retry_above: 64,
             max_handshakes_per_second: 1000,
+            segmentation_offload: true,
         }
     }
 }

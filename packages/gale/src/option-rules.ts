@@ -129,6 +129,7 @@ export function checkListen(portOrOptions: unknown, host: unknown): void {
           maxConnectionsPerAddress: num('connections', 1),
           retryAbove: num('handshakes'),
           maxHandshakesPerSecond: num('handshakes per second', 1),
+          segmentationOffload: bool,
         }),
       ),
       io: oneOf('auto', 'uring', 'epoll'),

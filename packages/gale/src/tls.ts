@@ -126,6 +126,11 @@ export interface Http3Options {
    * handshakes. Default 1000.
    */
   maxHandshakesPerSecond?: number;
+  /**
+   * UDP segmentation offload where the kernel has it: GSO (one send carries many QUIC packets) and GRO (one receive
+   * takes many). Turn it off only on a network whose drivers mishandle it. Default true.
+   */
+  segmentationOffload?: boolean;
 }
 
 /** The engine's form of `listen({ http3 })` (null: off). */

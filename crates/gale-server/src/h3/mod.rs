@@ -54,6 +54,7 @@ fn server_config(
     let transport = Arc::get_mut(&mut cfg.transport).expect("a fresh transport config");
     transport
         .max_concurrent_bidi_streams(opts.max_concurrent_streams.into())
+        .enable_segmentation_offload(opts.segmentation_offload)
         .max_idle_timeout(Some(
             quinn::IdleTimeout::try_from(Duration::from_millis(opts.idle_timeout_ms))
                 .map_err(|e| e.to_string())?,
@@ -74,7 +75,8 @@ impl Quic {
         let config = server_config(tls, opts)?;
         let sock = bind(addr).map_err(|e| format!("http3: binding UDP {addr} failed: {e}"))?;
         let exec = Exec::new(lp)?;
-        let udp = UvUdp::new(sock, lp, &exec).map_err(|e| format!("http3: {e}"))?;
+        let udp = UvUdp::new(sock, lp, &exec, opts.segmentation_offload)
+            .map_err(|e| format!("http3: {e}"))?;
         let endpoint = quinn::Endpoint::new_with_abstract_socket(
             quinn::EndpointConfig::default(),
             Some(config),

@@ -32,6 +32,8 @@ struct Waiters {
 pub(crate) struct UvUdp {
     sock: UdpSocket,
     state: UdpSocketState,
+    /// Datagrams one receive may take (1: GRO off).
+    gro_segments: usize,
     waiters: Mutex<Waiters>,
 }
 
@@ -49,13 +51,26 @@ struct PollCtx {
 
 impl UvUdp {
     /// Wraps a bound socket (made non-blocking here) and starts its poll handle on `lp`, stopped until a task
-    /// waits. `close` stops it.
-    pub fn new(sock: UdpSocket, lp: UvLoop, exec: &Rc<Exec>) -> io::Result<Arc<UvUdp>> {
+    /// waits. `close` stops it. Without `offload`, GRO is turned off again (quinn-udp turns it on); quinn's
+    /// transport config stops GSO.
+    pub fn new(
+        sock: UdpSocket,
+        lp: UvLoop,
+        exec: &Rc<Exec>,
+        offload: bool,
+    ) -> io::Result<Arc<UvUdp>> {
         sock.set_nonblocking(true)?;
         let state = UdpSocketState::new((&sock).into())?;
+        let gro_segments = if offload {
+            state.gro_segments()
+        } else {
+            gro_off(&sock)?;
+            1
+        };
         let udp = Arc::new(UvUdp {
             sock,
             state,
+            gro_segments,
             waiters: Mutex::new(Waiters {
                 read: None,
                 write: Vec::new(),
@@ -98,6 +113,30 @@ impl UvUdp {
             unsafe { uv::poll_set(w.handle as UvHandle, want, on_poll) };
         }
     }
+}
+
+/// Turns UDP GRO off on `sock` (Linux; elsewhere quinn-udp never turned it on).
+fn gro_off(sock: &UdpSocket) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let off: c_int = 0;
+        // SAFETY: a valid fd and a c_int option value of the size given.
+        let r = unsafe {
+            libc::setsockopt(
+                sock.as_raw_fd(),
+                libc::SOL_UDP,
+                libc::UDP_GRO,
+                (&off as *const c_int).cast(),
+                std::mem::size_of::<c_int>() as libc::socklen_t,
+            )
+        };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = sock;
+    Ok(())
 }
 
 unsafe extern "C" fn on_poll(h: UvHandle, status: c_int, events: c_int) {
@@ -170,7 +209,7 @@ impl quinn::AsyncUdpSocket for UvUdp {
     }
 
     fn max_receive_segments(&self) -> usize {
-        self.state.gro_segments()
+        self.gro_segments
     }
 
     fn may_fragment(&self) -> bool {
