@@ -232,10 +232,14 @@ pub(crate) fn flush(
             }
             *pos += moved;
         }
+        let mut wrote = false;
         while tls.wants_write() {
             match tls.write_tls(sock) {
                 Ok(0) => return TlsFlush::Failed,
-                Ok(_) => *progressed = true,
+                Ok(_) => {
+                    *progressed = true;
+                    wrote = true;
+                }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => return TlsFlush::Blocked,
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(_) => return TlsFlush::Failed,
@@ -244,9 +248,11 @@ pub(crate) fn flush(
         if *pos >= plain.len() {
             return TlsFlush::Done;
         }
-        if moved == 0 {
-            // rustls takes no more for now (its buffer is full, or the handshake is not done):
-            // the next readable or writable edge flushes again.
+        if moved == 0 && !wrote {
+            // rustls takes nothing and had nothing to send: the handshake is not done, and the readable
+            // edge that completes it flushes again. (Took nothing because its buffer was full from an
+            // earlier EAGAIN, then wrote it all: the socket has room, so go on. Waiting here for a writable
+            // edge that cannot come stalled large responses on real links.)
             return TlsFlush::Blocked;
         }
     }
@@ -331,6 +337,9 @@ mod tests {
                 &format!("/CN={cn}"),
                 "-addext",
                 &format!("subjectAltName=DNS:{cn}"),
+                // An end-entity certificate: rustls's client refuses a CA certificate as a server's.
+                "-addext",
+                "basicConstraints=critical,CA:FALSE",
             ])
             .arg("-keyout")
             .arg(&key)
@@ -394,5 +403,114 @@ mod tests {
             ..TlsOptions::default()
         })
         .contains("minVersion"));
+    }
+
+    /// A socket that takes `room` bytes, then says WouldBlock until given more room.
+    struct Socket {
+        room: usize,
+        got: Vec<u8>,
+    }
+
+    impl Write for Socket {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.room == 0 {
+                return Err(ErrorKind::WouldBlock.into());
+            }
+            let n = buf.len().min(self.room);
+            self.room -= n;
+            self.got.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A server connection past its handshake with a rustls client, and the client.
+    fn connected() -> (ServerConnection, rustls::ClientConnection) {
+        let a = self_signed("flush.test").expect(
+            "openssl makes the test certificates: install it with `apt-get install -y openssl`",
+        );
+        let server = server_config(&TlsOptions {
+            default: Some(a.clone()),
+            ..TlsOptions::default()
+        })
+        .unwrap();
+        let mut roots = rustls::RootCertStore::empty();
+        for c in CertificateDer::pem_slice_iter(&a.cert) {
+            roots.add(c.unwrap()).unwrap();
+        }
+        let client = rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        let mut c =
+            rustls::ClientConnection::new(Arc::new(client), "flush.test".try_into().unwrap())
+                .unwrap();
+        let mut s = ServerConnection::new(server).unwrap();
+        for _ in 0..10 {
+            let mut buf = Vec::new();
+            c.write_tls(&mut buf).unwrap();
+            s.read_tls(&mut &buf[..]).unwrap();
+            s.process_new_packets().unwrap();
+            let mut buf = Vec::new();
+            s.write_tls(&mut buf).unwrap();
+            c.read_tls(&mut &buf[..]).unwrap();
+            c.process_new_packets().unwrap();
+            if !c.is_handshaking() && !s.is_handshaking() {
+                break;
+            }
+        }
+        assert!(!s.is_handshaking(), "the test handshake did not finish");
+        (s, c)
+    }
+
+    #[test]
+    fn a_flush_after_the_socket_blocked_goes_on_once_it_has_room() {
+        let (mut s, mut c) = connected();
+        let plain: Vec<u8> = (0..300_000u32).map(|i| (i % 253) as u8).collect();
+        let mut pos = 0;
+        let mut progressed = false;
+        // The socket is full: rustls keeps its buffer's worth (64 KiB of plaintext, a little more as records).
+        let mut sock = Socket {
+            room: 0,
+            got: Vec::new(),
+        };
+        assert!(matches!(
+            flush(&mut sock, &mut s, &plain, &mut pos, &mut progressed),
+            TlsFlush::Blocked
+        ));
+        assert!(pos < plain.len() && s.wants_write());
+        // The writable edge: room for everything. rustls's full buffer takes no plaintext at first, then
+        // drains; the flush must go on to the end rather than wait for another edge.
+        sock.room = usize::MAX;
+        assert!(matches!(
+            flush(&mut sock, &mut s, &plain, &mut pos, &mut progressed),
+            TlsFlush::Done
+        ));
+        assert_eq!(pos, plain.len());
+        let mut wire = &sock.got[..];
+        let mut got = Vec::new();
+        while !wire.is_empty() {
+            c.read_tls(&mut wire).unwrap();
+            c.process_new_packets().unwrap();
+            let mut piece = [0u8; 32 * 1024];
+            while let Ok(n) = std::io::Read::read(&mut c.reader(), &mut piece) {
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&piece[..n]);
+            }
+        }
+        assert!(
+            got == plain,
+            "the client read {} bytes, not the {} sent",
+            got.len(),
+            plain.len()
+        );
     }
 }

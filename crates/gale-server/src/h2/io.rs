@@ -50,7 +50,7 @@ impl Inner {
         let mut alive = !h2.is_done();
         // A few passes at most: each sends within the budget, and another runs only when the last one sent
         // something or h2 assigned capacity meanwhile.
-        for _ in 0..8 {
+        for pass in 0..8 {
             if !alive {
                 break;
             }
@@ -60,7 +60,14 @@ impl Inner {
             for k in 0..n {
                 let i = (h2.cursor + k) % n;
                 let st = &mut h2.streams[i];
-                match st.output(reqs.get_mut(st.idx), &mut budget, hwm, alt_svc, events) {
+                match st.output(
+                    reqs.get_mut(st.idx),
+                    &mut budget,
+                    hwm,
+                    alt_svc,
+                    events,
+                    &h2.waker,
+                ) {
                     Pass::Keep => {}
                     Pass::More => more = true,
                     Pass::Finished => {
@@ -76,6 +83,10 @@ impl Inner {
             alive = h2.drive();
             if budget == 0 || (budget == before && !h2.woken()) {
                 break;
+            }
+            if pass == 7 && budget < before {
+                // Still sending at the last pass: the flush pumps again once this output is written.
+                more = true;
             }
         }
         h2.pipe.take_output(&mut conn.wbuf);

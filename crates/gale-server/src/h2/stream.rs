@@ -2,7 +2,7 @@
 //! the response out (the HTTP/1.1 head the engine wrote becomes HEADERS, the body DATA within the stream's
 //! window), and the client's RST_STREAM turned into the same abort JS sees when an HTTP/1.1 client leaves.
 
-use std::task::Context;
+use std::task::{Context, Poll, Waker};
 
 use bytes::{Bytes, BytesMut};
 use h2::server::SendResponse;
@@ -47,6 +47,20 @@ pub(super) enum Pass {
     More,
     /// It is finished: drop it (its record is freed or detached).
     Finished,
+}
+
+/// The stream's window capacity, or 0 with `waker` registered for when h2 assigns some. h2 remembers only the
+/// last waker, and only when `poll_capacity` returns Pending: a Ready for an earlier increase (already spent
+/// through `capacity()`) is passed over until it does.
+fn wait_capacity(send: &mut SendStream<Bytes>, waker: &Waker) -> usize {
+    let mut cx = Context::from_waker(waker);
+    loop {
+        match send.poll_capacity(&mut cx) {
+            Poll::Ready(Some(Ok(0))) => continue,
+            Poll::Ready(Some(Ok(n))) => return n,
+            Poll::Ready(Some(Err(_))) | Poll::Ready(None) | Poll::Pending => return 0,
+        }
+    }
 }
 
 impl Stream {
@@ -213,6 +227,9 @@ impl Stream {
 
     /// Hands the record's response to h2: the head once written, then body bytes and file pieces within the
     /// stream's capacity and `budget`, then the end of the stream.
+    /// A stream out of window capacity registers `waker` (the connection's flag) with h2, so the capacity a
+    /// later WINDOW_UPDATE brings wakes it and the pump runs another pass.
+    #[allow(clippy::too_many_arguments)]
     pub fn output(
         &mut self,
         req: &mut Req,
@@ -220,6 +237,7 @@ impl Stream {
         hwm: usize,
         alt_svc: Option<&http::HeaderValue>,
         events: &mut std::collections::VecDeque<Event>,
+        waker: &Waker,
     ) -> Pass {
         if self.end_sent {
             return Pass::Finished;
@@ -281,9 +299,12 @@ impl Stream {
                 break;
             }
             send.reserve_capacity(want);
-            let cap = send.capacity().min(*budget);
+            let mut cap = send.capacity().min(*budget);
             if cap == 0 {
-                // Waiting for the client's WINDOW_UPDATE (new input runs this again).
+                cap = wait_capacity(send, waker).min(*budget);
+            }
+            if cap == 0 {
+                // Waiting for the client's WINDOW_UPDATE: h2 wakes the connection's flag when it brings capacity.
                 break;
             }
             let chunk = if !req.out.is_empty() {
@@ -470,6 +491,10 @@ mod tests {
         }
     }
 
+    fn noop() -> Waker {
+        Waker::noop().clone()
+    }
+
     fn shuttle(sp: &Pipe, cp: &Pipe) {
         let mut v = Vec::new();
         sp.take_output(&mut v);
@@ -504,7 +529,9 @@ mod tests {
         req.ended = true;
         let mut events = std::collections::VecDeque::new();
         let mut budget = usize::MAX;
-        assert!(st.output(&mut req, &mut budget, 64 * 1024, None, &mut events) == Pass::Keep);
+        assert!(
+            st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &noop()) == Pass::Keep
+        );
         // HEADERS went out, and only the client's 1000-byte window of the body.
         assert_eq!(req.out.len(), 19_000);
         p.turn();
@@ -523,7 +550,7 @@ mod tests {
         for _ in 0..200 {
             let mut budget = usize::MAX;
             if !finished {
-                finished = st.output(&mut req, &mut budget, 64 * 1024, None, &mut events)
+                finished = st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &noop())
                     == Pass::Finished;
             }
             p.turn();
@@ -547,7 +574,9 @@ mod tests {
         let mut req = record(b"", b"", None, &[7; 40_000]);
         let mut events = std::collections::VecDeque::new();
         let mut budget = 10_000;
-        assert!(st.output(&mut req, &mut budget, 64 * 1024, None, &mut events) == Pass::More);
+        assert!(
+            st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &noop()) == Pass::More
+        );
         assert_eq!((budget, req.out.len()), (0, 30_000));
 
         let (mut st, mut resp) = p.open();
@@ -556,7 +585,10 @@ mod tests {
         req.declared_left = Some(7);
         req.ended = true;
         let mut budget = usize::MAX;
-        assert!(st.output(&mut req, &mut budget, 64 * 1024, None, &mut events) == Pass::Finished);
+        assert!(
+            st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &noop())
+                == Pass::Finished
+        );
         p.turn();
         let waker = p.waker.clone();
         let mut cx = Context::from_waker(&waker);
@@ -594,12 +626,52 @@ mod tests {
         req.want_drain = true;
         let mut events = std::collections::VecDeque::new();
         let mut budget = usize::MAX;
-        st.output(&mut req, &mut budget, 16 * 1024, None, &mut events);
+        st.output(&mut req, &mut budget, 16 * 1024, None, &mut events, &noop());
         // 65 535 bytes fit the window: 34 465 stay, over the 16 KiB mark, so no drain yet.
         assert_eq!(req.out.len(), 100_000 - 65_535);
         assert!(events.is_empty() && req.want_drain);
         req.out.truncate(1000);
-        st.output(&mut req, &mut budget, 16 * 1024, None, &mut events);
+        st.output(&mut req, &mut budget, 16 * 1024, None, &mut events, &noop());
         assert_eq!(events.pop_front(), Some(Event::Drain(req.id(0))));
+    }
+
+    #[test]
+    fn capacity_a_window_update_brings_wakes_the_connection() {
+        // The client's window is 1000 bytes: the rest of the body waits for its WINDOW_UPDATE, which the server
+        // reads while its connection is polled. h2 must then wake the flag the pump checks, or the stream would
+        // wait for input that never comes (a page load stalled on a real link this way).
+        let mut p = Pair::new(1000);
+        let (mut st, mut resp) = p.open();
+        let mut req = record(b"", b"", Some(20_000), &[9; 20_000]);
+        req.ended = true;
+        let (flag, waker) = super::super::pipe::Flag::new_waker();
+        let mut events = std::collections::VecDeque::new();
+        let mut budget = usize::MAX;
+        assert!(
+            st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &waker) == Pass::Keep
+        );
+        assert_eq!(req.out.len(), 19_000);
+        flag.take();
+        p.turn();
+        let client_waker = p.waker.clone();
+        let mut cx = Context::from_waker(&client_waker);
+        let Poll::Ready(Ok(response)) = Pin::new(&mut resp).poll(&mut cx) else {
+            panic!("no response head");
+        };
+        let mut recv = response.into_body();
+        let Poll::Ready(Some(Ok(d))) = recv.poll_data(&mut cx) else {
+            panic!("no data");
+        };
+        assert_eq!(d.len(), 1000);
+        recv.flow_control().release_capacity(d.len()).unwrap();
+        assert!(!flag.take(), "nothing assigned before the update arrives");
+        p.turn();
+        assert!(
+            flag.take(),
+            "the WINDOW_UPDATE's capacity must wake the connection"
+        );
+        let mut budget = usize::MAX;
+        st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &waker);
+        assert_eq!(req.out.len(), 18_000);
     }
 }
