@@ -1,17 +1,18 @@
 // `npm run bench:lossy`: page-load time of a page with 20 images in Chromium over HTTP/3 and over HTTP/2, through a
-// link that adds delay (a userspace relay: this kernel has no netem) and drops packets at random (nftables `numgen`
-// in a network namespace), clean and lossy; each load in a fresh browser context, both protocols alternating.
+// link that adds delay (lossy/wire.py between two TUN devices: this kernel has no netem) and drops packets at random
+// (nftables `numgen` in a network namespace), clean and lossy; each load in a fresh browser context, both protocols
+// alternating.
 // Options: --trials N (10), --loss PERCENT (1), --rtt MS (50), --only h2|h3.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, createPublicKey } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
 import { atExit, commandExists } from '../lib/proc.ts';
 import { benchCert } from '../lib/secure.ts';
 import { createLossyLink, lossyLinkMissing } from './netns.ts';
-import { startRelay } from './relay.ts';
 
 const { values: v } = parseArgs({
   options: {
@@ -34,7 +35,7 @@ if (missing) {
   process.exit(2);
 }
 
-const link = createLossyLink();
+const link = await createLossyLink(rttMs);
 atExit(() => link.remove());
 const cert = benchCert();
 const server = spawn(
@@ -58,8 +59,17 @@ await new Promise<void>((resolve, reject) => {
   server.stdout.once('data', () => resolve());
   server.once('exit', (code) => reject(new Error(`the page server exited with ${code}`)));
 });
-const relay = await startRelay(link.serverAddr, PORT, rttMs / 2);
-const origin = `127.0.0.1:${relay.port}`;
+const origin = `${link.serverAddr}:${PORT}`;
+/** One TCP handshake to the server through the wire: the round trip the loads see. */
+const connectMs = await new Promise<number>((resolve, reject) => {
+  const t0 = performance.now();
+  const s = net.connect(PORT, link.serverAddr, () => {
+    s.destroy();
+    resolve(performance.now() - t0);
+  });
+  s.once('error', reject);
+});
+process.stderr.write(`round trip through the wire (a TCP connect): ${connectMs.toFixed(1)} ms\n`);
 const spki = createHash('sha256')
   .update(createPublicKey(readFileSync(cert.certPath)).export({ type: 'spki', format: 'der' }))
   .digest('base64');
@@ -71,7 +81,7 @@ const launch = (args: string[]): Promise<Browser> =>
     headless: true,
     args: [...base, `--ignore-certificate-errors-spki-list=${spki}`, ...args],
   });
-// HTTP/3 forced for the relay's origin; HTTP/2 with QUIC off, so Alt-Svc cannot move it to HTTP/3 mid-page.
+// HTTP/3 forced for the server's origin; HTTP/2 with QUIC off, so Alt-Svc cannot move it to HTTP/3 mid-page.
 const browsers = { h3: await launch([`--origin-to-force-quic-on=${origin}`]), h2: await launch(['--disable-quic']) };
 
 /** One page load in a fresh context: ms from navigation start to the load event, and the protocols used. */
@@ -137,7 +147,7 @@ for (const loss of lossPct === 0 ? [0] : [0, lossPct]) {
   }
 }
 const table = [
-  `Page load (ms, navigation start → load event) of a page with ${ASSETS} images (~16 KB each) in Chromium, ${trials} loads per row, each in a fresh context; RTT +${rttMs} ms (relay), loss each direction in the namespace:`,
+  `Page load (ms, navigation start → load event) of a page with ${ASSETS} images (~16 KB each) in Chromium, ${trials} loads per row, each in a fresh context; RTT +${rttMs} ms (wire; a TCP connect took ${connectMs.toFixed(1)} ms), loss each direction in the namespace:`,
   '',
   '| loss | protocol | median | p90 | min–max | failed (no load event within 20 s) |',
   '| --- | --- | ---: | ---: | ---: | ---: |',
@@ -148,11 +158,10 @@ const out = join(import.meta.dirname, '..', 'results', `${new Date().toISOString
 mkdirSync(out, { recursive: true });
 writeFileSync(
   join(out, 'lossy.json'),
-  `${JSON.stringify({ trials, lossPct, rttMs, assets: ASSETS, raw, failures }, null, 1)}\n`,
+  `${JSON.stringify({ trials, lossPct, rttMs, connectMs, assets: ASSETS, raw, failures }, null, 1)}\n`,
 );
 writeFileSync(join(out, 'report.md'), `${table}\n`);
 for (const b of Object.values(browsers)) await b.close();
-await relay.close();
 server.kill('SIGTERM');
 link.remove();
 process.exit(0);
