@@ -638,8 +638,8 @@ mod tests {
     #[test]
     fn capacity_a_window_update_brings_wakes_the_connection() {
         // The client's window is 1000 bytes: the rest of the body waits for its WINDOW_UPDATE, which the server
-        // reads while its connection is polled. h2 must then wake the flag the pump checks, or the stream would
-        // wait for input that never comes (a page load stalled on a real link this way).
+        // reads while its connection is polled. h2 must then wake the flag the pump checks, or a pump pass that
+        // polled it in would stop with the stream still waiting.
         let mut p = Pair::new(1000);
         let (mut st, mut resp) = p.open();
         let mut req = record(b"", b"", Some(20_000), &[9; 20_000]);

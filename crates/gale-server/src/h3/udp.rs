@@ -64,7 +64,7 @@ impl UvUdp {
         let gro_segments = if offload {
             state.gro_segments()
         } else {
-            gro_off(&sock)?;
+            gro_off(&sock);
             1
         };
         let udp = Arc::new(UvUdp {
@@ -115,28 +115,25 @@ impl UvUdp {
     }
 }
 
-/// Turns UDP GRO off on `sock` (Linux; elsewhere quinn-udp never turned it on).
-fn gro_off(sock: &UdpSocket) -> io::Result<()> {
+/// Turns UDP GRO off on `sock` (Linux; elsewhere quinn-udp never turned it on). A kernel without UDP_GRO refuses
+/// the option: GRO is off there already.
+fn gro_off(sock: &UdpSocket) {
     #[cfg(target_os = "linux")]
     {
         let off: c_int = 0;
         // SAFETY: a valid fd and a c_int option value of the size given.
-        let r = unsafe {
+        unsafe {
             libc::setsockopt(
                 sock.as_raw_fd(),
                 libc::SOL_UDP,
                 libc::UDP_GRO,
                 (&off as *const c_int).cast(),
                 std::mem::size_of::<c_int>() as libc::socklen_t,
-            )
-        };
-        if r != 0 {
-            return Err(io::Error::last_os_error());
+            );
         }
     }
     #[cfg(not(target_os = "linux"))]
     let _ = sock;
-    Ok(())
 }
 
 unsafe extern "C" fn on_poll(h: UvHandle, status: c_int, events: c_int) {
