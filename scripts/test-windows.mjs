@@ -14,9 +14,10 @@ import { homedir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { premakePki } from '../tests/tls/certs.ts';
+import { cacheDir } from './cache-dir.mjs';
 
 const root = join(import.meta.dirname, '..');
-const cache = join(root, '.cache', 'windows');
+const cache = cacheDir('windows');
 const NODE_MAJOR = 22; // Node 26's Windows build stops with an unhandled exception under Wine 8.
 const CORE = ['tests/api/', 'tests/wire/', 'tests/hardening/', 'tests/ws/', 'tests/tls/'];
 

@@ -6,17 +6,17 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cacheDir } from '../../scripts/cache-dir.mjs';
 import { type Scenario, scenarios } from './scenarios.ts';
 import type { Launch, LaunchContext } from './server-types.ts';
 
 const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const repoDir = resolve(benchDir, '..');
 /** The two responders: the same answers from raw epoll (limit.c) and from io_uring (limit-uring.c). */
 const VARIANTS = {
-  epoll: { source: join(benchDir, 'limit', 'limit.c'), bin: join(repoDir, '.cache', 'bench-limit', 'limit') },
+  epoll: { source: join(benchDir, 'limit', 'limit.c'), bin: cacheDir('bench-limit', 'limit') },
   uring: {
     source: join(benchDir, 'limit', 'limit-uring.c'),
-    bin: join(repoDir, '.cache', 'bench-limit', 'limit-uring'),
+    bin: cacheDir('bench-limit', 'limit-uring'),
   },
 } as const;
 type Variant = keyof typeof VARIANTS;

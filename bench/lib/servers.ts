@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cacheDir } from '../../scripts/cache-dir.mjs';
 import { limitLaunch, limitUnavailable, limitUringLaunch, limitUringUnavailable } from './limit.ts';
 import { nginxLaunch, nginxMissing } from './nginx.ts';
 import { BUN, DENO, type NodeRuntime, runtimeBinary, runtimeUnavailable } from './runtimes.ts';
@@ -106,7 +107,7 @@ export function runtimeLaunch(
       env: {
         ...common,
         DENO_NO_UPDATE_CHECK: '1',
-        DENO_DIR: join(repoDir, '.cache', 'bench-runtimes', 'deno-dir'),
+        DENO_DIR: cacheDir('bench-runtimes', 'deno-dir'),
       },
     };
   };

@@ -1,10 +1,10 @@
-// Python's aioquic (PyPI, pinned) as an independent HTTP/3 client for the tests: installed once per machine into
-// a fixed folder, then client.py makes the requests a test describes over one QUIC connection.
+// Python's aioquic (PyPI, pinned) as an independent HTTP/3 client for the tests: installed once into
+// the cache folder (scripts/cache-dir.mjs), then client.py makes the requests a test describes over one QUIC connection.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cacheDir } from '../../scripts/cache-dir.mjs';
 
 const script = join(dirname(fileURLToPath(import.meta.url)), 'client.py');
 
@@ -39,10 +39,11 @@ export interface H3Response {
 
 /** `PYTHONPATH` with aioquic==AIOQUIC, installed from PyPI on first use; throws saying how to install it. */
 export function aioquicPath(): string {
-  const target = join(tmpdir(), `gale-aioquic-${AIOQUIC}`);
+  const target = cacheDir(`aioquic-${AIOQUIC}`);
   const env = { ...process.env, PYTHONPATH: target };
   if (spawnSync('python3', ['-c', 'import aioquic'], { env, stdio: 'ignore' }).status === 0) return target;
-  const staging = mkdtempSync(join(tmpdir(), 'gale-aioquic-staging-'));
+  mkdirSync(cacheDir(), { recursive: true });
+  const staging = mkdtempSync(cacheDir('aioquic-staging-'));
   try {
     execFileSync('python3', ['-m', 'pip', 'install', '--quiet', '--target', staging, `aioquic==${AIOQUIC}`], {
       stdio: 'inherit',

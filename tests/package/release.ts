@@ -18,9 +18,9 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { hostTriple } from '../../packages/gale/scripts/platforms.mjs';
+import { cacheDir } from '../../scripts/cache-dir.mjs';
 
 export const root = join(import.meta.dirname, '..', '..');
 
@@ -129,7 +129,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function packRelease(): Promise<Packed[]> {
   const env = rustlessEnv();
   assert.notEqual(spawnSync('cargo', ['--version'], { env }).status, 0, 'cargo must not be reachable in the test');
-  const cache = join(tmpdir(), 'gale-release-pack');
+  const cache = cacheDir('release-pack');
   mkdirSync(cache, { recursive: true });
   const key = packKey();
   let out = join(cache, key);

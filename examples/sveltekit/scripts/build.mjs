@@ -1,5 +1,5 @@
-// Builds examples/sveltekit with `vite build`, with adapter-gale or @sveltejs/adapter-node, into a cache directory
-// under the system temp dir keyed by a hash of everything the build reads (the app's sources, adapter-gale, the
+// Builds examples/sveltekit with `vite build`, with adapter-gale or @sveltejs/adapter-node, into a folder of the
+// cache (scripts/cache-dir.mjs) keyed by a hash of everything the build reads (the app's sources, adapter-gale, the
 // versions of SvelteKit, Svelte, Vite and the adapters; not Node's: the output is plain JavaScript). Tests, the
 // benchmark and `npm run sveltekit` share it, so one run (whatever the Node version) builds each variant once;
 // concurrent callers wait for the one that builds. CLI: node build.mjs gale|node
@@ -16,9 +16,9 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cacheDir } from '../../../scripts/cache-dir.mjs';
 
 export const exampleDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoDir = join(exampleDir, '..', '..');
@@ -115,7 +115,7 @@ function pruneOld(cache, keep) {
  */
 export async function buildExample(adapter, { log = () => {} } = {}) {
   if (adapter !== 'gale' && adapter !== 'node') throw new TypeError(`adapter must be 'gale' or 'node', got ${adapter}`);
-  const cache = join(tmpdir(), 'gale-sveltekit-build');
+  const cache = cacheDir('sveltekit-build');
   const root = join(cache, buildKey(adapter));
   pruneOld(cache, root);
   const dir = join(root, adapter);

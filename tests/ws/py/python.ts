@@ -1,10 +1,10 @@
 // Python's `websockets` client for the interop tests (tests/ws/python.test.ts, tests/tls): Debian's
-// python3-websockets when installed, and a pinned PyPI version always (installed once per machine).
+// python3-websockets when installed, and a pinned PyPI version always (installed once, into the cache folder).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cacheDir } from '../../../scripts/cache-dir.mjs';
 
 /** A Python that can import websockets, and the environment it needs. */
 export interface Python {
@@ -23,12 +23,13 @@ export function systemPython(): Python | null {
   return r.status === 0 ? { python: '/usr/bin/python3', env: process.env } : null;
 }
 
-/** websockets==PINNED from PyPI (the asyncio client API), installed once per machine into a fixed folder. */
+/** websockets==PINNED from PyPI (the asyncio client API), installed once into the cache folder. */
 export function pinnedPython(): Python {
-  const target = join(tmpdir(), `gale-pyws-${PINNED}`);
+  const target = cacheDir(`pyws-${PINNED}`);
   const env = { ...process.env, PYTHONPATH: target };
   if (spawnSync('python3', ['-c', 'import websockets'], { env, stdio: 'ignore' }).status !== 0) {
-    const staging = mkdtempSync(join(tmpdir(), 'gale-pyws-staging-'));
+    mkdirSync(cacheDir(), { recursive: true });
+    const staging = mkdtempSync(cacheDir('pyws-staging-'));
     execFileSync('python3', ['-m', 'pip', 'install', '--quiet', '--target', staging, `websockets==${PINNED}`], {
       stdio: 'inherit',
       timeout: 120_000,
