@@ -1,8 +1,9 @@
-// `npm test`: runs every node:test suite (tests/, packages/*/src, bench/) through tsx, one process
-// per file, two or more files at a time. Fails when no test file is found, so an empty run can never pass.
+// `npm test`: runs every node:test suite (tests/, packages/*/src, bench/) through tsx, one process per file, two or
+// more files at a time, then checks that the run left nothing behind: no file in the temp dir, no process. Fails when
+// no test file is found, so an empty run can never pass.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
@@ -49,5 +50,56 @@ const nodeArgs = [
   '--test-reporter=spec',
   ...selected,
 ];
-const r = spawnSync(process.execPath, nodeArgs, { cwd: root, stdio: 'inherit' });
-process.exit(r.status ?? 1);
+
+// Everything the tests make in the temp dir goes into a folder of this run's own (TMPDIR, which Node's os.tmpdir(),
+// Python, Rust and Chromium all honour), and every process they start carries this run's mark in its environment: so
+// the checks below see only this run's leftovers, even with other runs or builds going on beside it.
+// (The system temp dir itself is not compared before and after: other runs and builds write there meanwhile.)
+const runTmp = mkdtempSync(join(tmpdir(), 'gale-test-run-'));
+const mark = `GALE_TEST_RUN=${runTmp}`;
+const env = { ...process.env, TMPDIR: runTmp, GALE_TEST_RUN: runTmp };
+const r = spawnSync(process.execPath, nodeArgs, { cwd: root, stdio: 'inherit', env });
+let status = r.status ?? 1;
+
+// Caches that tools keep in the temp dir on their own (tsx's transform cache, Node's compile cache): not the tests'.
+const toolCaches = new Set([`tsx-${process.getuid?.() ?? ''}`, 'node-compile-cache']);
+const leftovers = readdirSync(runTmp).filter((name) => !toolCaches.has(name));
+const processes = liveProcesses();
+for (const p of processes) {
+  try {
+    process.kill(p.pid, 'SIGKILL');
+  } catch {}
+}
+rmSync(runTmp, { recursive: true, force: true });
+const problems = [
+  ...leftovers.map((name) => `left in the temp dir: ${name}`),
+  ...processes.map((p) => `still running after the tests (killed now): pid ${p.pid}: ${p.cmd}`),
+];
+if (problems.length) {
+  console.error(
+    `\nnpm test: the tests left ${problems.length} thing(s) behind; each test removes what it makes, also when it ` +
+      `fails (t.after / after):\n${problems.map((p) => `  ${p}`).join('\n')}`,
+  );
+  if (status === 0) status = 1;
+} else console.log('npm test: the tests left nothing behind (temp dir and processes checked)');
+process.exit(status);
+
+/** Processes other than this one whose environment carries this run's mark (Linux's /proc; elsewhere none). */
+function liveProcesses() {
+  if (process.platform !== 'linux') return [];
+  const found = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const environ = readFileSync(`/proc/${name}/environ`, 'latin1').split('\0');
+      if (!environ.includes(mark)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue; // exited, waiting for its parent
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'latin1').replaceAll('\0', ' ').trim();
+      found.push({ pid: Number(name), cmd: cmd.slice(0, 160) });
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
+}

@@ -2,13 +2,13 @@
 // headers (names and values) for the same request; bad options throw in both; gale({ security }) covers routes,
 // 404s, errors, static files, fixed responses and fetch handlers; a handler's own header wins; CSP nonces.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { gale, type SecurityOptions, security, securityHeaders } from 'gale';
 import helmet from 'helmet';
 import { simpleRequest, T, withApp } from '../helpers.js';
+import { tempDir } from '../temp.js';
 import { type ConnectMiddleware, headerSet, withNodeMiddleware } from './util.js';
 
 /** Headers that are not security headers (framing, the body's type). */
@@ -108,7 +108,7 @@ test(
   'gale({ security: true }) covers routes, 404, errors, static files, fixed responses and fetch handlers',
   T,
   async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'gale-sec-'));
+    const dir = tempDir(t, 'gale-sec-');
     writeFileSync(join(dir, 'a.txt'), 'file');
     const expected = securityHeaders();
     const { port } = await withApp(

@@ -11,9 +11,10 @@ const seconds = Number(process.env.GALE_CHAOS_SECONDS ?? 60);
 test(`live fuzzer: ${seconds} s against the demo, no crash, hang, wrong answer or 500`, {
   timeout: 900_000,
 }, async (t) => {
-  const native = buildChaosAddon();
+  const addon = buildChaosAddon();
+  t.after(() => addon.remove());
   const seed = Number(process.env.GALE_CHAOS_SEED ?? Date.now() % 1_000_000);
-  const r = await runChaos({ durationMs: seconds * 1000, seed, native, log: (l) => t.diagnostic(l) });
+  const r = await runChaos({ durationMs: seconds * 1000, seed, native: addon.path, log: (l) => t.diagnostic(l) });
   t.diagnostic(
     `seed ${seed}: ${r.sessions} sessions (${r.httpSessions} HTTP, ${r.wsSessions} WebSocket, ${r.seedSessions} corpus seeds) ` +
       `in ${r.batches} batches, ${(r.bytesSent / 1e6).toFixed(1)} MB; statuses ${JSON.stringify(r.statuses)}; ` +

@@ -2,24 +2,27 @@
 // `chaos`), runs the live fuzzer against the demo for the given time, prints the result and, with --record,
 // appends it to tests/chaos/RUNS.md and writes the full JSON to tests/chaos/runs/.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runChaos } from './runner.js';
+import { type ChaosResult, runChaos } from './runner.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 
-/** Builds the chaos-profile addon and returns a loadable copy of it (require() wants a .node name). */
-export function buildChaosAddon(): string {
+/**
+ * Builds the chaos-profile addon and returns a loadable copy of it (require() wants a .node name) in the temp dir,
+ * and `remove()`, to call once the fuzzer is done with it (the demo loads it again each time it restarts).
+ */
+export function buildChaosAddon(): { path: string; remove(): void } {
   const b = spawnSync('cargo', ['build', '--profile', 'chaos', '-p', 'gale-node'], { cwd: root, stdio: 'inherit' });
   if (b.error || b.status !== 0)
     throw new Error('cargo build --profile chaos -p gale-node failed (is Rust installed?)');
   const target = process.env.CARGO_TARGET_DIR ?? join(root, 'target');
   const out = join(tmpdir(), `gale-chaos-${process.pid}.node`);
   copyFileSync(join(target, 'chaos', 'libgale_node.so'), out);
-  return out;
+  return { path: out, remove: () => rmSync(out, { force: true }) };
 }
 
 function arg(name: string): string | undefined {
@@ -30,16 +33,21 @@ function arg(name: string): string | undefined {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const minutes = Number(arg('minutes') ?? 1);
   const seed = Number(arg('seed') ?? Date.now() % 1_000_000);
-  const native = buildChaosAddon();
+  const addon = buildChaosAddon();
   const started = new Date().toISOString();
-  console.log(`chaos: seed ${seed}, ${minutes} min, engine built with debug assertions (${native})`);
-  const r = await runChaos({
-    durationMs: minutes * 60_000,
-    seed,
-    native,
-    findingsDir: join(here, 'findings'),
-    log: (l) => console.log(`chaos: ${l}`),
-  });
+  console.log(`chaos: seed ${seed}, ${minutes} min, engine built with debug assertions (${addon.path})`);
+  let r: ChaosResult;
+  try {
+    r = await runChaos({
+      durationMs: minutes * 60_000,
+      seed,
+      native: addon.path,
+      findingsDir: join(here, 'findings'),
+      log: (l) => console.log(`chaos: ${l}`),
+    });
+  } finally {
+    addon.remove();
+  }
   console.log(JSON.stringify(r, null, 1));
   if (process.argv.includes('--record')) {
     mkdirSync(join(here, 'runs'), { recursive: true });

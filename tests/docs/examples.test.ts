@@ -103,6 +103,7 @@ function http2Get(base: string, ca?: string): Promise<string> {
 
 // Certificates for the TLS examples (a test CA; the examples read them as files).
 const pki = makePki();
+after(() => pki.remove());
 const site = pki.leaf('localhost');
 const api = pki.leaf('api.example.com');
 const wild = pki.leaf('*.example.com');
@@ -878,10 +879,7 @@ const NOT_RUN: { file: string; match: string; why: string }[] = [
 const dir = mkdtempSync(join(tmpdir(), 'gale-docs-examples-'));
 writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
 symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'junction');
-after(() => {
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(pki.dir, { recursive: true, force: true });
-});
+after(() => rmSync(dir, { recursive: true, force: true }));
 
 function blocksOf(file: string): { line: number; code: string }[] {
   return extractBlocks(readFileSync(join(root, file), 'utf8'));

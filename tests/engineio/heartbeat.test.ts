@@ -17,15 +17,19 @@ async function connection(port: number): Promise<net.Socket> {
   return socket;
 }
 
+// Both tests hold the loop past a deadline on purpose. Their windows are wide enough for a busy machine (both cores
+// taken by other work, where a fetch can take a few hundred ms to reach the server): what they check is which side
+// of a deadline a request lands on, and each request lands ≥ 360 ms from the deadline it must not cross.
 test('a poll read after the pong deadline, before the timeout timer ran, finds the session closed', T, async (t) => {
   const app = gale();
-  const engine = attach(app, { pingInterval: 50, pingTimeout: 100 });
+  // The ping poll has ~1 s after the handshake to reach the server before the pong deadline.
+  const engine = attach(app, { pingInterval: 50, pingTimeout: 1000 });
   const reasons: string[] = [];
   engine.on('connection', (socket) => socket.on('close', (reason: string) => reasons.push(reason)));
   app.get('/ok', () => 'ok');
   // Holds the loop past the deadline inside a batch, so the poll behind it is read before the timers phase.
   app.get('/block', () => {
-    const until = performance.now() + 150;
+    const until = performance.now() + 1100;
     while (performance.now() < until);
     return 'done';
   });
@@ -41,7 +45,7 @@ test('a poll read after the pong deadline, before the timeout timer ran, finds t
   const open = await (await fetch(`http://127.0.0.1:${port}/engine.io/?EIO=4&transport=polling`)).text();
   const sid = JSON.parse(open.slice(1)).sid;
   const ping = await fetch(`http://127.0.0.1:${port}/engine.io/?EIO=4&transport=polling&sid=${sid}`);
-  assert.equal(await ping.text(), '2', 'the ping: the pong is due within 100 ms');
+  assert.equal(await ping.text(), '2', 'the ping: the pong is due within 1000 ms');
   const answer = new Promise<Buffer>((resolve) => {
     let got = Buffer.alloc(0);
     poller.on('data', (d: Buffer) => {
@@ -63,12 +67,12 @@ test('a poll read after the pong deadline, before the timeout timer ran, finds t
 
 test('the pong deadline counts from when the ping was due, not from a timer the loop held up', T, async (t) => {
   const app = gale();
-  const engine = attach(app, { pingInterval: 50, pingTimeout: 300 });
+  const engine = attach(app, { pingInterval: 200, pingTimeout: 1200 });
   const reasons: string[] = [];
   engine.on('connection', (socket) => socket.on('close', (reason: string) => reasons.push(reason)));
   app.get('/ok', () => 'ok');
   app.get('/block', () => {
-    const until = performance.now() + 200;
+    const until = performance.now() + 800;
     while (performance.now() < until);
     return 'done';
   });
@@ -82,14 +86,14 @@ test('the pong deadline counts from when the ping was due, not from a timer the 
   const base = `http://127.0.0.1:${port}/engine.io/?EIO=4&transport=polling`;
   const sid = JSON.parse((await (await fetch(base)).text()).slice(1)).sid;
   const opened = performance.now();
-  // The loop is held from ~30 ms to ~230 ms: the ping due at 50 ms goes out at ~230 ms. Its pong is due at 350 ms
-  // (engine.io's timer would wait until ~530 ms). The margins are wide on purpose: the poll asking for the ping has
-  // 120 ms after the block to reach the server, and the check at 440 ms is 90 ms from either deadline.
-  await new Promise((resolve) => setTimeout(resolve, 30));
+  // The loop is held from ~120 ms to ~920 ms: the ping due at 200 ms goes out at ~920 ms. Its pong is due at 1400 ms
+  // (engine.io's timer would wait until ~2120 ms). The poll asking for the ping has 480 ms after the block to reach
+  // the server, and the check at 1760 ms is 360 ms from either deadline.
+  await new Promise((resolve) => setTimeout(resolve, 120));
   blocker.write(buildRequest({ path: '/block' }));
   const ping = await fetch(`${base}&sid=${sid}`);
   assert.equal(await ping.text(), '2');
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, opened + 440 - performance.now())));
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, opened + 1760 - performance.now())));
   const late = await fetch(`${base}&sid=${sid}`);
   assert.deepEqual([late.status, await late.json()], [400, { code: 1, message: 'Session ID unknown' }]);
   assert.deepEqual(reasons, ['ping timeout']);

@@ -4,12 +4,13 @@
 // next('router'), errors and 4-argument handlers, settings, every res helper, sub-apps, static,
 // query parsing, trust proxy, json spaces and ETags.
 // biome-ignore-all lint/suspicious/noExplicitAny: the same script drives three Express implementations
-import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import cookieParser from 'cookie-parser';
+import { fileTempDir } from '../temp.js';
 
-export const FILES = mkdtempSync(path.join(tmpdir(), 'gale-express-diff-'));
+// Removed after the last test of the file that imports this module (at its top, as diff-run.ts is).
+export const FILES = fileTempDir('gale-express-diff-');
 writeFileSync(path.join(FILES, 'hello.txt'), 'hello static\n');
 writeFileSync(path.join(FILES, 'page.html'), '<h1>page</h1>');
 writeFileSync(path.join(FILES, 'data.json'), '{"a":1}');

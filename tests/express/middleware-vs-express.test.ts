@@ -3,10 +3,9 @@
 // middleware sets and the body (decompressed) must agree. method-override and response-time are new here.
 // biome-ignore-all lint/suspicious/noExplicitAny: apps and middleware from two implementations
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
@@ -26,6 +25,7 @@ import { Passport } from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
 import responseTime from 'response-time';
 import favicon from 'serve-favicon';
+import { tempDir } from '../temp.js';
 import { start } from './helpers.js';
 
 const T = { timeout: 20_000 };
@@ -261,8 +261,8 @@ test('express-session, multer, passport-local: the same login and upload answers
 test(
   'morgan, serve-favicon, http-proxy-middleware: the same log lines, icon and proxied answers as on Express',
   T,
-  async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'gale-mw-vs-'));
+  async (t) => {
+    const dir = tempDir(t, 'gale-mw-vs-');
     writeFileSync(path.join(dir, 'favicon.ico'), Buffer.from('0000010001001010', 'hex'));
     const upstream = createServer((req, res) => {
       const chunks: Buffer[] = [];

@@ -3,9 +3,8 @@
 // the middleware actually does on the wire.
 // biome-ignore-all lint/suspicious/noExplicitAny: handlers after a non-Express-typed middleware are untyped
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
@@ -20,10 +19,11 @@ import helmet from 'helmet';
 import morgan from 'morgan';
 import favicon from 'serve-favicon';
 import serveStatic from 'serve-static';
+import { fileTempDir } from '../temp.js';
 import { start } from './helpers.js';
 
 const T = { timeout: 15_000 };
-const DIR = mkdtempSync(path.join(tmpdir(), 'gale-express-mw-'));
+const DIR = fileTempDir('gale-express-mw-');
 writeFileSync(path.join(DIR, 'file.txt'), 'static file body\n');
 // A valid 16x16 .ico is not needed: serve-favicon serves the bytes it read with an ETag.
 const ICON = Buffer.from('00000100010010100000010020006804000016000000', 'hex');

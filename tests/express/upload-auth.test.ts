@@ -2,21 +2,21 @@
 // sockets: the uploaded bytes land on disk / in memory intact, and login state follows the session.
 // biome-ignore-all lint/suspicious/noExplicitAny: these packages' types name Express's own req/res
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import express from '@gale-http/express';
 import session from 'express-session';
 import multer from 'multer';
 import passport from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
+import { tempDir } from '../temp.js';
 import { cookieFetch, start } from './helpers.js';
 
 const T = { timeout: 20_000 };
 
-test('multer: disk storage writes the file, memory storage holds it; fields and limits work', T, async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'gale-multer-'));
+test('multer: disk storage writes the file, memory storage holds it; fields and limits work', T, async (t) => {
+  // multer's disk storage writes the uploads here; they go with the dir.
+  const dir = tempDir(t, 'gale-multer-');
   const disk = multer({ dest: dir });
   const memory = multer({ storage: multer.memoryStorage(), limits: { fileSize: 1000 } });
   const app = express();

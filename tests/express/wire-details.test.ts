@@ -3,17 +3,17 @@
 // a HEAD answer stating a large file's length, the app's own Connection: close, and the socket's ports.
 // biome-ignore-all lint/suspicious/noExplicitAny: Express-style handlers
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import express from '@gale-http/express';
 import realExpress from 'express';
 import { buildRequest, RawConn } from '../helpers.js';
+import { fileTempDir } from '../temp.js';
 import { start } from './helpers.js';
 
 const T = { timeout: 15_000 };
-const dir = mkdtempSync(join(tmpdir(), 'gale-express-wire-'));
+const dir = fileTempDir('gale-express-wire-');
 writeFileSync(join(dir, 'big.bin'), Buffer.alloc(12 * 1024 * 1024, 7));
 
 function build(make: any) {

@@ -2,12 +2,12 @@
 // refusals (an origin function that throws HttpError, targets that would change the host), static mounts and
 // routes beside a catch-all. Real sockets on 127.0.0.1.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { HttpError, router, toHandler } from 'gale';
 import { simpleRequest, T, withApp } from '../helpers.js';
+import { tempDir } from '../temp.js';
 
 const echoUrl = (request: Request) => new Response(request.url);
 
@@ -44,7 +44,7 @@ test('origin as a function sees Gale’s request; an HttpError it throws is the 
 });
 
 test('toHandler() in a router: a catch-all beside static mounts and routes, which win', T, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'gale-tohandler-'));
+  const dir = tempDir(t, 'gale-tohandler-');
   writeFileSync(join(dir, 'file.txt'), 'from disk');
   const seen: string[] = [];
   const fetchHandler = async (request: Request) => {

@@ -2,8 +2,7 @@
 // headers), the server object, errors (500, HttpError, onError), HEAD, Set-Cookie, native routes and static files
 // winning over a mounted handler, prefix mounts, pipelining order and concurrency. Real sockets on 127.0.0.1.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { FetchInfo, gale, HttpError, type Logger, serve } from 'gale';
@@ -19,6 +18,7 @@ import {
   withApp,
   withTimeout,
 } from '../helpers.js';
+import { tempDir } from '../temp.js';
 import { withServe } from './util.js';
 
 function memoryLogger(): Logger & { errors: unknown[][] } {
@@ -273,7 +273,7 @@ test('several Set-Cookie headers go out as separate fields (headers.getSetCookie
 });
 
 test('app.fetch(handler): the fallback behind native routes, static files and middleware', T, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'gale-fetch-'));
+  const dir = tempDir(t, 'gale-fetch-');
   writeFileSync(join(dir, 'file.txt'), 'from disk');
   const { port } = await withApp(t, (app) => {
     app.use(async (_req, res, next) => {

@@ -4,17 +4,17 @@
 // port, and many concurrent streams on one connection.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import { fileTempDir } from '../temp.js';
 import { bounded, h2App, request, testPki } from './h2.js';
 
 const T = { timeout: 30_000 };
-const files = mkdtempSync(join(tmpdir(), 'gale-h2-files-'));
+const files = fileTempDir('gale-h2-files-');
 const big = Buffer.alloc(3 * 1024 * 1024 + 17);
 for (let i = 0; i < big.length; i++) big[i] = (i * 31 + (i >> 12)) & 0xff;
 writeFileSync(join(files, 'big.bin'), big);

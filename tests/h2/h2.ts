@@ -3,7 +3,7 @@
 // and the few HPACK bytes a minimal request needs).
 import http2 from 'node:http2';
 import net from 'node:net';
-import type { TestContext } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import type { App, GaleOptions } from '../helpers.js';
 import { type Leaf, makePki, type Pki } from '../tls/certs.js';
 
@@ -21,6 +21,8 @@ export async function bounded<V>(p: Promise<V>, ms: number, what: string): Promi
 }
 
 let pkiCache: { pki: Pki; leaf: Leaf } | undefined;
+// Made on first use, often inside a test; removed after the file's last test (this module is imported at the top).
+after(() => pkiCache?.pki.remove());
 /** One CA and one leaf for `a.test` (and 127.0.0.1) per test process. */
 export function testPki(): { pki: Pki; leaf: Leaf } {
   if (pkiCache === undefined) {

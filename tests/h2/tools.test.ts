@@ -4,18 +4,18 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import type { App } from '../helpers.js';
 import { ensureCommand } from '../system-tools.js';
+import { fileTempDir } from '../temp.js';
 import { h2App, testPki } from './h2.js';
 
 const run = promisify(execFile);
 const T = { timeout: 60_000 };
-const dir = mkdtempSync(join(tmpdir(), 'gale-h2-tools-'));
+const dir = fileTempDir('gale-h2-tools-');
 const upload = join(dir, 'upload.bin');
 const payload = Buffer.alloc(2 * 1024 * 1024 + 3);
 for (let i = 0; i < payload.length; i++) payload[i] = (i * 13) & 0xff;

@@ -87,9 +87,10 @@ function startDemo(
 test(`QUIC fuzzer: ${seconds} s of datagrams and HTTP/3 streams against the demo, no crash or hang`, {
   timeout: (seconds + 300) * 1000,
 }, async (t) => {
-  const native = buildChaosAddon();
+  const addon = buildChaosAddon();
+  t.after(() => addon.remove());
   const fuzzer = loadgenH3('gale-quic-fuzz');
-  const demo = await startDemo(native);
+  const demo = await startDemo(addon.path);
   t.after(() => demo.child.kill('SIGKILL'));
   const before = await get(demo.port, '/json');
   assert.equal(before.status, 200);

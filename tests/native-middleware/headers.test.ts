@@ -2,8 +2,7 @@
 // (node:http) on the same requests: helmet, cors, serve-favicon, cookie-parser. Real packages, real sockets.
 // biome-ignore-all lint/suspicious/noExplicitAny: Express middleware is typed for Express's req/res
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import cookieParser from 'cookie-parser';
@@ -13,9 +12,10 @@ import realExpress from 'express';
 import helmet from 'helmet';
 import favicon from 'serve-favicon';
 import { T, withApp } from '../helpers.js';
+import { fileTempDir } from '../temp.js';
 import { pick, request, startExpress } from './helpers.js';
 
-const DIR = mkdtempSync(path.join(tmpdir(), 'gale-native-mw-'));
+const DIR = fileTempDir('gale-native-mw-');
 const ICON = Buffer.from('00000100010010100000010020006804000016000000', 'hex');
 writeFileSync(path.join(DIR, 'favicon.ico'), ICON);
 

@@ -6,7 +6,7 @@
 // cookie; plain round robin fails), and a SIGHUP reload under load with no failed request and no lost message.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -213,11 +213,10 @@ describe('behind nginx and HAProxy', () => {
   });
 
   test('SIGHUP reload of A under load through nginx: 0 failed requests, 0 lost acknowledged messages', T, async () => {
-    const loadgen = join(repo, 'target/release/gale-loadgen');
-    if (!existsSync(loadgen)) {
-      const b = spawnSync('cargo', ['build', '--release', '-p', 'gale-loadgen'], { cwd: repo, stdio: 'inherit' });
-      assert.equal(b.status, 0, 'cargo build --release -p gale-loadgen');
-    }
+    const loadgen = join(process.env.CARGO_TARGET_DIR ?? join(repo, 'target'), 'release', 'gale-loadgen');
+    // Built (or found fresh: a no-op then) every time, so an old binary is never used.
+    const b = spawnSync('cargo', ['build', '--release', '-p', 'gale-loadgen'], { cwd: repo, stdio: 'inherit' });
+    assert.equal(b.status, 0, 'cargo build --release -p gale-loadgen');
     const before = A.pids();
     const mark = A.proc.output.length;
     // Writers: each sends numbered messages one at a time and waits for the ack; a socket closed by the reload

@@ -3,7 +3,7 @@
 // Where openssl cannot run (Node for Windows under Wine starts no Linux program), GALE_TEST_PKI names a folder
 // made beforehand by `premakePki` (scripts/test-windows.mjs does): the same CA and leaves, handed out in order.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureCommand } from '../system-tools.js';
@@ -22,13 +22,25 @@ export interface Pki {
   ca: string;
   caPath: string;
   leaf(name: string): Leaf;
+  /** Removes the temp dir `makePki` made (a premade GALE_TEST_PKI folder is left to the runner that made it). */
+  remove(): void;
 }
 
-/** A fresh CA in a temp dir; `leaf(name)` issues a certificate for `name` and 127.0.0.1 (a new one per call). */
+/**
+ * A fresh CA in a temp dir; `leaf(name)` issues a certificate for `name` and 127.0.0.1 (a new one per call). The
+ * caller removes the dir with `remove()` when its tests are done (`after(() => pki.remove())`).
+ */
 export function makePki(): Pki {
   const premade = process.env.GALE_TEST_PKI;
-  if (premade) return premadePki(premade);
-  return freshPki(mkdtempSync(join(tmpdir(), 'gale-tls-')));
+  if (premade) return { ...premadePki(premade), remove: () => {} };
+  const dir = mkdtempSync(join(tmpdir(), 'gale-tls-'));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    return { ...freshPki(dir), remove };
+  } catch (err) {
+    remove();
+    throw err;
+  }
 }
 
 /** Makes a CA and `count` leaves per host name in `dir`, for a later `makePki()` with GALE_TEST_PKI=dir. */
@@ -46,7 +58,7 @@ export function premakePki(dir: string, leaves: Record<string, number>): void {
 const safe = (name: string): string => name.replace(/[^a-z0-9.]/gi, '_');
 
 /** The PKI `premakePki` wrote: each `leaf(name)` is the next unused leaf for that name. */
-function premadePki(dir: string): Pki {
+function premadePki(dir: string): Omit<Pki, 'remove'> {
   const used = new Map<string, number>();
   return {
     dir,
@@ -67,7 +79,7 @@ function premadePki(dir: string): Pki {
   };
 }
 
-function freshPki(dir: string): Pki {
+function freshPki(dir: string): Omit<Pki, 'remove'> {
   const openssl = ensureCommand('openssl', 'openssl');
   const run = (args: string[]) => execFileSync(openssl, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   run(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key']);

@@ -4,22 +4,23 @@
 // client against minVersion TLSv1.3) are cut off without hurting others.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import tls from 'node:tls';
 import { promisify } from 'node:util';
 import WebSocket from 'ws';
 import { type App, deferred, sleep, type withApp, within } from '../helpers.js';
 import { ensureCommand } from '../system-tools.js';
+import { fileTempDir, tempDir } from '../temp.js';
 import { pinnedPython, runClient } from '../ws/py/python.js';
 import { makePki } from './certs.js';
 
 const T = { timeout: 30_000 };
 const pki = makePki();
+after(() => pki.remove());
 const a = pki.leaf('a.test');
 const b = pki.leaf('b.test');
 
@@ -59,7 +60,7 @@ async function tlsApp(t: Parameters<typeof withApp>[0], setup: (app: App) => voi
   return { app, port: addr.port };
 }
 
-const files = mkdtempSync(join(tmpdir(), 'gale-tls-files-'));
+const files = fileTempDir('gale-tls-files-');
 const bigFile = Buffer.alloc(5 * 1024 * 1024);
 for (let i = 0; i < bigFile.length; i++) bigFile[i] = (i * 31) & 0xff;
 writeFileSync(join(files, 'big.bin'), bigFile);
@@ -252,7 +253,7 @@ test('minVersion TLSv1.3 refuses a TLS 1.2 client', T, async (t) => {
 });
 
 test('reloadOnSighup: a server process re-reads its certificate files on SIGHUP', T, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'gale-tls-hup-'));
+  const dir = tempDir(t, 'gale-tls-hup-');
   const first = pki.leaf('a.test');
   writeFileSync(join(dir, 'cert.pem'), first.cert);
   writeFileSync(join(dir, 'key.pem'), first.key);

@@ -315,11 +315,23 @@ pub(crate) fn send_body(
 mod tests {
     use super::*;
 
-    /// A self-signed certificate made with openssl at test time, if openssl is installed.
+    /// A directory removed when dropped: on every way out of `self_signed`, a failed openssl run or a panic too.
+    struct TempDir(std::path::PathBuf);
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A self-signed certificate made with openssl at test time, if openssl is installed. The files are read into
+    /// memory and their directory removed before returning.
     fn self_signed(cn: &str) -> Option<CertPem> {
-        let dir = std::env::temp_dir().join(format!("gale-tls-unit-{}-{cn}", std::process::id()));
-        std::fs::create_dir_all(&dir).ok()?;
-        let (cert, key) = (dir.join("c.pem"), dir.join("k.pem"));
+        let dir = TempDir(
+            std::env::temp_dir().join(format!("gale-tls-unit-{}-{cn}", std::process::id())),
+        );
+        std::fs::create_dir_all(&dir.0).ok()?;
+        let (cert, key) = (dir.0.join("c.pem"), dir.0.join("k.pem"));
         let ok = std::process::Command::new("openssl")
             .args([
                 "req",
