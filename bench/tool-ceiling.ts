@@ -165,7 +165,7 @@ async function main(): Promise<void> {
       cwd: repoDir,
       stdio: 'inherit',
     });
-    const bin = join(repoDir, 'target', 'release', 'examples', 'fixed-server');
+    const bin = join(process.env.CARGO_TARGET_DIR ?? join(repoDir, 'target'), 'release', 'examples', 'fixed-server');
     server = spawnPinned(bin, [String(port)], { cpu: 0, nofile: 65535 });
   } else if (v.server === 'gale') {
     server = spawnPinned(process.execPath, [join(benchDir, 'fixtures', 'gale-fixed.mjs')], {

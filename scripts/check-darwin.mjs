@@ -91,7 +91,7 @@ if (process.argv[1] === import.meta.filename) {
   if (run('rustup', ['target', 'add', ...darwin.map((t) => t.rust)]).status !== 0) fail('rustup target add failed');
   // A link check, not a release build: the dev profile without debug info, both targets in one cargo run so the
   // build scripts and proc macros compile once.
-  const targetDir = join(root, 'target', 'darwin-link');
+  const targetDir = join(process.env.CARGO_TARGET_DIR ?? join(root, 'target'), 'darwin-link');
   const args = ['zigbuild', '-p', 'gale-node', '--target-dir', targetDir];
   for (const t of darwin) args.push('--target', t.rust);
   const b = run('cargo', args, { env: { ...process.env, CARGO_PROFILE_DEV_DEBUG: '0' } });
