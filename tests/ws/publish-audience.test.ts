@@ -1,6 +1,6 @@
 // Who a publish reaches, decided in the engine: several topics reach each subscriber once, `except` leaves out
-// subscribers of other topics, ws.publish leaves out the sender, and `volatile` skips sockets whose send buffer is
-// full (a client that stopped reading) while the others get the message.
+// subscribers of other topics, ws.publish leaves out the sender, and `volatile` skips sockets that are not writable
+// now (a full send buffer, or output of this loop turn not gone yet) while the others get the message.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
@@ -89,3 +89,30 @@ test('volatile publish skips a socket whose send buffer is full; the others get 
   live.close();
   assert.ok(liveGot > 0);
 });
+
+test(
+  'volatile publish skips a socket that got something earlier in the same loop turn, as socket.io does',
+  T,
+  async (t) => {
+    let app!: Parameters<Parameters<typeof withApp>[1]>[0];
+    const { port } = await withApp(t, (a) => {
+      app = a;
+      a.ws('/v', { open: (ws) => ws.subscribe('room'), message: (ws) => ws.send('ready') });
+    });
+    const c = await connect(`ws://127.0.0.1:${port}/v`);
+    t.after(() => c.close());
+    c.send('hi');
+    assert.equal((await nextMessage(c)).data.toString(), 'ready');
+    // Two volatile publishes in one turn: the first is still waiting to go out when the second is decided.
+    assert.equal(app.publish('room', 'v1', { volatile: true }), 1);
+    assert.equal(app.publish('room', 'v2', { volatile: true }), 0);
+    // A regular publish, then a volatile one: the volatile one is dropped.
+    await sleep(20);
+    assert.equal(app.publish('room', 'r1'), 1);
+    assert.equal(app.publish('room', 'v3', { volatile: true }), 0);
+    // In a later turn, once that went out, a volatile publish reaches the socket again.
+    await sleep(20);
+    assert.equal(app.publish('room', 'v4', { volatile: true }), 1);
+    for (const want of ['v1', 'r1', 'v4']) assert.equal((await nextMessage(c)).data.toString(), want);
+  },
+);

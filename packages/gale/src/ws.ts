@@ -49,7 +49,10 @@ export interface SendOptions {
 export interface PublishOptions extends SendOptions {
   /** Leave out the subscribers of these topics (socket.io's `except(room)`). */
   except?: readonly string[];
-  /** Leave out sockets whose send buffer is full instead of queueing for them (socket.io's `volatile`). */
+  /**
+   * Leave out sockets that cannot take it now instead of queueing for them (socket.io's `volatile`): their send
+   * buffer is full, or something sent to them earlier in this loop turn has not gone out yet.
+   */
   volatile?: boolean;
   /** Only this process's subscribers, when the app has cross-process pub/sub (`pubsub()`, cluster workers). */
   local?: boolean;

@@ -71,7 +71,9 @@ pub enum SendResult {
 
 /// Who a publish reaches: the subscribers of any of `topics` (each socket once), minus
 /// `exclude`, minus subscribers of any of `except`; with `skip_busy` (volatile messages), minus
-/// sockets whose kernel send buffer is full.
+/// sockets that are not writable now: their kernel send buffer is full, or output written to them
+/// earlier in this loop turn is still waiting to go (as socket.io's WebSocket transport is not
+/// writable between a send and its write callback, so a second volatile packet in a row is dropped).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Audience<'a> {
     pub topics: &'a [&'a [u8]],

@@ -148,7 +148,7 @@ impl Inner {
                     let Some(conn) = self.conns.get_mut(sid_cid(sid)) else {
                         continue;
                     };
-                    if to.skip_busy && conn.want_write {
+                    if to.skip_busy && (conn.want_write || conn.pending() > 0) {
                         continue;
                     }
                     if !single {
