@@ -1,9 +1,8 @@
 // @gale-http/engine.io's options against the real engine.io 6 on the same requests (path, trailing slash, allowUpgrades,
 // cors, allowRequest, middleware, cookie, initialPacket, maxHttpBufferSize, the heartbeat), its exports, and the
-// clear refusals of what Gale does not offer (a node:http server, allowEIO3, webtransport, handleUpgrade).
+// clear refusals of what Gale does not offer (something neither an app nor a server, allowEIO3, webtransport).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import http from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as eio from '@gale-http/engine.io';
@@ -145,9 +144,9 @@ test("exports: engine.io's error codes and messages, protocol 4, the parser, tra
 });
 
 test('what Gale does not offer is refused at once, saying what to do', () => {
-  assert.throws(() => eio.attach(http.createServer() as never), {
+  assert.throws(() => eio.attach({ port: 3000 } as never), {
     name: 'TypeError',
-    message: /attach\(\) takes a Gale app \(gale\(\) from 'gale'\), got Server\. A node:http server cannot/,
+    message: /attach\(\) takes a Gale app \(gale\(\) from 'gale'\) or a node:http\/https server, got Object/,
   });
   assert.throws(() => new eio.Server({ allowEIO3: true as never }), /allowEIO3 is not supported/);
   assert.throws(() => new eio.Server({ transports: ['webtransport' as never] }), /webtransport transport is not/);
@@ -157,12 +156,12 @@ test('what Gale does not offer is refused at once, saying what to do', () => {
   );
   assert.throws(() => new eio.Server({ transports: [] }), /at least one of polling, websocket/);
   assert.throws(() => new eio.Server({ pingInterval: -1 }), /pingInterval must be a number >= 1/);
-  assert.throws(() => new eio.Server().handleUpgrade(), /handleUpgrade\(\) is not needed/);
   const app = gale();
   const engine = eio.attach(app);
   assert.ok(engine.httpServer instanceof App);
   assert.throws(() => engine.attach(app), /already attached/);
-  // Accepted and ignored: ws's engine and the upgrade-destroying options of node:http.
+  // Accepted on a Gale app, where the engine serves the WebSockets and the app every other upgrade: ws's engine
+  // and the upgrade-destroying options of node:http.
   eio.attach(gale(), { wsEngine: class {}, destroyUpgrade: false, destroyUpgradeTimeout: 10 });
 });
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { listen } from '@gale-http/engine.io';
+import type { App } from 'gale';
 import { T } from '../helpers.js';
 import { type AnyEngine, client, type Kind, next, nextConnection, opened, startEngine } from './helpers.js';
 
@@ -134,9 +135,9 @@ test('listen(port, options, callback): a Gale app of its own, 501 elsewhere, eng
   const e = engine as ReturnType<typeof listen>;
   t.after(async () => {
     e.close();
-    await e.httpServer?.close({ timeout: 500 });
+    await (e.httpServer as App).close({ timeout: 500 });
   });
-  const port = e.httpServer?.address()?.port;
+  const port = (e.httpServer as App).address()?.port;
   assert.equal(typeof port, 'number');
   const other = await fetch(`http://127.0.0.1:${port}/elsewhere`);
   assert.deepEqual([other.status, await other.text()], [501, 'Not Implemented']);
@@ -152,7 +153,7 @@ test('listen(port) on a port in use: the error is emitted as the server’s erro
   t.after(() => busy.close());
   const { port } = busy.address() as net.AddressInfo;
   const engine = listen(port);
-  t.after(() => engine.httpServer?.close({ timeout: 100 }));
+  t.after(() => (engine.httpServer as App).close({ timeout: 100 }));
   const [err] = await next<[Error]>(engine as AnyEngine, 'error');
   assert.match(err.message, new RegExp(`@gale-http/engine.io: cannot listen on port ${port}`));
 });

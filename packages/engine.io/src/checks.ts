@@ -1,8 +1,7 @@
 // What @gale-http/engine.io's Server runs before it serves a request: the engine middlewares (engine.use), allowRequest
 // for handshakes, and the refusal of something attach() cannot take.
-import type { Request, Response } from 'gale';
 import { ERRORS, type Refusal } from './options.js';
-import type { EngineMiddleware, ServerOptions } from './types.js';
+import type { EngineMiddleware, HttpRequest, ServerOptions } from './types.js';
 
 /**
  * Runs `fns` in order as `(req, res, next)`; `done(err)` after the last, or at the first error: `next(err)`, a
@@ -10,8 +9,8 @@ import type { EngineMiddleware, ServerOptions } from './types.js';
  */
 export function runMiddlewares(
   fns: readonly EngineMiddleware[],
-  req: Request,
-  res: Response,
+  req: HttpRequest,
+  res: unknown,
   done: (err?: unknown) => void,
 ): void {
   if (fns.length === 0) {
@@ -31,7 +30,7 @@ export function runMiddlewares(
       else step(i + 1);
     };
     try {
-      const r = (fns[i] as EngineMiddleware)(req, res, next) as unknown;
+      const r = (fns[i] as EngineMiddleware)(req, res as never, next) as unknown;
       if (r instanceof Promise) r.catch((err: unknown) => next(err ?? new Error('engine middleware rejected')));
     } catch (err) {
       next(err ?? new Error('engine middleware threw'));
@@ -43,7 +42,7 @@ export function runMiddlewares(
 /** The allowRequest option on a handshake: a promise of the refusal (403, code 4) or undefined; none without it. */
 export function allowRequest(
   check: ServerOptions['allowRequest'],
-  req: Request,
+  req: HttpRequest,
 ): Promise<Refusal | undefined> | undefined {
   if (check === undefined) return undefined;
   return new Promise((resolve) => {
@@ -61,8 +60,7 @@ export function allowRequest(
 export function notAnApp(target: unknown): string {
   const name = (target as { constructor?: { name?: string } } | null)?.constructor?.name ?? typeof target;
   return (
-    `@gale-http/engine.io: attach() takes a Gale app (gale() from 'gale'), got ${name}. A node:http server cannot ` +
-    "carry Gale's engine: create the app with gale() and attach to it, or call listen(port); Express apps " +
-    '(@gale-http/express) are not supported yet'
+    `@gale-http/engine.io: attach() takes a Gale app (gale() from 'gale') or a node:http/https server, got ${name}` +
+    ' (for an Express app, attach to the server its listen() returns, or to http.createServer(app))'
   );
 }

@@ -18,6 +18,7 @@
  *
  * @module @gale-http/engine.io
  */
+import type { Server as HttpServer } from 'node:http';
 import * as parserModule from 'engine.io-parser';
 import { App } from 'gale';
 import { Polling } from './polling.js';
@@ -32,11 +33,14 @@ export type {
   AttachOptions,
   EngineCookieOptions,
   EngineMiddleware,
+  HttpRequest,
+  HttpResponse,
   Message,
   SendOptions,
   ServerOptions,
   TransportName,
 } from './types.js';
+export { NodeWsTransport, WebSocketTransport } from './websocket.js';
 export { Polling, WsTransport };
 
 /**
@@ -64,7 +68,8 @@ export const protocol = 4;
 export const transports = { polling: Polling, websocket: WsTransport } as const;
 
 /**
- * Creates an Engine.IO server and attaches it to a Gale app (engine.io's `attach(httpServer, options)`).
+ * Creates an Engine.IO server and attaches it to a Gale app or a node:http(s) server (engine.io's
+ * `attach(httpServer, options)`).
  *
  * @example
  * const app = gale();
@@ -72,7 +77,7 @@ export const transports = { polling: Polling, websocket: WsTransport } as const;
  * engine.on('connection', (socket) => socket.on('message', (data) => socket.send(data)));
  * await app.listen(3000);
  */
-export function attach(app: App, options: AttachOptions & ServerOptions = {}): Server {
+export function attach(app: App | HttpServer, options: AttachOptions & ServerOptions = {}): Server {
   const engine = new Server(options);
   engine.attach(app, options);
   return engine;

@@ -1,7 +1,7 @@
 // Engine.IO server settings and small pieces engine.io has in its Server: the error codes and messages, the options
 // with engine.io's defaults (and a clear refusal of those Gale does not offer), the request query as engine.io parses it.
 import { randomBytes } from 'node:crypto';
-import type { Request } from 'gale';
+import type { EngineRequest } from './node-http.js';
 import type { ServerOptions, TransportName } from './types.js';
 
 /** engine.io's error codes (Server.errors) and their messages. */
@@ -38,10 +38,14 @@ export interface EngineOptions {
   allowUpgrades: boolean;
   httpCompression: false | { threshold: number; level?: number };
   perMessageDeflate: boolean;
+  /** permessage-deflate settings for the `ws` library on node:http servers (false: off). */
+  perMessageDeflateOptions: false | Record<string, unknown>;
   initialPacket?: string;
   allowRequest?: ServerOptions['allowRequest'];
   cookie?: { name: string } & Record<string, unknown>;
   maxBackpressure?: number;
+  /** A WebSocket server class for node:http upgrades, instead of ws's. */
+  wsEngine?: unknown;
 }
 
 const TRANSPORTS: readonly string[] = ['polling', 'websocket'];
@@ -80,12 +84,19 @@ export function engineOptions(o: ServerOptions): EngineOptions {
     allowUpgrades: o.allowUpgrades ?? true,
     httpCompression: hc === false ? false : { threshold: 1024, ...(hc === true ? {} : hc) },
     perMessageDeflate: o.perMessageDeflate !== undefined && o.perMessageDeflate !== false,
+    perMessageDeflateOptions:
+      o.perMessageDeflate === undefined || o.perMessageDeflate === false
+        ? false
+        : o.perMessageDeflate === true
+          ? {}
+          : o.perMessageDeflate,
     initialPacket: o.initialPacket,
     allowRequest: o.allowRequest,
     cookie: o.cookie
       ? { name: 'io', path: '/', httpOnly: true, sameSite: 'lax', ...(o.cookie === true ? {} : o.cookie) }
       : undefined,
     maxBackpressure: o.maxBackpressure,
+    wsEngine: o.wsEngine,
   };
 }
 
@@ -95,8 +106,8 @@ export function randomId(): string {
 }
 
 /** The query of a request, parsed once (URLSearchParams, as engine.io: the last of repeated keys wins). */
-const queries = new WeakMap<Request, Query>();
-export function queryOf(req: Request): Query {
+const queries = new WeakMap<EngineRequest, Query>();
+export function queryOf(req: EngineRequest): Query {
   let q = queries.get(req);
   if (q === undefined) {
     const url = req.originalUrl;

@@ -3,7 +3,7 @@
 // binary as 'b' + base64). Answers, status codes and headers follow engine.io's polling.js.
 import { deflate, gzip } from 'node:zlib';
 import { decodePayload, encodePayload } from 'engine.io-parser';
-import type { Request, Response } from 'gale';
+import type { EngineRequest as Request, EngineResponse as Response } from './node-http.js';
 import { type EioPacket, Transport } from './transport.js';
 
 /** Response headers, and the hook that lets `io.engine.on('headers')` listeners change them. */

@@ -3,10 +3,9 @@
 // `socket.conn` in Socket.IO is this object; it emits 'packet', 'packetCreate', 'heartbeat', 'upgrading',
 // 'upgrade', 'drain', 'flush', 'data', 'message' and 'close' as engine.io does.
 import { EventEmitter } from 'node:events';
-import type { Request } from 'gale';
 import type { EioPacket, Transport, TransportOwner } from './transport.js';
-import type { Message, SendCallback, SendOptions, SessionHost } from './types.js';
-import type { WsTransport } from './websocket.js';
+import type { HttpRequest, Message, SendCallback, SendOptions, SessionHost } from './types.js';
+import type { WebSocketTransport } from './websocket.js';
 
 /**
  * An Engine.IO session (engine.io's `Socket`; `socket.conn` in @gale-http/socket.io): its transport, upgrades, and
@@ -23,8 +22,11 @@ import type { WsTransport } from './websocket.js';
 export class Socket extends EventEmitter {
   /** The session id (sid). */
   readonly id: string;
-  /** The request that opened the session (its headers, url and address stay readable). */
-  readonly request: Request;
+  /**
+   * The request that opened the session (its headers, url and address stay readable): Gale's Request on a Gale app,
+   * node's IncomingMessage on a node:http server.
+   */
+  readonly request: HttpRequest;
   readonly remoteAddress: string;
   readonly protocol = 4;
   readyState: 'opening' | 'open' | 'closing' | 'closed' = 'opening';
@@ -48,12 +50,12 @@ export class Socket extends EventEmitter {
   private pongDue = 0;
   private cancelUpgrade: (() => void) | undefined;
 
-  constructor(id: string, server: SessionHost, transport: Transport, req: Request) {
+  constructor(id: string, server: SessionHost, transport: Transport, req: HttpRequest, remoteAddress: string) {
     super();
     this.id = id;
     this.server = server;
     this.request = req;
-    this.remoteAddress = req.remoteAddress;
+    this.remoteAddress = remoteAddress;
     this.transport = transport;
     this.setTransport(transport);
     this.onOpen();
@@ -173,7 +175,7 @@ export class Socket extends EventEmitter {
    * @internal a WebSocket for this session arrived: wait for its probe ping, answer it, nudge the pending poll
    * with noops, and switch on the client's upgrade packet (engine.io's _maybeUpgrade).
    */
-  _maybeUpgrade(transport: WsTransport): void {
+  _maybeUpgrade(transport: WebSocketTransport): void {
     this.upgrading = true;
     let check: NodeJS.Timeout | undefined;
     const timeout = setTimeout(() => {
@@ -309,7 +311,7 @@ export class Socket extends EventEmitter {
       this.unobserved()
     ) {
       // The common case: a text message, nothing queued, a WebSocket ready. Out at once, no packet object.
-      (t as WsTransport).sendText(`4${data}`, options?.compress !== false);
+      (t as WebSocketTransport).sendText(`4${data}`, options?.compress !== false);
       return;
     }
     const packet: EioPacket = { type, options: { compress: options?.compress !== false } };
@@ -323,7 +325,7 @@ export class Socket extends EventEmitter {
       this.unobserved()
     ) {
       // The common case: nothing queued, a WebSocket ready. One packet out, no arrays.
-      (t as WsTransport).sendOne(packet);
+      (t as WebSocketTransport).sendOne(packet);
       return;
     }
     this.writeBuffer.push(packet);

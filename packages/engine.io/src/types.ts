@@ -1,5 +1,6 @@
 // The options of @gale-http/engine.io's Server and attach(), with engine.io 6's names and defaults, the middleware and
 // cookie shapes, and what a session needs and sends. Types only.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CorsOptions, CorsOptionsDelegate } from 'cors';
 import type { Request, Response } from 'gale';
 import type { Transport } from './transport.js';
@@ -14,13 +15,35 @@ import type { Transport } from './transport.js';
 export type TransportName = 'polling' | 'websocket';
 
 /**
+ * The request of an Engine.IO handshake or HTTP request as middlewares, `allowRequest`, 'connection_error' and
+ * `socket.request` see it: Gale's Request on a Gale app, node's IncomingMessage on a node:http server. Both have
+ * `headers`, `url` and `method`.
+ *
+ * @example
+ * engine.on('connection', (socket) => console.log(socket.request.headers['user-agent']));
+ */
+export type HttpRequest = Request | IncomingMessage;
+
+/**
+ * The response an engine middleware gets: Gale's Response on a Gale app, node's ServerResponse on a node:http server.
+ *
+ * @example
+ * engine.use((req, res, next) => { res.setHeader('x-realtime', '1'); next(); });
+ */
+export type HttpResponse = Response | ServerResponse;
+
+/**
  * A `(req, res, next)` middleware for Engine.IO's HTTP requests (`engine.use`); `next(err)` refuses the request
- * (400, code 3).
+ * (400, code 3). Written for Gale's Request and Response or for node's (express-session, helmet …): the server gives
+ * it the kind it runs on.
  *
  * @example
  * engine.use((req, res, next) => (req.headers.cookie ? next() : next(new Error('no cookie'))));
  */
-export type EngineMiddleware = (req: Request, res: Response, next: (err?: unknown) => void) => void | Promise<void>;
+export type EngineMiddleware = {
+  // A method's parameters are bivariant: a middleware typed for either kind of request is accepted.
+  bivariant(req: HttpRequest, res: HttpResponse, next: (err?: unknown) => void): void | Promise<void>;
+}['bivariant'];
 
 /**
  * `cookie` option: the Engine.IO session id as a cookie on the handshake response.
@@ -59,10 +82,12 @@ export interface ServerOptions {
   /** Accepted and ignored: the engine reads request bodies itself, not as a list of chunks. */
   maxBufferedChunks?: number;
   /**
-   * Decides whether a handshake is allowed: `callback(errMessage, success)`. It gets Gale's Request (headers,
-   * url, remoteAddress), not node's IncomingMessage.
+   * Decides whether a handshake is allowed: `callback(errMessage, success)`. It gets Gale's Request on a Gale app,
+   * node's IncomingMessage on a node:http server.
    */
-  allowRequest?: (req: Request, callback: (err: string | null | undefined, success: boolean) => void) => void;
+  allowRequest?: {
+    bivariant(req: HttpRequest, callback: (err: string | null | undefined, success: boolean) => void): void;
+  }['bivariant'];
   /** Transports clients may use. Default ['polling', 'websocket'] ('webtransport' is not offered). */
   transports?: TransportName[];
   /** Let polling clients upgrade to WebSocket. Default true. */
@@ -71,7 +96,10 @@ export interface ServerOptions {
   perMessageDeflate?: boolean | Record<string, unknown>;
   /** gzip/deflate polling responses of at least `threshold` bytes (false: never). Default { threshold: 1024 }. */
   httpCompression?: boolean | { threshold?: number; level?: number };
-  /** Accepted and ignored: Gale's engine serves the WebSockets (there is no `ws` server to replace). */
+  /**
+   * On a node:http server, the WebSocket server class to upgrade with instead of the `ws` library's (engine.io's
+   * option, e.g. eiows); on a Gale app the engine serves the WebSockets and this is ignored.
+   */
   wsEngine?: unknown;
   /** A message sent right after the open packet. */
   initialPacket?: string;
@@ -96,9 +124,12 @@ export interface AttachOptions {
   path?: string;
   /** Keep a trailing slash on `path` ('/engine.io/'). Default true. */
   addTrailingSlash?: boolean;
-  /** Accepted and ignored: upgrades to other paths are the app's (its WebSocket routes, else a 404). */
+  /**
+   * On a node:http server: end an upgrade to another path that no other 'upgrade' listener answered within
+   * `destroyUpgradeTimeout` ms. Default true. (On a Gale app, upgrades to other paths are the app's.)
+   */
   destroyUpgrade?: boolean;
-  /** Accepted and ignored (see destroyUpgrade). */
+  /** See destroyUpgrade. Default 1000. */
   destroyUpgradeTimeout?: number;
 }
 

@@ -1,7 +1,9 @@
-// Engine.IO's WebSocket transport on a Gale WebSocket (app.ws): one Engine.IO packet per WebSocket message,
-// text frames for text packets, binary frames for binary ones. Frames, limits and fan-out are the engine's.
+// Engine.IO's WebSocket transport: one Engine.IO packet per WebSocket message, text frames for text packets, binary
+// frames for binary ones. Two kinds: on a Gale WebSocket (app.ws: frames, limits and fan-out are the engine's), and
+// on a `ws` library WebSocket (a node:http server's upgrade, as engine.io does it).
 import { decodePacket, encodePacket } from 'engine.io-parser';
 import type { WebSocket } from 'gale';
+import type { WebSocket as NodeWebSocket } from 'ws';
 import { type EioPacket, Transport } from './transport.js';
 
 /**
@@ -24,37 +26,26 @@ const bump = (): void => {
   bumpScheduled = false;
 };
 
-/**
- * The WebSocket transport of a session (engine.io's `WebSocket` transport), on a Gale WebSocket: `ws` is it.
- *
- * @example
- * socket.on('upgrade', (transport) => {
- *   if (transport instanceof WsTransport) console.log('buffered:', transport.ws.getBufferedAmount());
- * });
- */
-export class WsTransport extends Transport {
+/** What both WebSocket transports share: packets to frames, volatile sends, and the session's fast paths. */
+export abstract class WebSocketTransport extends Transport {
   readonly name = 'websocket' as const;
-  readonly ws: WebSocket;
   private sentEpoch = -1;
 
-  constructor(ws: WebSocket) {
+  constructor() {
     super();
-    this.ws = ws;
     this.writable = true;
   }
+
+  /** Whether the WebSocket is open. */
+  protected abstract isOpen(): boolean;
+  /** Bytes written but not yet handed to the network. */
+  protected abstract buffered(): number;
+  /** Sends one message. */
+  protected abstract write(data: string | Uint8Array, compress: boolean): void;
 
   /** A whole message from the client (text as a string, binary as a Buffer). */
   onData(data: string | Buffer): void {
     this.onPacket(decodePacket(data));
-  }
-
-  /** The WebSocket ended with `code`. */
-  onWsClose(code: number): void {
-    if (ERROR_CODES.has(code) && this.readyState === 'open') {
-      this.onError('websocket error', code);
-      return;
-    }
-    this.onClose();
   }
 
   /**
@@ -63,7 +54,7 @@ export class WsTransport extends Transport {
    * write callback (the next tick at the earliest), and volatile packets are dropped meanwhile.
    */
   canSendVolatile(): boolean {
-    return this.ws.readyState === 1 && this.sentEpoch !== epoch && this.ws.getBufferedAmount() === 0;
+    return this.isOpen() && this.sentEpoch !== epoch && this.buffered() === 0;
   }
 
   private sent(): void {
@@ -86,12 +77,9 @@ export class WsTransport extends Transport {
       this.sendText(`4${packet.data}`, compress);
       return;
     }
-    const ws = this.ws;
-    if (ws.readyState !== 1) return;
+    if (!this.isOpen()) return;
     if (this.sentEpoch !== epoch) this.sent();
-    encodePacket(packet, true, (data) => {
-      ws.send(data as string | Uint8Array, compress ? COMPRESS : PLAIN);
-    });
+    encodePacket(packet, true, (data) => this.write(data as string | Uint8Array, compress));
   }
 
   /**
@@ -99,14 +87,89 @@ export class WsTransport extends Transport {
    * this concatenation for text, so the session's fast path calls this directly.
    */
   sendText(frame: string, compress: boolean): void {
-    const ws = this.ws;
-    if (ws.readyState !== 1) return;
+    if (!this.isOpen()) return;
     if (this.sentEpoch !== epoch) this.sent();
-    ws.send(frame, compress ? COMPRESS : PLAIN);
+    this.write(frame, compress);
+  }
+}
+
+/**
+ * The WebSocket transport of a session on a Gale app (engine.io's `WebSocket` transport), on a Gale WebSocket:
+ * `ws` is it.
+ *
+ * @example
+ * socket.on('upgrade', (transport) => {
+ *   if (transport instanceof WsTransport) console.log('buffered:', transport.ws.getBufferedAmount());
+ * });
+ */
+export class WsTransport extends WebSocketTransport {
+  readonly ws: WebSocket;
+
+  constructor(ws: WebSocket) {
+    super();
+    this.ws = ws;
+  }
+
+  protected isOpen(): boolean {
+    return this.ws.readyState === 1;
+  }
+  protected buffered(): number {
+    return this.ws.getBufferedAmount();
+  }
+  protected write(data: string | Uint8Array, compress: boolean): void {
+    this.ws.send(data, compress ? COMPRESS : PLAIN);
+  }
+
+  /** The WebSocket ended with `code`. */
+  onWsClose(code: number): void {
+    if (ERROR_CODES.has(code) && this.readyState === 'open') {
+      this.onError('websocket error', code);
+      return;
+    }
+    this.onClose();
   }
 
   protected doClose(fn: () => void): void {
     if (this.ws.readyState === 1) this.ws.close();
+    fn();
+  }
+}
+
+/**
+ * The WebSocket transport of a session on a node:http or node:https server: a WebSocket of the `ws` library, which
+ * upgraded the server's request (`ws` is it).
+ *
+ * @example
+ * socket.on('upgrade', (transport) => {
+ *   if (transport instanceof NodeWsTransport) console.log('buffered:', transport.ws.bufferedAmount);
+ * });
+ */
+export class NodeWsTransport extends WebSocketTransport {
+  readonly ws: NodeWebSocket;
+
+  constructor(ws: NodeWebSocket) {
+    super();
+    this.ws = ws;
+    ws.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+      const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+      this.onData(isBinary ? buf : buf.toString());
+    });
+    ws.once('close', () => this.onClose());
+    ws.on('error', (err: Error) => this.onError('websocket error', err));
+  }
+
+  protected isOpen(): boolean {
+    return this.ws.readyState === 1;
+  }
+  protected buffered(): number {
+    return this.ws.bufferedAmount;
+  }
+  protected write(data: string | Uint8Array, compress: boolean): void {
+    this.ws.send(data, compress ? COMPRESS : PLAIN);
+  }
+
+  protected doClose(fn: () => void): void {
+    this.ws.close();
     fn();
   }
 }
