@@ -53,8 +53,9 @@ export const usage = `Usage: npm run bench -- [scenario…] [options]
 
 Scenarios (default: all of them): ${scenarios.map((s) => s.id).join(', ')}
   WebSocket: ${wsScenarioIds.join(', ')} (ws / express-ws / @fastify/websocket apps, driven by gale-loadgen-ws;
-  sio-echo and sio-broadcast: Gale and Socket.IO 4 on node:http (--servers socketio), driven by gale-loadgen-ws's
-  Socket.IO modes; Gale serves every WebSocket scenario)
+  sio-echo and sio-broadcast: Gale, Socket.IO 4 on node:http (--servers socketio) and @gale-http/socket.io on the
+  same node:http server (--servers gale-sio-node), driven by gale-loadgen-ws's Socket.IO modes; Gale serves every
+  WebSocket scenario)
   (static, static-large, static-range and prerendered serve the files of examples/demo)
   sveltekit: sveltekit-ssr, sveltekit-static, sveltekit-prerendered (examples/sveltekit on adapter-gale and
   adapter-node, built first with vite: ~1 min when not cached)

@@ -138,6 +138,15 @@ export const wsServers: readonly WsServer[] = [
     serves: ['sio-echo', 'sio-broadcast'],
     unavailable: () => npmMissing('socket.io'),
   },
+  // @gale-http/socket.io attached to the same node:http server (`new Server(httpServer)`): Engine.IO on node:http's
+  // request and upgrade events, WebSockets through the `ws` library, as socket.io does.
+  {
+    name: 'gale-sio-node',
+    label: '@gale-http/socket.io on node:http',
+    entry: app('sio-node-http.mjs'),
+    env: { BENCH_SIO: 'gale' },
+    serves: ['sio-echo', 'sio-broadcast'],
+  },
   // Only with GALE_BENCH_UWS naming a local uWebSockets.js build (see lib/servers.ts).
   ...(uwsPath ? [{ name: 'uws', label: 'uWebSockets.js', entry: app('uws.mjs'), unavailable: uwsUnavailable }] : []),
   // The same apps as their HTTP rows (apps/bun.mjs, apps/deno.mjs): Bun's built-in WebSockets and pub/sub, Deno's
@@ -152,7 +161,7 @@ export function pickWsServers(o: Pick<WsOptions, 'serverNames' | 'nodes'>): WsSe
 }
 
 /** Servers that take part only in the WebSocket scenarios (accepted by `--servers` beside the HTTP ones). */
-export const wsOnlyServers: readonly string[] = ['socketio'];
+export const wsOnlyServers: readonly string[] = ['socketio', 'gale-sio-node'];
 
 /** Connections ws-idle holds. */
 export const idleConnections = (o: Pick<WsOptions, 'idleConnections' | 'quick'>): number =>

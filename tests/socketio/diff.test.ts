@@ -1,6 +1,7 @@
 // Differential tests: the same raw Engine.IO HTTP requests (handshake, polling GET/POST payloads with text and
 // binary packets, compressed polls, bad sid, bad transport, bad method, EIO=3, overlapping polls, bad content,
-// oversized bodies, CORS preflights, allowRequest, cookies) sent to socket.io 4 on node:http and to @gale-http/socket.io.
+// oversized bodies, CORS preflights, allowRequest, cookies) sent to socket.io 4 on node:http and to @gale-http/socket.io,
+// on a Gale app and on a node:http server.
 // Status, content type, the headers that matter and the body's shape must be the same; session and socket ids
 // differ, so they are masked.
 import assert from 'node:assert/strict';
@@ -86,10 +87,16 @@ async function compare(
   steps: Parameters<typeof run>[3],
 ): Promise<void> {
   const ref = await run(t, 'socket.io', opts, steps);
-  const ours = await run(t, 'gale', opts, steps);
-  assert.deepEqual([...ours.keys()], [...ref.keys()]);
-  for (const [label, want] of ref) {
-    assert.deepEqual(ours.get(label) as Answer, want, `${label}: @gale-http/socket.io differs from socket.io`);
+  for (const kind of ['gale', 'gale-node'] as const) {
+    const ours = await run(t, kind, opts, steps);
+    assert.deepEqual([...ours.keys()], [...ref.keys()]);
+    for (const [label, want] of ref) {
+      assert.deepEqual(
+        ours.get(label) as Answer,
+        want,
+        `${label}: @gale-http/socket.io (${kind}) differs from socket.io`,
+      );
+    }
   }
 }
 

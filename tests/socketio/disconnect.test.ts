@@ -102,8 +102,8 @@ const scenarios: Scenario[] = [
 
 for (const sc of scenarios) {
   test(`disconnect reason when ${sc.name}: '${sc.server}' on the server, like socket.io`, T, async (t) => {
-    const reasons: Record<Kind, [string, string]> = { gale: ['', ''], 'socket.io': ['', ''] };
-    for (const kind of ['socket.io', 'gale'] as Kind[]) {
+    const reasons: Record<Kind, [string, string]> = { gale: ['', ''], 'gale-node': ['', ''], 'socket.io': ['', ''] };
+    for (const kind of ['socket.io', 'gale', 'gale-node'] as Kind[]) {
       const transport = sc.transport ?? 'websocket';
       const s = await startServer(t, kind, { transports: [transport], ...sc.opts });
       const serverSide = nextServerSocket(s.io);
@@ -119,6 +119,7 @@ for (const sc of scenarios) {
     }
     assert.deepEqual(reasons['socket.io'], [sc.server, sc.client], 'the reference gives the expected reasons');
     assert.deepEqual(reasons.gale, reasons['socket.io']);
+    assert.deepEqual(reasons['gale-node'], reasons['socket.io'], 'on a node:http server too');
   });
 }
 
@@ -138,7 +139,7 @@ async function rawPollingSession(port: number): Promise<{ sid: string; poll: net
 
 test("a long-polling client cut mid-poll: 'transport error' on the server, like socket.io", T, async (t) => {
   const reasons: Record<string, string> = {};
-  for (const kind of ['socket.io', 'gale'] as Kind[]) {
+  for (const kind of ['socket.io', 'gale', 'gale-node'] as Kind[]) {
     const s = await startServer(t, kind, { transports: ['polling'] });
     const serverSide = nextServerSocket(s.io);
     const { poll } = await rawPollingSession(s.port);
@@ -151,11 +152,12 @@ test("a long-polling client cut mid-poll: 'transport error' on the server, like 
   }
   assert.equal(reasons['socket.io'], 'transport error');
   assert.equal(reasons.gale, reasons['socket.io']);
+  assert.equal(reasons['gale-node'], reasons['socket.io']);
 });
 
 test('a polling POST over maxHttpBufferSize gets 413, and the connection ends as with socket.io', T, async (t) => {
   const seen: Record<string, unknown[]> = {};
-  for (const kind of ['socket.io', 'gale'] as Kind[]) {
+  for (const kind of ['socket.io', 'gale', 'gale-node'] as Kind[]) {
     const s = await startServer(t, kind, { transports: ['polling'], maxHttpBufferSize: 1000 });
     const serverSide = nextServerSocket(s.io);
     const c = await connected(t, s.url, { transports: ['polling'] });
@@ -170,6 +172,7 @@ test('a polling POST over maxHttpBufferSize gets 413, and the connection ends as
   }
   assert.deepEqual(seen['socket.io']?.[2], [], 'the oversized packet is never delivered');
   assert.deepEqual(seen.gale, seen['socket.io']);
+  assert.deepEqual(seen['gale-node'], seen['socket.io']);
 });
 
 test('reconnection after a server-side disconnect: no automatic retry, socket.connect() works', T, async (t) => {

@@ -1,6 +1,6 @@
-// Helpers for the @gale-http/socket.io suites: a Gale app with a Socket.IO server (or the reference socket.io 4 on
-// node:http with the same setup), real socket.io-client connections that are closed after each test, and
-// bounded waits for events. Everything runs on 127.0.0.1 with port 0.
+// Helpers for the @gale-http/socket.io suites: a Gale app with a Socket.IO server, @gale-http/socket.io attached to a
+// node:http server ('gale-node'), or the reference socket.io 4 on node:http with the same setup; real socket.io-client
+// connections that are closed after each test, and bounded waits for events. Everything runs on 127.0.0.1, port 0.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
@@ -15,7 +15,7 @@ import {
 } from 'socket.io-client';
 import { withTimeout } from '../helpers.js';
 
-export type Kind = 'gale' | 'socket.io';
+export type Kind = 'gale' | 'gale-node' | 'socket.io';
 /** The server-side API both implementations share (socket.io's). */
 // biome-ignore lint/suspicious/noExplicitAny: the test drives both servers through socket.io's untyped API
 export type AnyServer = any;
@@ -48,6 +48,24 @@ export async function startServer(
       port,
       url: `http://127.0.0.1:${port}`,
       close: () => {
+        closing ??= withTimeout(io.close(), 5000, 'io.close()');
+        return closing;
+      },
+    };
+  } else if (kind === 'gale-node') {
+    const server = http.createServer();
+    const io = new GaleServer(server, opts);
+    setup(io);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    let closing: Promise<void> | undefined;
+    started = {
+      kind,
+      io,
+      port,
+      url: `http://127.0.0.1:${port}`,
+      close: () => {
+        server.closeAllConnections();
         closing ??= withTimeout(io.close(), 5000, 'io.close()');
         return closing;
       },

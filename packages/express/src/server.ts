@@ -180,6 +180,18 @@ export class ExpressServer extends EventEmitter {
     return this.addr;
   }
 
+  /**
+   * The Gale app that serves this server's connections (undefined before `listen()` bound it): what Socket.IO and
+   * Engine.IO attach to, so their long-polling and WebSockets run on the engine beside the Express app.
+   *
+   * @example
+   * const server = app.listen(3000);
+   * const io = new Server(server); // @gale-http/socket.io: attaches to server.galeApp
+   */
+  get galeApp(): App | undefined {
+    return this.g;
+  }
+
   /** Stops accepting; in-flight requests finish, idle connections close; then 'close' and `cb`. */
   close(cb?: (err?: Error) => void): this {
     if (cb) this.once('close', () => cb());

@@ -3,7 +3,7 @@
 // per room (and one for the namespace); a broadcast encodes its packet once and the engine writes the same frame
 // to every subscriber, the engine choosing who (rooms, exclusions, volatile). Long-polling sockets get it from JS.
 import { EventEmitter } from 'node:events';
-import type { WsTransport } from '@gale-http/engine.io';
+import { WsTransport } from '@gale-http/engine.io';
 import type { WebSocket } from 'gale';
 import type { Encoder } from 'socket.io-parser';
 import { encodePacket } from './encode.js';
@@ -105,11 +105,11 @@ export class Adapter extends EventEmitter {
     if (ws !== undefined) this.subscribeAll(id, ws);
   }
 
-  /** The open WebSocket of a connected socket, if that is its transport. */
+  /** The open engine WebSocket of a connected socket, if that is its transport (not one of the `ws` library). */
   private wsOf(id: string): WebSocket | undefined {
     const t = this.nsp.sockets.get(id)?.conn.transport;
-    if (t === undefined || t.name !== 'websocket') return undefined;
-    const ws = (t as WsTransport).ws;
+    if (!(t instanceof WsTransport)) return undefined;
+    const ws = t.ws;
     return ws.readyState === 1 ? ws : undefined;
   }
 

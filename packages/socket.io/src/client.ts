@@ -2,8 +2,7 @@
 // connects it to namespaces (one Socket each), writes encoded packets to the session, and closes everything
 // when the connection ends. Must not import server.ts (it is given the server, typed by what it uses of it).
 
-import type { Socket as EioSocket } from '@gale-http/engine.io';
-import type { Request } from 'gale';
+import type { Socket as EioSocket, HttpRequest } from '@gale-http/engine.io';
 import { Decoder, PacketType } from 'socket.io-parser';
 import { encodePacket } from './encode.js';
 import type { Namespace, NamespaceServer } from './namespace.js';
@@ -60,8 +59,8 @@ export class Client implements SocketClient {
     this.connectTimeout.unref();
   }
 
-  /** The request that opened the connection. */
-  get request(): Request {
+  /** The request that opened the connection (Gale's Request, or node's IncomingMessage on a node:http server). */
+  get request(): HttpRequest {
     return this.conn.request;
   }
 

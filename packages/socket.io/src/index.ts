@@ -22,7 +22,7 @@ export type { NamespaceMiddleware, NamespaceReservedEventsMap, NamespaceServer }
 export { Namespace, ParentNamespace } from './namespace.js';
 export type { RedisAdapterOptions } from './redis-adapter.js';
 export { createRedisAdapter, RedisAdapter } from './redis-adapter.js';
-export type { NamespaceMatcher, ServerReservedEventsMap } from './server.js';
+export type { AttachTarget, GaleExpressServer, NamespaceMatcher, ServerReservedEventsMap } from './server.js';
 export { Server } from './server.js';
 export { SessionAwareAdapter } from './session-adapter.js';
 export type { SocketClient, SocketNamespace } from './socket.js';

@@ -1,12 +1,15 @@
-// The Socket.IO server (socket.io's Server) on a Gale app: options, the Engine.IO server it attaches to the app,
-// namespaces (static and dynamic), and the default namespace's API (io.on('connection'), io.emit, io.to, …).
+// The Socket.IO server (socket.io's Server) on a Gale app or a node:http(s) server: options, the Engine.IO server it
+// attaches, the browser bundle, namespaces (static and dynamic), and the default namespace's API (io.on('connection'),
+// io.emit, io.to, …).
 
+import type { Server as HttpServer } from 'node:http';
 import { type Socket as EioSocket, Server as EngineServer } from '@gale-http/engine.io';
 import { App } from 'gale';
 import { Encoder } from 'socket.io-parser';
 import { Adapter } from './adapter.js';
 import type { BroadcastOperator, RemoteSocket } from './broadcast.js';
 import { Client, type ClientServer } from './client.js';
+import { serveClientOnApp, serveClientOnNodeServer } from './client-bundle.js';
 import { Namespace, type NamespaceMiddleware, type NamespaceReservedEventsMap, ParentNamespace } from './namespace.js';
 import { SessionAwareAdapter } from './session-adapter.js';
 import type { Socket } from './socket.js';
@@ -72,11 +75,36 @@ export type NamespaceMatcher = (
   next: (err: Error | null, allow: boolean) => void,
 ) => void;
 
+/**
+ * What a server whose connections a Gale app serves looks like (the server `@gale-http/express`'s `listen()`
+ * returns): Socket.IO attaches to `galeApp`, and `io.close()` closes the server.
+ *
+ * @example
+ * const io = new Server(expressApp.listen(3000));
+ */
+export interface GaleExpressServer {
+  readonly galeApp: App | undefined;
+  address(): unknown;
+  close(cb?: (err?: Error) => void): unknown;
+}
+
+/**
+ * What `new Server(…)` and `io.attach(…)` take: a Gale app, a node:http or node:https server, the server
+ * `@gale-http/express`'s `listen()` returns, or a port (a number, or a string of digits).
+ *
+ * @example
+ * const io = new Server(httpServer); // or new Server(app), new Server(3000)
+ */
+export type AttachTarget = App | HttpServer | GaleExpressServer | number | string;
+
 let serverCount = 0;
 
 /**
- * A Socket.IO 4 server that `socket.io-client` (Engine.IO v4, Socket.IO v5) talks to, on a Gale app: long-polling
- * and WebSocket on the engine, rooms on the engine's pub/sub.
+ * A Socket.IO 4 server that `socket.io-client` (Engine.IO v4, Socket.IO v5) talks to. On a Gale app (or a port,
+ * which gets an app of its own): long-polling and WebSocket on the engine, rooms on the engine's pub/sub. On a
+ * node:http or node:https server (`new Server(httpServer)`, as most socket.io apps start): Engine.IO on that server's
+ * request and upgrade events and WebSockets through the `ws` library, as socket.io does, the server's other requests
+ * left to its own listeners.
  *
  * @example
  * import { gale } from 'gale';
@@ -110,8 +138,13 @@ export class Server<
   readonly encoder = new Encoder();
   /** @internal */
   readonly _nsps = new Map<string, Namespace>();
-  /** @internal the app the engine routes are on */
+  /** @internal the app the engine routes are on (none on a node:http server) */
   _app: App | undefined;
+  /**
+   * What Socket.IO is attached to, as socket.io's `httpServer`: the Gale app (the one a port got), or the
+   * node:http server. `io.httpServer.address()` is where it listens.
+   */
+  httpServer: App | HttpServer | GaleExpressServer | undefined;
   /** @internal prefix of this server's engine topics (several servers may share an app) */
   readonly _topicPrefix: string;
   /** @internal */
@@ -122,10 +155,13 @@ export class Server<
   private _path: string;
   private _adapter: AdapterConstructor;
 
-  /** `new Server(app, options)`, `new Server(options)` then `attach(app)`, or `new Server(port, options)`. */
-  constructor(app?: App | number | ServerOptions, opts: ServerOptions = {}) {
-    if (app !== undefined && typeof app === 'object' && !(app instanceof App)) {
-      opts = app;
+  /**
+   * `new Server(app, options)`, `new Server(httpServer, options)`, `new Server(port, options)`, or
+   * `new Server(options)` and then `attach(…)`.
+   */
+  constructor(app?: AttachTarget | ServerOptions, opts: ServerOptions = {}) {
+    if (app !== undefined && typeof app === 'object' && !(app instanceof App) && !isServerLike(app)) {
+      opts = app as ServerOptions;
       app = undefined;
     }
     if (opts.allowEIO3) throw new Error('@gale-http/socket.io: allowEIO3 is not supported (Engine.IO v3 clients)');
@@ -144,7 +180,12 @@ export class Server<
     this.engine = new EngineServer(opts);
     this.engine.on('connection', (conn: EioSocket) => new Client(this, conn));
     this.sockets = this.of('/');
-    if (app !== undefined) this.attach(app);
+    if (app !== undefined) this.attach(app as AttachTarget);
+  }
+
+  /** The Engine.IO server (socket.io's name for `engine`). */
+  get eio(): EngineServer {
+    return this.engine;
   }
 
   /** @internal the options (socket.io code reads them as `server._opts`) */
@@ -175,25 +216,65 @@ export class Server<
   }
 
   /**
-   * Puts the Engine.IO routes on `app` (or on a new app listening on `port`). Middleware the app declares
-   * before this call applies to them, as to any route.
+   * Serves Socket.IO on a Gale app (its routes; middleware the app declares before this call applies to them, as
+   * to any route), on a node:http or node:https server (its request and upgrade events, as socket.io does), or on a
+   * new app listening on `port` (bound before this returns; 404 for other paths). `opts` add to the constructor's
+   * (which win where both set an option, as in socket.io). After `close()` it may be attached again.
+   *
+   * @example
+   * const io = new Server({ pingTimeout: 10_000 });
+   * io.attach(httpServer, { pingInterval: 20_000 });
    */
-  attach(app: App | number, opts: ServerOptions = {}): this {
-    if (this._app !== undefined) throw new Error('@gale-http/socket.io: this server is already attached to an app');
-    Object.assign(this.opts, opts);
-    let target: App;
-    if (typeof app === 'number') {
-      target = new App();
-      target.listen(app).catch((err: unknown) => console.error(`@gale-http/socket.io: cannot listen on ${app}`, err));
-    } else target = app;
-    this._app = target;
-    this.engine.attach(target, { path: this._path, addTrailingSlash: this.opts.addTrailingSlash });
+  attach(target: AttachTarget, opts: ServerOptions = {}): this {
+    if (typeof target === 'function') {
+      throw new Error(
+        'You are trying to attach socket.io to an express request handler function. Please pass a http.Server ' +
+          'instance (or a Gale app).',
+      );
+    }
+    if (this.httpServer !== undefined)
+      throw new Error('@gale-http/socket.io: this server is already attached (close() it first)');
+    if (typeof target === 'string' && target !== '' && !Number.isNaN(Number(target))) target = Number(target);
+    const merged = { ...opts, ...this.opts };
+    Object.assign(this.opts, merged);
+    this.engine.configure(merged);
+    let app: App | undefined;
+    if (typeof target === 'number') {
+      app = new App();
+      app.notFound((_req, res) => {
+        res.status(404).end();
+      });
+      // Bound now, as socket.io's server is, so `io.httpServer.address()` answers at once; a failure is thrown.
+      app.listen(target, (err?: Error) => {
+        if (err !== undefined) console.error(`@gale-http/socket.io: cannot listen on port ${target}:`, err);
+      });
+    } else app = galeAppOf(target);
+    if (app === undefined && !isServerLike(target))
+      throw new TypeError(`@gale-http/socket.io: cannot attach to ${String(target)}`);
+    const o = this.opts;
+    const attach = {
+      path: this._path,
+      addTrailingSlash: o.addTrailingSlash,
+      destroyUpgrade: o.destroyUpgrade,
+      destroyUpgradeTimeout: o.destroyUpgradeTimeout,
+    };
+    if (app !== undefined) {
+      this._app = app;
+      this.httpServer = typeof target === 'number' ? app : (target as App | HttpServer | GaleExpressServer);
+      if (this.opts.serveClient !== false) serveClientOnApp(app, this._path, this.opts);
+      this.engine.attach(app, attach);
+    } else {
+      const server = target as HttpServer;
+      this.httpServer = server;
+      this.engine.attach(server, attach);
+      if (this.opts.serveClient !== false) serveClientOnNodeServer(server, this._path, this.opts);
+    }
     return this;
   }
 
   /** The same as `attach`. */
-  listen(app: App | number, opts: ServerOptions = {}): this {
-    return this.attach(app, opts);
+  listen(target: AttachTarget, opts: ServerOptions = {}): this {
+    return this.attach(target, opts);
   }
 
   /**
@@ -267,8 +348,12 @@ export class Server<
   }
 
   /**
-   * Disconnects every socket ('server shutting down'), closes the sessions, and closes the app (as socket.io
-   * closes its HTTP server): `app.close()`, which lets in-flight requests finish.
+   * Disconnects every socket ('server shutting down'), closes the sessions, and closes what it is attached to (as
+   * socket.io closes its HTTP server): the app (`app.close()`, which lets in-flight requests finish) or the node:http
+   * server. `fn` gets node's ERR_SERVER_NOT_RUNNING error when that was not listening; the promise resolves anyway.
+   *
+   * @example
+   * process.on('SIGTERM', () => io.close((err) => process.exit(err ? 1 : 0)));
    */
   async close(fn?: (err?: Error) => void): Promise<void> {
     await Promise.allSettled(
@@ -278,9 +363,16 @@ export class Server<
       }),
     );
     this.engine.close();
-    const app = this._app;
-    if (app !== undefined) await app.close();
-    fn?.();
+    const target = this.httpServer;
+    this.httpServer = undefined;
+    this._app = undefined;
+    this.engine.detach();
+    if (target === undefined) {
+      fn?.();
+      return;
+    }
+    const err = await closeServer(target);
+    fn?.(err);
   }
 
   /** Adds a middleware to the default namespace. */
@@ -435,4 +527,37 @@ export class Server<
   listenerCount(ev: string): number {
     return this.sockets.listenerCount(ev);
   }
+}
+
+/**
+ * The Gale app behind what Socket.IO is attached to: the app itself, or the app serving the server that
+ * @gale-http/express's `app.listen()` returns (its `galeApp`), so Engine.IO runs on the engine there.
+ */
+function galeAppOf(target: unknown): App | undefined {
+  if (target instanceof App) return target;
+  const g = (target as { galeApp?: unknown } | null)?.galeApp;
+  return g instanceof App ? g : undefined;
+}
+
+/** Whether `x` is a node:http(s) server (or a Gale app): something to attach to, not options. */
+function isServerLike(x: unknown): boolean {
+  const s = x as { listen?: unknown; address?: unknown } | null;
+  return (
+    galeAppOf(x) !== undefined ||
+    (typeof s === 'object' && s !== null && typeof s.listen === 'function' && typeof s.address === 'function')
+  );
+}
+
+/** Closes an app or a node:http server; resolves node's ERR_SERVER_NOT_RUNNING error when it was not listening. */
+function closeServer(target: App | HttpServer | GaleExpressServer): Promise<Error | undefined> {
+  if (target instanceof App) {
+    if (target.address() === null) return Promise.resolve(notRunning());
+    return target.close().then(() => undefined);
+  }
+  return new Promise((resolve) => target.close((err?: Error) => resolve(err)));
+}
+
+/** node:http's error for closing a server that is not listening. */
+function notRunning(): Error {
+  return Object.assign(new Error('Server is not running.'), { code: 'ERR_SERVER_NOT_RUNNING' });
 }

@@ -2,8 +2,8 @@
 // with timeouts, rooms, broadcast operators, middlewares for incoming packets, disconnect reasons, and the
 // session that connection state recovery persists. Packets go out through client.ts; rooms live in the adapter.
 import { EventEmitter } from 'node:events';
-import type { Socket as EioSocket } from '@gale-http/engine.io';
-import type { Request } from 'gale';
+import type { IncomingMessage } from 'node:http';
+import type { Socket as EioSocket, HttpRequest } from '@gale-http/engine.io';
 import { PacketType } from 'socket.io-parser';
 import type { Adapter } from './adapter.js';
 import { BroadcastOperator } from './broadcast.js';
@@ -92,7 +92,7 @@ export interface SocketClient {
   readonly id: string;
   readonly conn: EioSocket;
   /** The request that opened the connection. */
-  readonly request: Request;
+  readonly request: HttpRequest;
   /** Writes already-encoded packets (a string, then binary attachments) to the session. */
   writeToEngine(encoded: (string | Buffer)[], opts: WriteOptions): void;
   /** @internal encodes and writes a packet */
@@ -186,16 +186,18 @@ export class Socket<
   }
 
   private buildHandshake(auth: Record<string, unknown>): Handshake {
-    const req = this.request;
-    const headers = req.headers;
-    const url = req.originalUrl;
+    const req = this.request as HttpRequest | undefined;
+    // No request (an Engine.IO connection that never had one, as socket.io's WebTransport sessions): a secure,
+    // header-less handshake, as socket.io builds it.
+    const headers = req?.headers ?? {};
+    const url = req === undefined ? '' : 'originalUrl' in req ? req.originalUrl : (req.url ?? '/');
     const at = url.indexOf('?');
     return {
       headers,
       time: `${new Date()}`,
       address: this.conn.remoteAddress,
       xdomain: headers.origin !== undefined,
-      secure: req.secure,
+      secure: req === undefined || ('secure' in req ? req.secure : isTls(req)),
       issued: Date.now(),
       url,
       query: at === -1 ? {} : Object.fromEntries(new URLSearchParams(url.slice(at + 1))),
@@ -203,8 +205,11 @@ export class Socket<
     };
   }
 
-  /** The request that opened the connection. */
-  get request(): Request {
+  /**
+   * The request that opened the connection: Gale's Request on a Gale app, node's IncomingMessage on a node:http
+   * server (socket.io's `socket.request`).
+   */
+  get request(): HttpRequest {
     return this.client.request;
   }
 
@@ -494,19 +499,19 @@ export class Socket<
 
   private dispatch(event: AnyArgs): void {
     if (this.fns.length === 0) {
-      // socket.io defers to process.nextTick here; calling now keeps order and saves a tick per event.
-      this.emitEvent(event);
+      later(this, event);
       return;
     }
     this.run(event, (err) => {
       process.nextTick(() => {
         if (err) this._onerror(err);
-        else this.emitEvent(event);
+        else this._emitEvent(event);
       });
     });
   }
 
-  private emitEvent(event: AnyArgs): void {
+  /** @internal runs the listeners of `event`, unless the socket disconnected meanwhile */
+  _emitEvent(event: AnyArgs): void {
     if (!this.connected) return;
     try {
       emitLocal.apply(this, event as [string, ...AnyArgs]);
@@ -542,4 +547,37 @@ export class Socket<
     this.flags = {};
     return new BroadcastOperator(this.adapter, new Set(), new Set([this.id]), flags);
   }
+}
+
+/** Whether a node:http request came over TLS. */
+function isTls(req: IncomingMessage): boolean {
+  return (req.socket as { encrypted?: boolean } | null)?.encrypted === true;
+}
+
+/**
+ * Events waiting for the end of this loop turn's packets: socket.io emits each from a process.nextTick of its own, so
+ * an event followed in the same turn by something that ends the socket (a DISCONNECT packet, the transport closing)
+ * is dropped. Here one tick serves every event of the turn, in arrival order.
+ */
+const laterSockets: Socket[] = [];
+const laterEvents: AnyArgs[] = [];
+let laterScheduled = false;
+
+function later(socket: Socket, event: AnyArgs): void {
+  laterSockets.push(socket);
+  laterEvents.push(event);
+  if (!laterScheduled) {
+    laterScheduled = true;
+    process.nextTick(runLater);
+  }
+}
+
+function runLater(): void {
+  // Listeners may emit more events (they go to a later tick's batch, after these).
+  const n = laterSockets.length;
+  for (let i = 0; i < n; i++) (laterSockets[i] as Socket)._emitEvent(laterEvents[i] as AnyArgs);
+  laterSockets.splice(0, n);
+  laterEvents.splice(0, n);
+  laterScheduled = laterSockets.length > 0;
+  if (laterScheduled) process.nextTick(runLater);
 }
