@@ -271,3 +271,41 @@ test('application code that throws is logged; the server and the connection keep
   const again = await connected(t, s.url, { transports: ['websocket'] });
   assert.equal(await again.timeout(1000).emitWithAck('echo', 1), 1);
 });
+
+test(
+  'broadcasts as socket.io: two volatile binary broadcasts in one turn deliver one; packetCreate tells of an engine broadcast with its frame',
+  T,
+  async (t) => {
+    const seen: Record<string, unknown[]> = {};
+    for (const kind of ['socket.io', 'gale', 'gale-node'] as const) {
+      const s = await startServer(t, kind, { transports: ['websocket'] });
+      const serverSide = nextServerSocket(s.io);
+      const c = await connected(t, s.url, { transports: ['websocket'] });
+      const socket = await serverSide;
+      const evs: unknown[] = [];
+      c.on('ev', (b: Buffer) => evs.push([...Buffer.from(b)]));
+      const created = next<[{ options: { compress: boolean; wsPreEncodedFrame?: Buffer[] } }]>(
+        socket.conn,
+        'packetCreate',
+      );
+      s.io.compress(false).emit('woot', 'hi');
+      const [packet] = await created;
+      const frame = packet.options.wsPreEncodedFrame;
+      await next(c, 'woot');
+      await sleep(30);
+      s.io.volatile.emit('ev', Buffer.from([1, 2, 3]));
+      s.io.volatile.emit('ev', Buffer.from([4, 5, 6]));
+      await sleep(150);
+      seen[kind] = [
+        packet.options.compress,
+        Array.isArray(frame) ? Buffer.concat(frame).toString('latin1') : frame,
+        evs,
+      ];
+      c.disconnect();
+      await s.close();
+    }
+    assert.deepEqual(seen['socket.io'], [false, '\x81\x0f42["woot","hi"]', [[1, 2, 3]]], 'the reference');
+    assert.deepEqual(seen.gale, seen['socket.io']);
+    assert.deepEqual(seen['gale-node'], seen['socket.io']);
+  },
+);

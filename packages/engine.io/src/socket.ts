@@ -19,7 +19,18 @@ import type { WebSocketTransport } from './websocket.js';
  *   socket.on('close', (reason, description) => console.log('closed:', reason, description));
  * });
  */
+/** Sessions with a 'packetCreate' listener now (see `Socket.watched`). */
+let packetWatchers = 0;
+
 export class Socket extends EventEmitter {
+  /**
+   * @internal Whether any session has a 'packetCreate' listener: packets the engine writes itself (Socket.IO
+   * broadcasts through pub/sub, which no session's JavaScript sees) are reported to those, and this keeps the
+   * check to one compare per broadcast when none listens.
+   */
+  static get watched(): boolean {
+    return packetWatchers > 0;
+  }
   /** The session id (sid). */
   readonly id: string;
   /**
@@ -56,6 +67,12 @@ export class Socket extends EventEmitter {
     this.server = server;
     this.request = req;
     this.remoteAddress = remoteAddress;
+    this.on('newListener', (event: string | symbol) => {
+      if (event === 'packetCreate' && this.listenerCount('packetCreate') === 0) packetWatchers++;
+    });
+    this.on('removeListener', (event: string | symbol) => {
+      if (event === 'packetCreate' && this.listenerCount('packetCreate') === 0) packetWatchers--;
+    });
     this.transport = transport;
     this.setTransport(transport);
     this.onOpen();
@@ -315,6 +332,9 @@ export class Socket extends EventEmitter {
       return;
     }
     const packet: EioPacket = { type, options: { compress: options?.compress !== false } };
+    // (A broadcast's precomputed WebSocket frame rides along for 'packetCreate' listeners, as in engine.io.)
+    const frame = (options as { wsPreEncodedFrame?: unknown } | undefined)?.wsPreEncodedFrame;
+    if (frame !== undefined) (packet.options as Record<string, unknown>).wsPreEncodedFrame = frame;
     if (data !== undefined && data !== '') packet.data = data;
     if (this.listenerCount('packetCreate') > 0) this.emit('packetCreate', packet);
     if (

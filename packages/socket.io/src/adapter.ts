@@ -3,7 +3,7 @@
 // per room (and one for the namespace); a broadcast encodes its packet once and the engine writes the same frame
 // to every subscriber, the engine choosing who (rooms, exclusions, volatile). Long-polling sockets get it from JS.
 import { EventEmitter } from 'node:events';
-import { WsTransport } from '@gale-http/engine.io';
+import { Socket as EioSocket, WsTransport } from '@gale-http/engine.io';
 import type { WebSocket } from 'gale';
 import type { Encoder } from 'socket.io-parser';
 import { encodePacket } from './encode.js';
@@ -148,9 +148,17 @@ export class Adapter extends EventEmitter {
    */
   broadcast(packet: Packet, opts: BroadcastOptions): void {
     const flags = opts.flags ?? {};
-    const packetOpts = { preEncoded: true, volatile: flags.volatile, compress: flags.compress };
     packet.nsp = this.nsp.name;
     const encoded = encodePacket(this.encoder, packet) as Frame[];
+    const watched = EioSocket.watched;
+    const packetOpts = {
+      preEncoded: true,
+      volatile: flags.volatile,
+      compress: flags.compress,
+      // The WebSocket frame of a one-frame packet, as socket.io-adapter precomputes it (only when a session
+      // listens for 'packetCreate' and can see it).
+      wsPreEncodedFrame: watched && encoded.length === 1 ? wsFrame(encoded[0] as Frame) : undefined,
+    };
     const except = this.computeExceptSids(opts.except);
     const rooms = opts.rooms;
     if (this.nsp._outgoing.size > 0) {
@@ -159,7 +167,32 @@ export class Adapter extends EventEmitter {
     for (const id of this.viaJs) {
       if (this.targets(id, rooms, except)) this.nsp.sockets.get(id)?.client.writeToEngine(encoded, packetOpts);
     }
-    if (this.native.size > 0) this.publish(encoded, rooms, opts.except, flags);
+    if (this.native.size === 0) return;
+    // A volatile packet of several frames (binary attachments): whether a socket can take it now is decided for
+    // the whole packet, in JS, so a socket gets all its frames or none.
+    if (flags.volatile === true && encoded.length > 1) {
+      for (const id of this.native) {
+        if (this.targets(id, rooms, except)) this.nsp.sockets.get(id)?.client.writeToEngine(encoded, packetOpts);
+      }
+      return;
+    }
+    this.publish(encoded, rooms, opts.except, flags);
+    // What the engine wrote for them, the sessions that listen for 'packetCreate' hear of, as engine.io tells of
+    // every packet.
+    if (watched) {
+      for (const id of this.native) {
+        const conn = this.targets(id, rooms, except) ? this.nsp.sockets.get(id)?.conn : undefined;
+        if (conn !== undefined && conn.listenerCount('packetCreate') > 0) {
+          for (const f of encoded) {
+            conn.emit('packetCreate', {
+              type: 'message',
+              data: f,
+              options: { compress: flags.compress !== false, wsPreEncodedFrame: packetOpts.wsPreEncodedFrame },
+            });
+          }
+        }
+      }
+    }
   }
 
   /** Whether a connected socket is selected. */
@@ -306,4 +339,25 @@ export class Adapter extends EventEmitter {
   restoreSession(_pid: string, _offset: string): Session | null | Promise<Session | null> {
     return null;
   }
+}
+
+/**
+ * The unmasked WebSocket frame of a text message carrying Engine.IO packet `e` ('4' + the Socket.IO packet), as
+ * header and payload (socket.io-adapter's precomputed frame; binary attachments are not precomputed).
+ */
+function wsFrame(e: Frame): Buffer[] | undefined {
+  if (typeof e !== 'string') return undefined;
+  const payload = Buffer.from(`4${e}`);
+  const n = payload.length;
+  const header = Buffer.alloc(n < 126 ? 2 : n < 65536 ? 4 : 10);
+  header[0] = 0x81; // FIN, text
+  if (n < 126) header[1] = n;
+  else if (n < 65536) {
+    header[1] = 126;
+    header.writeUInt16BE(n, 2);
+  } else {
+    header[1] = 127;
+    header.writeBigUInt64BE(BigInt(n), 2);
+  }
+  return [header, payload];
 }

@@ -170,6 +170,8 @@ export interface WriteOptions {
   volatile?: boolean;
   compress?: boolean;
   preEncoded?: boolean;
+  /** A broadcast's WebSocket frame, precomputed for 'packetCreate' listeners (socket.io-adapter's). */
+  wsPreEncodedFrame?: Buffer[];
 }
 
 /** Names a socket may not emit (they are the socket's own events); broadcasts refuse them too. */
