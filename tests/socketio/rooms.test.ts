@@ -1,9 +1,11 @@
 // Rooms and broadcasts with real socket.io-clients: io.to/in/except, socket.to/broadcast, unions of rooms
 // without duplicates, exclusions of one, a few and most members (the three ways the adapter publishes), rooms
 // of different namespaces and servers kept apart, each packet encoded once, and the engine's topic
-// subscriptions following join/leave/disconnect. Run over WebSocket (engine pub/sub) and polling (from JS).
+// subscriptions following join/leave/disconnect. Run over WebSocket (engine pub/sub) and polling (from JS). And the
+// adapter option in each of its forms (a class, a plain function, an arrow function).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Adapter, type AdapterNamespace, type Server } from '@gale-http/socket.io';
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { sleep, T } from '../helpers.js';
 import { type AnyServer, connected, next, startServer } from './helpers.js';
@@ -149,4 +151,47 @@ test('dynamic namespaces: the parent broadcasts to every child', T, async (t) =>
   parent.emit('tick', 1);
   assert.deepEqual(await got, [[1], [1]]);
   assert.throws(() => parent.fetchSockets(), /not supported on parent namespaces/);
+});
+
+test('the adapter option: a class, a plain function or an arrow function that makes the adapter', T, async (t) => {
+  class Tagged extends Adapter {
+    constructor(
+      nsp: AdapterNamespace,
+      readonly tag: string,
+    ) {
+      super(nsp);
+    }
+  }
+  class FromClass extends Tagged {
+    constructor(nsp: AdapterNamespace) {
+      super(nsp, 'class');
+    }
+  }
+  const made: string[] = [];
+  // An arrow function cannot be called with `new` (socket.io's `new adapter(nsp)` throws on one): it is called.
+  const s = await startServer(t, 'gale', {
+    transports: ['websocket'],
+    adapter: (nsp) => {
+      made.push(nsp.name);
+      return new Tagged(nsp, 'arrow');
+    },
+  });
+  const io: Server = s.io;
+  io.on('connection', (socket) => socket.join('R'));
+  const tag = (nsp: string) => (io.of(nsp).adapter as Tagged).tag;
+  assert.equal(tag('/'), 'arrow');
+  assert.deepEqual(made, ['/']);
+  const c = await connected(t, s.url, { transports: ['websocket'] });
+  const got = next(c, 'm');
+  io.to('R').emit('m', 1);
+  assert.deepEqual(await got, [1], 'a broadcast through the adapter the arrow function made');
+  // A plain function is called with `new`, as socket.io does: the object it returns is the adapter.
+  io.adapter(function (nsp) {
+    return new Tagged(nsp, 'function');
+  });
+  assert.equal(tag('/'), 'function');
+  assert.equal(tag('/other'), 'function');
+  io.adapter(FromClass);
+  assert.equal(tag('/'), 'class');
+  assert.ok(io.of('/other').adapter instanceof FromClass);
 });

@@ -6,6 +6,7 @@ import type { Adapter } from './adapter.js';
 import type {
   AllButLast,
   DecorateAcknowledgements,
+  DecorateAcknowledgementsWithMultipleResponses,
   DefaultEventsMap,
   EventNames,
   EventNamesWithError,
@@ -195,6 +196,16 @@ export class BroadcastOperator<EmitEvents extends EventsMap = DefaultEventsMap, 
     this.adapter.disconnectSockets({ rooms: this.rooms, except: this.exceptRooms, flags: this.flags }, close);
   }
 }
+
+/**
+ * What `to`, `in`, `except`, `compress`, `volatile` and `local` of a server, a namespace or a socket give: a broadcast
+ * operator of its events, each acknowledgement getting every client's answer (one alias for the three, so that the
+ * type of `emitter.volatile` on a `Server | Namespace` is one type, as in socket.io).
+ */
+export type Broadcast<EmitEvents extends EventsMap, SocketData> = BroadcastOperator<
+  DecorateAcknowledgementsWithMultipleResponses<EmitEvents>,
+  SocketData
+>;
 
 /**
  * What another server tells about one of its sockets.

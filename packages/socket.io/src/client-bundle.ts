@@ -9,7 +9,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import accepts from 'accepts';
 import cors from 'cors';
 import type { App, Request, Response } from 'gale';
-import type { ServerOptions } from './types.js';
+import type { BaseServerOptions } from './types.js';
 
 const FILES = [
   'socket.io.js',
@@ -75,7 +75,7 @@ function answer(name: string, ifNoneMatch: string | undefined, encoding: string 
 type NodeMiddleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
 /** The cors middleware of `opts.cors`, as socket.io applies it to the bundle. */
-function corsOf(opts: ServerOptions): NodeMiddleware | undefined {
+function corsOf(opts: BaseServerOptions): NodeMiddleware | undefined {
   if (!opts.cors) return undefined;
   // biome-ignore lint/suspicious/noExplicitAny: the cors package's options, as socket.io passes them
   return cors(opts.cors as any) as NodeMiddleware;
@@ -85,7 +85,7 @@ function corsOf(opts: ServerOptions): NodeMiddleware | undefined {
  * Serves the bundle on a node:http server: its request listeners (Engine.IO's among them) are wrapped, as socket.io's
  * attachServe does, so the bundle's URLs are answered first and everything else goes on as before.
  */
-export function serveClientOnNodeServer(server: HttpServer, path: string, opts: ServerOptions): void {
+export function serveClientOnNodeServer(server: HttpServer, path: string, opts: BaseServerOptions): void {
   const others = server.listeners('request').slice(0) as ((req: IncomingMessage, res: ServerResponse) => void)[];
   server.removeAllListeners('request');
   const withCors = corsOf(opts);
@@ -106,7 +106,7 @@ export function serveClientOnNodeServer(server: HttpServer, path: string, opts: 
 }
 
 /** Serves the bundle on a Gale app, one route per file (registered before the Engine.IO routes). */
-export function serveClientOnApp(app: App, path: string, opts: ServerOptions): void {
+export function serveClientOnApp(app: App, path: string, opts: BaseServerOptions): void {
   const withCors = corsOf(opts) as unknown as ((req: Request, res: Response, next: () => void) => void) | undefined;
   for (const name of FILES) {
     app.get(`${path}/${name}`, (req: Request, res: Response) => {

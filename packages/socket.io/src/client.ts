@@ -51,7 +51,7 @@ export class Client implements SocketClient {
     conn._ondata = (data) => this.ondata(data);
     conn._onclose = (reason, description) => this.onclose(reason, description);
     conn.on('upgrade', () => {
-      for (const socket of this.sockets.values()) socket.adapter._upgraded(socket.id);
+      for (const socket of this.sockets.values()) socket.adapter._upgraded?.(socket.id);
     });
     this.connectTimeout = setTimeout(() => {
       if (this.nsps.size === 0) this.close();

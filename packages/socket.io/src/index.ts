@@ -18,11 +18,23 @@ export { Adapter } from './adapter.js';
 export type { RemoteDetails } from './broadcast.js';
 export { BroadcastOperator, RemoteSocket } from './broadcast.js';
 export type { Client, ClientServer } from './client.js';
-export type { NamespaceMiddleware, NamespaceReservedEventsMap, NamespaceServer } from './namespace.js';
+export type {
+  AdapterConstructor,
+  AdapterLike,
+  NamespaceMiddleware,
+  NamespaceReservedEventsMap,
+  NamespaceServer,
+} from './namespace.js';
 export { Namespace, ParentNamespace } from './namespace.js';
 export type { RedisAdapterOptions } from './redis-adapter.js';
 export { createRedisAdapter, RedisAdapter } from './redis-adapter.js';
-export type { AttachTarget, GaleExpressServer, NamespaceMatcher, ServerReservedEventsMap } from './server.js';
+export type {
+  AttachTarget,
+  GaleExpressServer,
+  NamespaceMatcher,
+  ServerOptions,
+  ServerReservedEventsMap,
+} from './server.js';
 export { Server } from './server.js';
 export { SessionAwareAdapter } from './session-adapter.js';
 export type { SocketClient, SocketNamespace } from './socket.js';
@@ -58,7 +70,6 @@ export type {
   Listener,
   Packet,
   PacketMiddleware,
-  ServerOptions,
   Session,
   SessionToPersist,
 } from './types.js';

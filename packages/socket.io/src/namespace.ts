@@ -3,7 +3,7 @@
 // dynamic namespaces (matched by a regex or a function) that creates children on first connection.
 import { EventEmitter } from 'node:events';
 import { Adapter } from './adapter.js';
-import { BroadcastOperator, type RemoteSocket } from './broadcast.js';
+import { type Broadcast, BroadcastOperator, type RemoteSocket } from './broadcast.js';
 import { Socket, type SocketClient, type SocketNamespace } from './socket.js';
 import type {
   AllButLast,
@@ -21,14 +21,7 @@ import type {
   ReservedOrUserEventNames,
   ReservedOrUserListener,
 } from './typed-events.js';
-import {
-  type AdapterConstructor,
-  type AnyArgs,
-  type BroadcastOptions,
-  type Packet,
-  runMiddleware,
-  safely,
-} from './types.js';
+import { type AnyArgs, type BroadcastOptions, type Packet, runMiddleware, safely } from './types.js';
 import type { ServerView } from './views.js';
 
 /**
@@ -58,11 +51,47 @@ export interface NamespaceReservedEventsMap<
   connection: (socket: Socket<ListenEvents, EmitEvents, ServerSideEvents, SocketData>) => void;
 }
 
-/** A broadcast operator of a namespace's events (each acknowledgement gets every client's answer). */
-type Broadcast<EmitEvents extends EventsMap, SocketData> = BroadcastOperator<
-  DecorateAcknowledgementsWithMultipleResponses<EmitEvents>,
-  SocketData
+/**
+ * What an adapter class or factory makes: the members of socket.io-adapter's Adapter that the namespace, its sockets
+ * and its broadcasts use. {@link Adapter} and its subclasses have them (socket.io-adapter's Adapter too).
+ *
+ * @example
+ * const makeAdapter = (nsp: Namespace): AdapterLike => new Adapter(nsp);
+ */
+export type AdapterLike = Pick<
+  Adapter,
+  | 'nsp'
+  | 'rooms'
+  | 'sids'
+  | 'init'
+  | 'close'
+  | 'serverCount'
+  | 'addAll'
+  | 'del'
+  | 'delAll'
+  | 'broadcast'
+  | 'broadcastWithAck'
+  | 'sockets'
+  | 'socketRooms'
+  | 'fetchSockets'
+  | 'addSockets'
+  | 'delSockets'
+  | 'disconnectSockets'
+  | 'serverSideEmit'
+  | 'persistSession'
+  | 'restoreSession'
 >;
+
+/**
+ * The `adapter` option (and `io.adapter(v)`), as socket.io's: an adapter class, constructed with each namespace, or a
+ * function that makes the adapter of a namespace.
+ *
+ * @example
+ * const io = new Server(app, { adapter: Adapter });
+ * io.adapter((nsp) => new MyAdapter(nsp, { verbose: true }));
+ */
+export type AdapterConstructor = (new (nsp: Namespace) => AdapterLike) | ((nsp: Namespace) => AdapterLike);
+
 const on = EventEmitter.prototype.on;
 const once = EventEmitter.prototype.once;
 const listenersOf = EventEmitter.prototype.listeners;
@@ -115,8 +144,8 @@ export class Namespace<
   /** Connected sockets by id. */
   readonly sockets = new Map<string, Socket<ListenEvents, EmitEvents, ServerSideEvents, SocketData>>();
   adapter!: Adapter;
-  /** @internal sockets whose middlewares are still running */
-  readonly _preConnectSockets = new Map<string, Socket>();
+  /** Sockets whose middlewares are still running (private, as in socket.io). */
+  private readonly _preConnectSockets = new Map<string, Socket>();
   /** @internal sockets with onAnyOutgoing listeners */
   readonly _outgoing = new Set<Socket>();
   /** @internal the next ack id */
@@ -133,10 +162,10 @@ export class Namespace<
     this._initAdapter();
   }
 
-  /** @internal */
+  /** @internal (re)creates the adapter: `new` on a class (or a plain function), a call of an arrow function */
   _initAdapter(): void {
-    const Ctor = this.server.adapter() as new (nsp: Namespace) => Adapter;
-    this.adapter = new Ctor(this);
+    const make = this.server.adapter();
+    this.adapter = (isConstructor(make) ? new make(this) : make(this)) as Adapter;
     Promise.resolve(this.adapter.init()).catch((err: unknown) => {
       console.error(`@gale-http/socket.io: the adapter of namespace ${this.name} failed to start`, err);
     });
@@ -235,12 +264,14 @@ export class Namespace<
   override emit<Ev extends EventNamesWithoutAck<EmitEvents>>(event: Ev, ...args: EventParams<EmitEvents, Ev>): boolean {
     return new BroadcastOperator(this.adapter).emit(event as string, ...(args as AnyArgs));
   }
-  send(...args: AnyArgs): this {
-    new BroadcastOperator(this.adapter).emit('message', ...args);
+  /** Emits a 'message' event to every socket of the namespace (typed by the `message` event of `EmitEvents`). */
+  send(...args: EventParams<EmitEvents, 'message'>): this {
+    new BroadcastOperator(this.adapter).emit('message', ...(args as AnyArgs));
     return this;
   }
-  write(...args: AnyArgs): this {
-    new BroadcastOperator(this.adapter).emit('message', ...args);
+  /** The same as `send`. */
+  write(...args: EventParams<EmitEvents, 'message'>): this {
+    new BroadcastOperator(this.adapter).emit('message', ...(args as AnyArgs));
     return this;
   }
 
@@ -369,6 +400,19 @@ export class Namespace<
   }
   disconnectSockets(close = false): void {
     new BroadcastOperator(this.adapter).disconnectSockets(close);
+  }
+}
+
+/**
+ * Whether an adapter option is constructed with `new` (a class, or a plain function, as socket.io does) rather than
+ * called (an arrow function or a method, which `new` refuses). Reflect.construct checks `newTarget` without calling it.
+ */
+function isConstructor(make: AdapterConstructor): make is new (nsp: Namespace) => AdapterLike {
+  try {
+    Reflect.construct(Object, [], make);
+    return true;
+  } catch {
+    return false;
   }
 }
 

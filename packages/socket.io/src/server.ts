@@ -7,10 +7,16 @@ import { type Socket as EioSocket, Server as EngineServer } from '@gale-http/eng
 import { App } from 'gale';
 import { Encoder } from 'socket.io-parser';
 import { Adapter } from './adapter.js';
-import type { BroadcastOperator, RemoteSocket } from './broadcast.js';
+import type { Broadcast, BroadcastOperator, RemoteSocket } from './broadcast.js';
 import { Client, type ClientServer } from './client.js';
 import { serveClientOnApp, serveClientOnNodeServer } from './client-bundle.js';
-import { Namespace, type NamespaceMiddleware, type NamespaceReservedEventsMap, ParentNamespace } from './namespace.js';
+import {
+  type AdapterConstructor,
+  Namespace,
+  type NamespaceMiddleware,
+  type NamespaceReservedEventsMap,
+  ParentNamespace,
+} from './namespace.js';
 import { SessionAwareAdapter } from './session-adapter.js';
 import type { Socket } from './socket.js';
 import type {
@@ -29,7 +35,7 @@ import type {
   ReservedOrUserEventNames,
   ReservedOrUserListener,
 } from './typed-events.js';
-import type { AdapterConstructor, AnyArgs, Listener, ServerOptions } from './types.js';
+import type { BaseServerOptions, Listener } from './types.js';
 
 /**
  * The events the server emits itself (socket.io's ServerReservedEventsMap): its default namespace's, and
@@ -50,17 +56,26 @@ export interface ServerReservedEventsMap<
   new_namespace: (namespace: Namespace<ListenEvents, EmitEvents, ServerSideEvents, SocketData>) => void;
 }
 
+/**
+ * Options of `new Server(app, options)`, with socket.io 4's names and defaults: the Engine.IO server's options
+ * (@gale-http/engine.io's ServerOptions and AttachOptions, `path` defaulting to '/socket.io' here) and Socket.IO's own.
+ *
+ * @example
+ * const io = new Server(app, { path: '/socket.io', pingInterval: 25_000, cors: { origin: 'https://app.example' }, maxHttpBufferSize: 1e6 });
+ */
+export interface ServerOptions extends BaseServerOptions {
+  /**
+   * The adapter (rooms and broadcasts): a class constructed with each namespace, or a function that makes the
+   * adapter of a namespace; default {@link Adapter}, or SessionAwareAdapter with recovery.
+   */
+  adapter?: AdapterConstructor;
+}
+
 type ServerEvents<L extends EventsMap, E extends EventsMap, S extends EventsMap, D> = ServerReservedEventsMap<
   L,
   E,
   S,
   D
->;
-
-/** A broadcast operator of the server's events (each acknowledgement gets every client's answer). */
-type Broadcast<EmitEvents extends EventsMap, SocketData> = BroadcastOperator<
-  DecorateAcknowledgementsWithMultipleResponses<EmitEvents>,
-  SocketData
 >;
 
 /**
@@ -96,6 +111,9 @@ export interface GaleExpressServer {
  * const io = new Server(httpServer); // or new Server(app), new Server(3000)
  */
 export type AttachTarget = App | HttpServer | GaleExpressServer | number | string;
+
+/** What a server is attached to once `attach()` has run (`io.httpServer`): a port becomes an app of its own. */
+type AttachedTo = App | HttpServer | GaleExpressServer;
 
 let serverCount = 0;
 
@@ -142,9 +160,10 @@ export class Server<
   _app: App | undefined;
   /**
    * What Socket.IO is attached to, as socket.io's `httpServer`: the Gale app (the one a port got), or the
-   * node:http server. `io.httpServer.address()` is where it listens.
+   * node:http server. `io.httpServer.address()` is where it listens. Typed as socket.io types it, always there:
+   * it is undefined until `attach()` (or a constructor given what to attach to), and again after `close()`.
    */
-  httpServer: App | HttpServer | GaleExpressServer | undefined;
+  httpServer!: App | HttpServer | GaleExpressServer;
   /** @internal prefix of this server's engine topics (several servers may share an app) */
   readonly _topicPrefix: string;
   /** @internal */
@@ -260,7 +279,7 @@ export class Server<
     };
     if (app !== undefined) {
       this._app = app;
-      this.httpServer = typeof target === 'number' ? app : (target as App | HttpServer | GaleExpressServer);
+      this.httpServer = typeof target === 'number' ? app : (target as AttachedTo);
       if (this.opts.serveClient !== false) serveClientOnApp(app, this._path, this.opts);
       this.engine.attach(app, attach);
     } else {
@@ -363,8 +382,8 @@ export class Server<
       }),
     );
     this.engine.close();
-    const target = this.httpServer;
-    this.httpServer = undefined;
+    const target: AttachedTo | undefined = this.httpServer;
+    (this as { httpServer: AttachedTo | undefined }).httpServer = undefined; // detached (the type says attached)
     this._app = undefined;
     this.engine.detach();
     if (target === undefined) {
@@ -393,11 +412,13 @@ export class Server<
   emit<Ev extends EventNamesWithoutAck<EmitEvents>>(ev: Ev, ...args: EventParams<EmitEvents, Ev>): boolean {
     return this.sockets.emit(ev, ...args);
   }
-  send(...args: AnyArgs): this {
+  /** Emits a 'message' event to every socket of the default namespace (typed by the `message` event of `EmitEvents`). */
+  send(...args: EventParams<EmitEvents, 'message'>): this {
     this.sockets.send(...args);
     return this;
   }
-  write(...args: AnyArgs): this {
+  /** The same as `send`. */
+  write(...args: EventParams<EmitEvents, 'message'>): this {
     this.sockets.send(...args);
     return this;
   }
@@ -549,7 +570,7 @@ function isServerLike(x: unknown): boolean {
 }
 
 /** Closes an app or a node:http server; resolves node's ERR_SERVER_NOT_RUNNING error when it was not listening. */
-function closeServer(target: App | HttpServer | GaleExpressServer): Promise<Error | undefined> {
+function closeServer(target: AttachedTo): Promise<Error | undefined> {
   if (target instanceof App) {
     if (target.address() === null) return Promise.resolve(notRunning());
     return target.close().then(() => undefined);

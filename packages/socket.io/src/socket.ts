@@ -6,12 +6,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket as EioSocket, HttpRequest } from '@gale-http/engine.io';
 import { PacketType } from 'socket.io-parser';
 import type { Adapter } from './adapter.js';
-import { BroadcastOperator } from './broadcast.js';
+import { type Broadcast, BroadcastOperator } from './broadcast.js';
 import { CatchAllListeners } from './catch-all.js';
 import type {
   AllButLast,
   DecorateAcknowledgements,
-  DecorateAcknowledgementsWithMultipleResponses,
   DefaultEventsMap,
   EventNames,
   EventNamesWithAck,
@@ -107,12 +106,6 @@ const emitLocal = EventEmitter.prototype.emit;
 const on = EventEmitter.prototype.on;
 const once = EventEmitter.prototype.once;
 const listenersOf = EventEmitter.prototype.listeners;
-
-/** A broadcast operator of a socket's events (each acknowledgement gets every client's answer). */
-type Broadcast<EmitEvents extends EventsMap, SocketData> = BroadcastOperator<
-  DecorateAcknowledgementsWithMultipleResponses<EmitEvents>,
-  SocketData
->;
 
 /**
  * One client connected to one namespace. The type parameters are socket.io's: the events the client sends, the
@@ -310,14 +303,14 @@ export class Socket<
     return this.newBroadcastOperator().except(room);
   }
 
-  /** Emits a 'message' event. */
-  send(...args: AnyArgs): this {
-    this.untyped.emit('message', ...args);
+  /** Emits a 'message' event (typed by the `message` event of `EmitEvents`). */
+  send(...args: EventParams<EmitEvents, 'message'>): this {
+    this.untyped.emit('message', ...(args as AnyArgs));
     return this;
   }
   /** The same as `send`. */
-  write(...args: AnyArgs): this {
-    this.untyped.emit('message', ...args);
+  write(...args: EventParams<EmitEvents, 'message'>): this {
+    this.untyped.emit('message', ...(args as AnyArgs));
     return this;
   }
 

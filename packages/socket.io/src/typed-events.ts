@@ -43,13 +43,19 @@ export type AllButLast<T extends any[]> = T extends [...infer Head, unknown] ? H
 type EndsWithAck<Map extends EventsMap, K extends EventNames<Map>> =
   Parameters<Map[K]> extends never[] ? false : Last<Parameters<Map[K]>> extends AnyFunction ? true : false;
 
-/** The events whose last argument is an acknowledgement (every event of an untyped map). */
+/**
+ * The events whose last argument is an acknowledgement that answers with a value (every event of an untyped map):
+ * what `emitWithAck` can resolve with. An acknowledgement without arguments (or with only the timeout error) has
+ * nothing to resolve with, so its event is left out, as in socket.io.
+ */
 export type EventNamesWithAck<Map extends EventsMap, K extends EventNames<Map> = EventNames<Map>> =
   IsAny<Last<Parameters<Map[K]>> | Map[K]> extends true
     ? K
     : K extends K
       ? EndsWithAck<Map, K> extends true
-        ? K
+        ? FirstNonErrorArg<Last<Parameters<Map[K]>>> extends void
+          ? never
+          : K
         : never
       : never;
 
@@ -78,12 +84,16 @@ export type EventNamesWithError<Map extends EventsMap, K extends EventNamesWithA
         : never
       : never;
 
-/** The value an acknowledgement gives (the first argument that is not the timeout error). */
+/**
+ * The value an acknowledgement gives (the first argument that is not the timeout error); `any` for an untyped one
+ * (socket.io's, so an untyped `emitWithAck` resolves with `any`).
+ */
 export type FirstNonErrorArg<T> = T extends (...args: infer P) => unknown
   ? P[0] extends Error
     ? P[1]
     : P[0]
-  : unknown;
+  : // biome-ignore lint/suspicious/noExplicitAny: an untyped acknowledgement answers with anything
+    any;
 
 /** Acknowledgements get the timeout error as their first argument (unless they already take one). */
 type PrependTimeoutError<T extends unknown[]> = {

@@ -1,5 +1,6 @@
-// Types of @gale-http/socket.io: server options (socket.io 4's names and defaults, over @gale-http/engine.io's), the handshake,
-// broadcast options and sessions (socket.io-adapter's shapes). No runtime code but ids, `safely` and the reserved names.
+// Types of @gale-http/socket.io: server options but `adapter` (socket.io 4's names and defaults, over
+// @gale-http/engine.io's), the handshake, broadcast options and sessions (socket.io-adapter's shapes). No runtime code
+// but ids, `safely` and the reserved names.
 import { randomBytes } from 'node:crypto';
 import type { AttachOptions, ServerOptions as EngineServerOptions } from '@gale-http/engine.io';
 
@@ -16,19 +17,14 @@ export type AnyArgs = any[];
  */
 export type Listener = (...args: AnyArgs) => void;
 /**
- * Options of `new Server(app, options)`, with socket.io 4's names and defaults: the Engine.IO server's options
- * (@gale-http/engine.io's ServerOptions and AttachOptions, `path` defaulting to '/socket.io' here) and Socket.IO's own.
- *
- * @example
- * const io = new Server(app, { path: '/socket.io', pingInterval: 25_000, cors: { origin: 'https://app.example' }, maxHttpBufferSize: 1e6 });
+ * The options of `new Server(app, options)` but `adapter` (whose type names the Namespace class, above this module;
+ * server.ts's ServerOptions adds it): what the namespaces, sockets and adapters read of them (`server._opts`).
  */
-export interface ServerOptions extends EngineServerOptions, AttachOptions {
+export interface BaseServerOptions extends EngineServerOptions, AttachOptions {
   /** URL path of the Engine.IO endpoint. Default '/socket.io'. */
   path?: string;
   /** ms a connection may stay without joining a namespace. Default 45 000. */
   connectTimeout?: number;
-  /** The adapter class (rooms and broadcasts); default {@link Adapter}, or SessionAwareAdapter with recovery. */
-  adapter?: AdapterConstructor;
   /** Connection state recovery (socket.io ≥ 4.6): missed packets and rooms restored after a short disconnection. */
   connectionStateRecovery?: { maxDisconnectionDuration?: number; skipMiddlewares?: boolean };
   /** Remove dynamic child namespaces once their last socket leaves. Default false. */
@@ -183,10 +179,6 @@ export const RESERVED_EVENTS: ReadonlySet<string> = new Set([
   'newListener',
   'removeListener',
 ]);
-
-/** @internal what an adapter is constructed with (a Namespace; typed loosely to avoid a cycle) */
-// biome-ignore lint/suspicious/noExplicitAny: the namespace type lives in namespace.ts
-export type AdapterConstructor = new (nsp: any) => any;
 
 /**
  * Calls an application callback (listener, ack, middleware result) so that a throw is logged instead of escaping

@@ -4,7 +4,7 @@
 import type { Socket as EioSocket } from '@gale-http/engine.io';
 import type { App } from 'gale';
 import type { Encoder } from 'socket.io-parser';
-import type { AnyArgs, Handshake, Packet, ServerOptions, WriteOptions } from './types.js';
+import type { AnyArgs, BaseServerOptions, Handshake, Packet, WriteOptions } from './types.js';
 
 /**
  * What the modules below the Server use of it: `adapter.nsp.server`, `socket.server`.
@@ -22,7 +22,7 @@ export interface ServerView {
   /** @internal the app the engine routes are on (broadcasts publish through it) */
   readonly _app: App | undefined;
   /** @internal the server's options */
-  readonly _opts: ServerOptions;
+  readonly _opts: BaseServerOptions;
 }
 
 /**
