@@ -167,11 +167,70 @@ pub(crate) unsafe extern "C" fn listen(env: napi_env, info: napi_callback_info) 
     }
 }
 
+/// `close(idleGraceMs)`: graceful close; idle HTTP/1.1 connections stay open for the grace (see close_with_grace).
 pub(crate) unsafe extern "C" fn close(env: napi_env, info: napi_callback_info) -> napi_value {
-    let (_, _, data) = nu::args::<0>(env, info);
+    let (argv, _, data) = nu::args::<1>(env, info);
+    let grace = nu::get_u32(env, argv[0]).unwrap_or(0);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
-    unsafe { server(data) }.close();
+    unsafe { server(data) }.close_with_grace(u64::from(grace));
     nu::undefined(env)
+}
+
+/// `serveAdopted()`: serve connections handed over with `adopt(fd)` (a node:cluster worker's), without a listener.
+pub(crate) unsafe extern "C" fn serve_adopted(
+    env: napi_env,
+    info: napi_callback_info,
+) -> napi_value {
+    let (_, _, data) = nu::args::<0>(env, info);
+    let data = data as *const Server;
+    // SAFETY: as in `listen`: data is the Rc pointer installed by `method`; the bumped count is the Rc the uv
+    // handles keep.
+    let rc = unsafe {
+        Rc::increment_strong_count(data);
+        Rc::from_raw(data)
+    };
+    serve_adopted_on(env, &rc)
+}
+
+#[cfg(unix)]
+fn serve_adopted_on(env: napi_env, server: &Rc<Server>) -> napi_value {
+    match server.serve_adopted() {
+        Ok(()) => nu::undefined(env),
+        Err(e) => nu::throw(env, &format!("serveAdopted: {e}"), false),
+    }
+}
+
+#[cfg(not(unix))]
+fn serve_adopted_on(env: napi_env, _server: &Rc<Server>) -> napi_value {
+    nu::throw(
+        env,
+        "serveAdopted: connections handed over by descriptor are Unix only",
+        false,
+    )
+}
+
+/// `adopt(fd)`: serve a connected TCP socket accepted elsewhere (a copy of `fd`; the caller closes its own).
+/// Returns an error message, or undefined.
+pub(crate) unsafe extern "C" fn adopt(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    let Some(fd) = nu::get_u32(env, argv[0]) else {
+        return nu::throw(env, "adopt(fd): fd must be a descriptor number", true);
+    };
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
+    adopt_on(env, unsafe { server(data) }, fd)
+}
+
+#[cfg(unix)]
+fn adopt_on(env: napi_env, server: &Server, fd: u32) -> napi_value {
+    match server.adopt(fd as std::os::fd::RawFd) {
+        Ok(()) => nu::undefined(env),
+        Err(e) => nu::string(env, e.to_string().as_bytes()),
+    }
+}
+
+#[cfg(not(unix))]
+fn adopt_on(env: napi_env, _server: &Server, _fd: u32) -> napi_value {
+    nu::string(env, b"connections handed over by descriptor are Unix only")
 }
 
 pub(crate) unsafe extern "C" fn force_close(env: napi_env, info: napi_callback_info) -> napi_value {

@@ -64,6 +64,9 @@ pub(crate) struct Conn {
     pub close_after_flush: bool,
     /// The peer sent EOF.
     pub eof: bool,
+    /// Requests parsed on this connection, up to 255. From two on, its client reuses it (keep-alive), so it may be
+    /// sending another when the server closes (`Server::close_with_grace` waits for that one).
+    pub requests: u8,
     /// A PROXY protocol header must come first (the server's `proxy_protocol` option).
     pub proxy_pending: bool,
     /// WebSocket state once upgraded (boxed: most connections never upgrade).
@@ -93,6 +96,7 @@ impl Conn {
             dirty: false,
             close_after_flush: false,
             eof: false,
+            requests: 0,
             proxy_pending: false,
             ws: None,
             tls: None,

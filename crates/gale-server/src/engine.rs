@@ -62,6 +62,10 @@ pub(crate) struct Inner {
     started: Instant,
     pub closing: bool,
     pub closed: bool,
+    /// Serving connections accepted elsewhere (adopt.rs) instead of, or besides, a listener of its own.
+    pub adopting: bool,
+    /// While closing: when idle HTTP/1.1 connections are closed (`Server::close_with_grace`).
+    pub idle_close_at: u64,
     pub ws_routes: Vec<crate::ws::WsRoute>,
     /// Pub/sub: topic → socket ids.
     pub topics: gale_ws::Topics<u32>,
@@ -155,6 +159,8 @@ impl Inner {
             started: Instant::now(),
             closing: false,
             closed: false,
+            adopting: false,
+            idle_close_at: 0,
             ws_routes: Vec::new(),
             topics: gale_ws::Topics::new(),
             ws_serial: 0,
@@ -405,6 +411,10 @@ impl Inner {
             }
             match c.phase {
                 Phase::Lingering if age > 2_000 => expired.push((cid, None, false)),
+                // Closing, and idle past close's grace: no request came.
+                Phase::Head if self.closing && c.is_idle() && now >= self.idle_close_at => {
+                    expired.push((cid, None, false))
+                }
                 // A TLS handshake that never finishes: closed like a head that never ends.
                 Phase::Head
                     if age > cfg.headers_timeout_ms

@@ -3,6 +3,8 @@
 //! synchronously, on the JS thread (and in-process connections, `app.request`, whose bytes never leave memory: mem.rs).
 //! Depends on the sans-IO crates (gale-http, gale-router) and never names napi: JS is behind `Handler`.
 
+#[cfg(unix)]
+mod adopt;
 mod batch;
 mod compress;
 mod conn;

@@ -208,7 +208,11 @@ impl Server {
             .min(cfg.keep_alive_timeout_ms)
             .min(cfg.request_timeout_ms)
             .min(ws_idle);
-        let every = (shortest / 4).clamp(10, 1000);
+        let mut every = (shortest / 4).clamp(10, 1000);
+        if inner.closing {
+            // Idle connections wait out close's grace (a fraction of a second): count it finely.
+            every = 10;
+        }
         // SAFETY: tick is a live timer (created by ensure_timers, closed only by teardown).
         unsafe { uv::timer_start(tick, on_tick, every, every) };
     }
@@ -267,9 +271,19 @@ impl Server {
         Ok(())
     }
 
-    /// Graceful shutdown: stop accepting, close idle connections, answer in-flight requests with
-    /// `Connection: close`. `Event::Closed` follows once every connection is gone.
+    /// Graceful shutdown with idle connections closed at once: see [`Server::close_with_grace`].
     pub fn close(&self) {
+        self.close_with_grace(0);
+    }
+
+    /// Graceful shutdown: stop accepting, answer in-flight requests with `Connection: close`, send WebSockets a
+    /// 1001 close and HTTP/2 connections a GOAWAY. An idle HTTP/1.1 connection whose client has been reusing it
+    /// (two requests or more) stays open for `idle_grace_ms`: the client may be sending the next request right now
+    /// (a keep-alive client sends it the moment it has an answer), and closing under it would lose that request;
+    /// one that comes is answered with `Connection: close`, and those still idle after the grace are closed. Other
+    /// idle connections, and all of them with a grace of 0, close at once. `Event::Closed` follows once every
+    /// connection is gone.
+    pub fn close_with_grace(&self, idle_grace_ms: u64) {
         // (The endpoint is taken out of its cell before its tasks run: they may call back into the server.)
         #[cfg(unix)]
         if let Some(q) = self.quic.borrow().clone() {
@@ -280,10 +294,11 @@ impl Server {
             let mut inner = self.inner.borrow_mut();
             inner.closing = true;
             inner.stop_listening();
+            inner.idle_close_at = inner.now.saturating_add(idle_grace_ms);
             let idle: Vec<usize> = inner
                 .conns
                 .iter()
-                .filter(|(_, c)| c.is_idle())
+                .filter(|(_, c)| c.is_idle() && (idle_grace_ms == 0 || c.requests < 2))
                 .map(|(k, _)| k)
                 .collect();
             for cid in idle {
@@ -298,6 +313,12 @@ impl Server {
                 }
             }
             inner.maybe_finished();
+        }
+        if idle_grace_ms > 0 {
+            // The grace is counted by the tick: now fine enough for it.
+            if let Some(h) = self.handles.get() {
+                self.start_tick(h.tick);
+            }
         }
         self.after_call();
     }

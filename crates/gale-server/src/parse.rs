@@ -96,6 +96,7 @@ impl Inner {
             return Step::Stop;
         };
         conn.inflight.push_back(idx);
+        conn.requests = conn.requests.saturating_add(1);
         let mem = match conn.io {
             Io::Mem(p) => Some(p),
             _ => None,

@@ -15,7 +15,12 @@ export interface NativeServer {
     port: number,
     io: IoBackend,
   ): [address: [address: string, port: number, family: string], backend: 'uring' | 'epoll', fallback?: string];
-  close(): void;
+  /** Graceful close; idle HTTP/1.1 connections stay open `idleGraceMs` for a request that may be on its way. */
+  close(idleGraceMs: number): void;
+  /** Serve connections handed over with `adopt` (a node:cluster worker's), without a listener of its own (Unix). */
+  serveAdopted(): void;
+  /** Serve the connected TCP socket `fd` (the engine takes a copy); an error message when it cannot. */
+  adopt(fd: number): string | undefined;
   forceClose(): void;
   connections(): number;
   /** [connections, websockets, requestsInFlight, requestRecords, requestsTotal, pendingOutput, acceptPaused] */
