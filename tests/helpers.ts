@@ -115,9 +115,11 @@ export async function startApp(setup: (app: App) => void, opts?: GaleOptions): P
   if (typeof port !== 'number' || port <= 0)
     throw new Error(`app.listen() returned a bad address: ${JSON.stringify(addr)}`);
   let closing: Promise<void> | undefined;
+  // idleGrace 0: a test's idle keep-alive connections carry no request that closing could lose, so the app closes
+  // without waiting close()'s grace for one (tests of shutdown itself call app.close() with its defaults).
   const close = (timeoutMs = 1000): Promise<void> => {
     closing ??= withTimeout(
-      Promise.resolve(app.close({ timeout: timeoutMs })).then(() => undefined),
+      Promise.resolve(app.close({ timeout: timeoutMs, idleGrace: 0 })).then(() => undefined),
       timeoutMs + 4000,
       'app.close()',
     );

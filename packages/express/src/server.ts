@@ -105,24 +105,30 @@ export class ExpressServer extends EventEmitter {
     this.g = g;
     this.register();
     g.notFound((req, res) => this.dispatch(req, res, this.fallback));
-    // Bound at once, as node:http binds in listen(): address() answers right after app.listen() returns.
+    // Bound at once, as node:http binds in listen(): address() answers right after app.listen() returns. In a
+    // node:cluster worker the primary binds, and the address comes with 'listening', as on node:http.
     g.listen(port, host ?? '::', (err) => {
       if (err !== undefined) {
         this.fail(err, cb);
         return;
       }
+      this.bound(g);
       this.emit('listening');
       cb?.();
     });
-    const a = g.address();
-    if (a !== null) {
-      this.addr = a;
-      this.ctx.localAddress = a.address;
-      this.ctx.localPort = a.port;
-      this.ctx.family = a.family;
-      this.listening = true;
-    }
+    this.bound(g);
     return this;
+  }
+
+  /** Takes the address the app is bound to, once it is. */
+  private bound(g: App): void {
+    const a = g.address();
+    if (a === null || this.addr !== null) return;
+    this.addr = a;
+    this.ctx.localAddress = a.address;
+    this.ctx.localPort = a.port;
+    this.ctx.family = a.family;
+    this.listening = true;
   }
 
   private fail(err: Error, cb: ListenCb | undefined): void {

@@ -47,6 +47,7 @@ import { isStreamSource } from './stream.js';
 import { nativeHttp2, nativeHttp3, nativeTls, type TlsOptions } from './tls.js';
 import { runHandler, TracedResponse, traceError, traceRequest, tracingOn } from './tracing.js';
 import { type ViewEngine, Views } from './views.js';
+import { listenViaPrimary, viaPrimary } from './worker-listen.js';
 import type { PublishOptions, WsData } from './ws.js';
 import { WsHub } from './ws-route.js';
 
@@ -85,6 +86,10 @@ export class App<S extends object = object> extends Router<S> {
   /** Turns entries into routes (and the notFound fallback) as they are added. */
   private readonly registrar: Registrar;
   private listening = false;
+  /** Every worker binds the port itself (SO_REUSEPORT), rather than taking connections from a cluster primary. */
+  private readonly reusePort: boolean;
+  /** In a node:cluster worker: the primary's listening socket, as this worker's share of it. */
+  private primaryListener: import('node:net').Server | undefined;
   /**
    * The I/O backend the engine listens with (`listen({ io })`): `'uring'` or `'epoll'` (the readiness poller,
    * on every platform); undefined before `listen`.
@@ -114,6 +119,7 @@ export class App<S extends object = object> extends Router<S> {
     const { development, logger, ...engine } = options;
     // In a gale.cluster() worker every app shares its port with the other workers (SO_REUSEPORT).
     if (engine.reusePort === undefined && hooks.reusePort) engine.reusePort = true;
+    this.reusePort = engine.reusePort === true;
     this.dev = development ?? process.env.NODE_ENV === 'development';
     this.errorFormat = options.errorFormat ?? 'negotiate';
     this.caseSensitive = options.caseSensitive ?? false;
@@ -428,6 +434,15 @@ export class App<S extends object = object> extends Router<S> {
   listen(...args: unknown[]): Promise<AddressInfo> | this {
     const cb = typeof args[args.length - 1] === 'function' ? (args.pop() as ListenCallback) : undefined;
     const [portOrOptions, hostArg] = args as [number | ListenOptions | undefined, string | undefined];
+    if (viaPrimary(typeof portOrOptions === 'object' ? portOrOptions : {}, this.reusePort)) {
+      const bound = this.bindViaPrimary(portOrOptions, hostArg);
+      if (cb === undefined) return bound;
+      bound.then(
+        () => cb(),
+        (err: Error) => cb(err),
+      );
+      return this;
+    }
     if (cb === undefined) {
       try {
         return Promise.resolve(this.bind(portOrOptions, hostArg));
@@ -457,9 +472,39 @@ export class App<S extends object = object> extends Router<S> {
 
   /** Binds the listener now (the native listen is synchronous) and returns the address. */
   private bind(portOrOptions: number | ListenOptions | undefined = 0, hostArg = '0.0.0.0'): AddressInfo {
+    const o = this.configure(portOrOptions, hostArg);
+    const host = o.host ?? '0.0.0.0';
+    const [[address, boundPort, family], backend, fallback] = this.n.listen(host, o.port ?? 0, ioChoice(o.io));
+    this.ioBackend = backend;
+    if (fallback !== undefined) this.logger.warn(`gale: io_uring cannot be used: ${fallback}; listening with epoll`);
+    this.listening = true;
+    return this.bound_({ address, port: boundPort, family });
+  }
+
+  /** In a node:cluster worker: takes its connections from the primary, which owns the socket (worker-listen.ts). */
+  private async bindViaPrimary(portOrOptions: number | ListenOptions | undefined = 0, hostArg = '0.0.0.0') {
+    const o = this.configure(portOrOptions, hostArg);
+    if (ioChoice(o.io) === 'uring') {
+      this.logger.warn('gale: io_uring cannot be used: connections come from the node:cluster primary; using epoll');
+    }
+    this.ioBackend = 'epoll';
+    this.listening = true;
+    const warn = (m: string) => this.logger.warn(m);
+    const { server, address } = await listenViaPrimary(this.n, o.port ?? 0, o.host ?? '0.0.0.0', warn).catch(
+      (err: Error) => {
+        this.listening = false;
+        throw err;
+      },
+    );
+    this.primaryListener = server;
+    if (this.closed !== undefined) server.close();
+    return this.bound_({ address: address.address, port: address.port, family: address.family });
+  }
+
+  /** What listen() sets before it binds: checked options, HTTP/2, HTTP/3, TLS (and its reload on SIGHUP). */
+  private configure(portOrOptions: number | ListenOptions | undefined, hostArg: string): ListenOptions {
     checkListen(portOrOptions, hostArg);
     const o = typeof portOrOptions === 'object' ? portOrOptions : { port: portOrOptions, host: hostArg };
-    const host = o.host ?? '0.0.0.0';
     const http2 = nativeHttp2(o.http2, o.tls);
     this.n.setHttp2(http2);
     this.http2 = http2 !== null;
@@ -480,11 +525,11 @@ export class App<S extends object = object> extends Router<S> {
         this.offHup = () => process.off('SIGHUP', onHup);
       }
     }
-    const [[address, boundPort, family], backend, fallback] = this.n.listen(host, o.port ?? 0, ioChoice(o.io));
-    this.ioBackend = backend;
-    if (fallback !== undefined) this.logger.warn(`gale: io_uring cannot be used: ${fallback}; listening with epoll`);
-    this.listening = true;
-    const bound = { address, port: boundPort, family };
+    return o;
+  }
+
+  /** Records the bound address (app.address()) and tells the scale hooks. */
+  private bound_(bound: AddressInfo): AddressInfo {
     this.bound = bound;
     hooks.listening?.(this, bound);
     return bound;
@@ -569,10 +614,17 @@ export class App<S extends object = object> extends Router<S> {
   }
 
   /**
-   * Stops accepting, lets in-flight requests finish (answered with `Connection: close`), closes idle
-   * keep-alive connections, and after `timeout` ms (if given) closes whatever is left.
+   * Stops accepting, lets in-flight requests finish (answered with `Connection: close`), closes idle keep-alive
+   * connections, and after `timeout` ms (if given) closes whatever is left. An idle connection whose client has
+   * been reusing it (keep-alive, two requests or more) stays open for `idleGrace` ms (default 100) first: the client
+   * may be sending the next request that moment, and a request that comes is answered (with `Connection: close`)
+   * instead of being lost, as a process manager's reload under load needs; 0 closes them at once. In a
+   * node:cluster worker the primary stops sending this worker connections first.
+   *
+   * @example
+   * process.on('SIGINT', () => void app.close({ timeout: 10_000 }).then(() => process.exit(0)));
    */
-  close(options: { timeout?: number } = {}): Promise<void> {
+  close(options: { timeout?: number; idleGrace?: number } = {}): Promise<void> {
     if (this.closed) return this.closed;
     hooks.draining.add(this); // readiness (gale health) answers 503 from now on
     this.offHup?.();
@@ -588,7 +640,8 @@ export class App<S extends object = object> extends Router<S> {
       timer = setTimeout(() => this.n.forceClose(), options.timeout);
       timer.unref();
     }
-    this.n.close();
+    this.primaryListener?.close();
+    this.n.close(options.idleGrace ?? 100);
     this.bound = undefined;
     // Event streams never end by themselves: end them so in-flight requests can finish.
     for (const stream of [...this.host.sse]) stream.close();

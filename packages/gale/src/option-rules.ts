@@ -133,6 +133,7 @@ export function checkListen(portOrOptions: unknown, host: unknown): void {
         }),
       ),
       io: oneOf('auto', 'uring', 'epoll'),
+      exclusive: bool,
     });
     const tls = (portOrOptions as { tls?: unknown }).tls;
     if (tls !== undefined) {

@@ -224,6 +224,12 @@ export interface ListenOptions {
    * console.log(app.ioBackend); // 'uring', or 'epoll' after a logged fallback
    */
   io?: IoBackend;
+  /**
+   * In a node:cluster worker (pm2's cluster mode, `cluster.fork()`), listen on a socket of the worker's own instead
+   * of taking connections from the primary, as node's `listen({ exclusive: true })`. Without it a worker shares the
+   * primary's socket as node:http workers do (see docs/guides/scaling-out.md).
+   */
+  exclusive?: boolean;
 }
 
 /** The engine's I/O backend (`listen({ io })`). */
