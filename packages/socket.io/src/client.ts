@@ -41,6 +41,8 @@ export class Client implements SocketClient {
   readonly nsps = new Map<string, Socket>();
   private readonly decoder: Decoder;
   private connectTimeout: NodeJS.Timeout | undefined;
+  /** The input being decoded is binary (an attachment): see ondata. */
+  private binaryInput = false;
 
   constructor(server: ClientServer, conn: EioSocket) {
     this.server = server;
@@ -123,6 +125,8 @@ export class Client implements SocketClient {
   }
 
   private ondata(data: string | Buffer): void {
+    // A packet decoded from binary input is one whose attachments just came (a binary event or ack).
+    this.binaryInput = typeof data !== 'string';
     try {
       this.decoder.add(data);
     } catch (err) {
@@ -136,7 +140,7 @@ export class Client implements SocketClient {
       this.connect(packet.nsp, packet.data);
     } else if (socket !== undefined && packet.type !== PacketType.CONNECT && packet.type !== PacketType.CONNECT_ERROR) {
       // socket.io hands the packet over in process.nextTick; in order and at once here (no tick per event).
-      socket._onpacket(packet);
+      socket._onpacket(packet, this.binaryInput);
     } else {
       this.close();
     }
