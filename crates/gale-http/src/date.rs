@@ -26,6 +26,8 @@ pub struct DateCache {
     secs: u64,
     /// The `Date` line (its first `LINE_LEN` bytes), then the fixed lines from `set_fixed_lines`.
     line: Vec<u8>,
+    /// The connection lines of a response that keeps its connection open (`set_keep_alive`); empty for none.
+    keep_alive: Vec<u8>,
 }
 
 impl DateCache {
@@ -34,6 +36,7 @@ impl DateCache {
         let mut cache = DateCache {
             secs: 0,
             line: vec![0; LINE_LEN],
+            keep_alive: Vec::new(),
         };
         cache.format(clamp_secs(now));
         cache
@@ -68,6 +71,36 @@ impl DateCache {
     pub fn set_fixed_lines(&mut self, lines: &[u8]) {
         self.line.truncate(LINE_LEN);
         self.line.extend_from_slice(lines);
+    }
+
+    /// What a response that keeps its connection open says of it, as node:http writes it: `Connection: keep-alive`
+    /// and `Keep-Alive: timeout=<seconds>` (the idle timeout, whole seconds); `None` says nothing (an HTTP/1.1
+    /// connection is persistent without it). See [`crate::encode_head`].
+    ///
+    /// ```
+    /// use gale_http::DateCache;
+    /// use std::time::UNIX_EPOCH;
+    ///
+    /// let mut date = DateCache::new(UNIX_EPOCH);
+    /// date.set_keep_alive(Some(5));
+    /// assert_eq!(date.keep_alive_lines(), b"Connection: keep-alive\r\nKeep-Alive: timeout=5\r\n");
+    /// date.set_keep_alive(None);
+    /// assert_eq!(date.keep_alive_lines(), b"");
+    /// ```
+    pub fn set_keep_alive(&mut self, timeout_secs: Option<u64>) {
+        self.keep_alive.clear();
+        if let Some(secs) = timeout_secs {
+            self.keep_alive
+                .extend_from_slice(b"Connection: keep-alive\r\nKeep-Alive: timeout=");
+            self.keep_alive
+                .extend_from_slice(itoa::Buffer::new().format(secs).as_bytes());
+            self.keep_alive.extend_from_slice(b"\r\n");
+        }
+    }
+
+    /// The lines `set_keep_alive` set (empty when none).
+    pub fn keep_alive_lines(&self) -> &[u8] {
+        &self.keep_alive
     }
 
     fn format(&mut self, secs: u64) {

@@ -131,6 +131,8 @@ pub fn encode_head(
     }
     if !keep_alive {
         out.extend_from_slice(b"Connection: close\r\n");
+    } else if !date.keep_alive_lines().is_empty() {
+        out.extend_from_slice(date.keep_alive_lines());
     } else if minor == 0 {
         out.extend_from_slice(b"Connection: keep-alive\r\n");
     }
@@ -167,8 +169,8 @@ pub fn write_chunk_header(out: &mut Vec<u8>, len: usize) {
 }
 
 /// Makes a head already encoded at the start of `out` say `Connection: close` (server shutdown decided it after
-/// the head was written): a `Connection: keep-alive` line is replaced, else the line is added before the blank
-/// line. The body after the head is not touched.
+/// the head was written): a `Connection: keep-alive` line is replaced (and the `Keep-Alive` line after it goes),
+/// else the line is added before the blank line. The body after the head is not touched.
 pub fn mark_close(out: &mut Vec<u8>) {
     let Some(end) = out.windows(4).position(|w| w == b"\r\n\r\n") else {
         return;
@@ -178,7 +180,13 @@ pub fn mark_close(out: &mut Vec<u8>) {
         .windows(24)
         .position(|w| w == b"Connection: keep-alive\r\n")
     {
-        out.splice(p..p + 24, b"Connection: close\r\n".iter().copied());
+        let mut to = p + 24;
+        if head[to..].starts_with(b"Keep-Alive: ") {
+            if let Some(eol) = head[to..].windows(2).position(|w| w == b"\r\n") {
+                to += eol + 2;
+            }
+        }
+        out.splice(p..to, b"Connection: close\r\n".iter().copied());
     } else if !head.windows(19).any(|w| w == b"Connection: close\r\n") {
         out.splice(end + 2..end + 2, b"Connection: close\r\n".iter().copied());
     }
@@ -449,6 +457,39 @@ mod tests {
     }
 
     #[test]
+    fn keep_alive_lines_as_node_writes_them() {
+        let mut d = date();
+        d.set_keep_alive(Some(5));
+        let head = ResponseHead {
+            status: 200,
+            reason: b"",
+            content_type: b"",
+            fields: b"",
+            body_len: Some(2),
+        };
+        for minor in [0, 1] {
+            let mut out = Vec::new();
+            assert!(encode_head(&mut out, &head, &d, minor, true).keep_alive);
+            let s = String::from_utf8(out).unwrap();
+            assert!(
+                s.ends_with(
+                    "Content-Length: 2\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n"
+                ),
+                "{s}"
+            );
+        }
+        // A closing response says only that.
+        let mut out = Vec::new();
+        encode_head(&mut out, &head, &d, 1, false);
+        let s = String::from_utf8(out).unwrap();
+        assert!(
+            s.ends_with("Content-Length: 2\r\nConnection: close\r\n\r\n")
+                && !s.contains("Keep-Alive"),
+            "{s}"
+        );
+    }
+
+    #[test]
     fn mark_close_inserts_replaces_or_keeps() {
         let cases: &[(&str, &str)] = &[
             (
@@ -462,6 +503,10 @@ mod tests {
             (
                 "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n",
                 "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n",
+            ),
+            (
+                "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\nContent-Length: 2\r\n\r\nok",
+                "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
             ),
             (
                 "HTTP/1.1 200 OK\r\n\r\nConnection: keep-alive\r\n",

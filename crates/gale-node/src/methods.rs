@@ -186,6 +186,12 @@ fn config(env: napi_env, opts: napi_value) -> Config {
     if let Some(b) = bool_opt(env, opts, c"reusePort") {
         c.reuse_port = b;
     }
+    if let Some(b) = bool_opt(env, opts, c"keepAliveHeader") {
+        c.keep_alive_header = b;
+    }
+    if let Some(b) = bool_opt(env, opts, c"decodeParams") {
+        c.decode_params = b;
+    }
     if let Some(b) = bool_opt(env, opts, c"caseSensitive") {
         c.router.case_sensitive = b;
     }
@@ -234,12 +240,13 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     unsafe { sys::napi_create_object(env, &mut obj) };
     // (name, callback, arity): the arity becomes the function's `length`, which tests/api/binding-interface.test.ts
     // compares with the NativeServer interface in packages/gale/src/native.ts.
-    let table: [(&CStr, Cb, u32); 52] = [
+    let table: [(&CStr, Cb, u32); 53] = [
         (c"route", crate::setup::route, 3),
         (c"fixed", crate::setup::fixed, 5),
         (c"listen", crate::setup::listen, 3),
         (c"close", crate::setup::close, 1),
         (c"serveAdopted", crate::setup::serve_adopted, 0),
+        (c"setKeepAliveTimeout", crate::setup::keep_alive, 1),
         (c"adopt", crate::setup::adopt, 1),
         (c"forceClose", crate::setup::force_close, 0),
         (c"connections", crate::setup::connections, 0),

@@ -146,13 +146,18 @@ pub(crate) unsafe extern "C" fn listen(env: napi_env, info: napi_callback_info) 
             ],
         ),
         Err(e) => {
-            let code = match e.kind() {
-                std::io::ErrorKind::AddrInUse => "EADDRINUSE",
-                std::io::ErrorKind::PermissionDenied => "EACCES",
-                std::io::ErrorKind::AddrNotAvailable => "EADDRNOTAVAIL",
-                _ => "ELISTEN",
+            // node:http's codes and texts (libuv's), so code that matches on either works the same.
+            let (code, text) = match e.kind() {
+                std::io::ErrorKind::AddrInUse => {
+                    ("EADDRINUSE", "address already in use".to_string())
+                }
+                std::io::ErrorKind::PermissionDenied => ("EACCES", "permission denied".to_string()),
+                std::io::ErrorKind::AddrNotAvailable => {
+                    ("EADDRNOTAVAIL", "address not available".to_string())
+                }
+                _ => ("ELISTEN", e.to_string()),
             };
-            let msg = format!("listen {code}: {e} ({host}:{port})\0");
+            let msg = format!("listen {code}: {text} {host}:{port}\0");
             let code = format!("{code}\0");
             // SAFETY: both strings are NUL-terminated.
             unsafe {
@@ -173,6 +178,21 @@ pub(crate) unsafe extern "C" fn close(env: napi_env, info: napi_callback_info) -
     let grace = nu::get_u32(env, argv[0]).unwrap_or(0);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     unsafe { server(data) }.close_with_grace(u64::from(grace));
+    nu::undefined(env)
+}
+
+/// `setKeepAliveTimeout(ms)`: the idle keep-alive timeout from now on (node:http's `server.keepAliveTimeout =`).
+pub(crate) unsafe extern "C" fn keep_alive(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    let Some(ms) = nu::get_u32(env, argv[0]) else {
+        return nu::throw(
+            env,
+            "setKeepAliveTimeout(ms): ms must be a number of milliseconds",
+            true,
+        );
+    };
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
+    unsafe { server(data) }.set_keep_alive_timeout(u64::from(ms));
     nu::undefined(env)
 }
 

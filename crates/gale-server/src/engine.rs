@@ -135,6 +135,11 @@ pub(crate) enum Step {
 impl Inner {
     pub fn new(cfg: Config) -> std::io::Result<Inner> {
         let error_format = cfg.error_format;
+        let mut date = DateCache::new(SystemTime::now());
+        date.set_keep_alive(
+            cfg.keep_alive_header
+                .then_some(cfg.keep_alive_timeout_ms / 1000),
+        );
         Ok(Inner {
             router: Router::new(cfg.router),
             cfg,
@@ -145,7 +150,7 @@ impl Inner {
             fixed: Vec::new(),
             mounts: Vec::new(),
             fallback: None,
-            date: DateCache::new(SystemTime::now()),
+            date,
             hdr_scratch: Vec::new(),
             param_scratch: Vec::new(),
             discard: Vec::new(),

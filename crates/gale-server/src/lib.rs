@@ -78,6 +78,12 @@ pub struct Config {
     pub request_timeout_ms: u64,
     /// An idle keep-alive connection is closed after this. Default 65 s.
     pub keep_alive_timeout_ms: u64,
+    /// Responses that keep their connection open say so as node:http's do (`Connection: keep-alive`, `Keep-Alive:
+    /// timeout=<keep_alive_timeout in s>`). Default true.
+    pub keep_alive_header: bool,
+    /// Route parameters reach JS percent-decoded (a malformed escape is the engine's 400). False: as sent, for a
+    /// layer that decodes them itself (the Express layer, whose error handlers see the URIError). Default true.
+    pub decode_params: bool,
     /// Router matching options (case sensitivity, strict trailing slash).
     pub router: RouterOptions,
     /// Most requests in flight on one connection before reading from it pauses.
@@ -136,6 +142,8 @@ impl Default for Config {
             headers_timeout_ms: 60_000,
             request_timeout_ms: 300_000,
             keep_alive_timeout_ms: 65_000,
+            keep_alive_header: true,
+            decode_params: true,
             router: RouterOptions {
                 case_sensitive: false,
                 strict: false,

@@ -271,6 +271,19 @@ impl Server {
         Ok(())
     }
 
+    /// Sets how long an idle keep-alive connection stays open (and what responses' `Keep-Alive` line says), for the
+    /// connections from now on and the idle ones already open (node:http's `server.keepAliveTimeout =`).
+    pub fn set_keep_alive_timeout(&self, ms: u64) {
+        let mut inner = self.inner.borrow_mut();
+        inner.cfg.keep_alive_timeout_ms = ms;
+        let header = inner.cfg.keep_alive_header.then_some(ms / 1000);
+        inner.date.set_keep_alive(header);
+        drop(inner);
+        if let Some(h) = self.handles.get() {
+            self.start_tick(h.tick);
+        }
+    }
+
     /// Graceful shutdown with idle connections closed at once: see [`Server::close_with_grace`].
     pub fn close(&self) {
         self.close_with_grace(0);

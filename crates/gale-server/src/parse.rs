@@ -201,7 +201,7 @@ impl Inner {
                         end: base + e,
                     };
                     let raw = span.get(&req.head);
-                    if memchr_pct(raw) {
+                    if self.cfg.decode_params && memchr_pct(raw) {
                         let start = req.param_buf.len() as u32;
                         let mut tmp = std::mem::take(&mut self.discard);
                         if decode_param(raw, &mut tmp).is_err() {

@@ -17,6 +17,8 @@ export interface NativeServer {
   ): [address: [address: string, port: number, family: string], backend: 'uring' | 'epoll', fallback?: string];
   /** Graceful close; idle HTTP/1.1 connections stay open `idleGraceMs` for a request that may be on its way. */
   close(idleGraceMs: number): void;
+  /** The idle keep-alive timeout (and the `Keep-Alive` line of responses) from now on. */
+  setKeepAliveTimeout(ms: number): void;
   /** Serve connections handed over with `adopt` (a node:cluster worker's), without a listener of its own (Unix). */
   serveAdopted(): void;
   /** Serve the connected TCP socket `fd` (the engine takes a copy); an error message when it cannot. */
@@ -146,6 +148,8 @@ export type NativeOptions = Pick<
   | 'proxyProtocol'
   | 'compression'
   | 'reusePort'
+  | 'keepAliveHeader'
+  | 'decodeParams'
   | 'caseSensitive'
   | 'strict'
   | 'errorFormat'
