@@ -387,6 +387,24 @@ const EXAMPLES: Example[] = [
   },
   {
     file: 'docs/guides/socket-io.md',
+    match: "socket.on('chat', (text: string) => io.emit('chat', text));",
+    async check(base) {
+      // Socket.IO on a node:http server with an Express app: the bundle, then a chat message over WebSocket.
+      const bundle = await fetch(`${base}/socket.io/socket.io.js`);
+      assert.equal(bundle.status, 200);
+      await bundle.arrayBuffer();
+      const a = ioClient(base, { reconnection: false });
+      const b = ioClient(base, { transports: ['websocket'], reconnection: false });
+      await Promise.all([a, b].map((c) => new Promise<void>((resolve) => c.once('connect', () => resolve()))));
+      const got = new Promise((resolve) => a.once('chat', resolve));
+      b.emit('chat', 'over node:http');
+      assert.equal(await got, 'over node:http');
+      a.close();
+      b.close();
+    },
+  },
+  {
+    file: 'docs/guides/socket-io.md',
     match: "engine.on('connection', (socket) => {",
     async check(base) {
       const socket = new EioClient(base, { path: '/engine.io' });
@@ -527,6 +545,15 @@ const EXAMPLES: Example[] = [
     async check(base) {
       const got = (await (await fetch(base)).json()) as { worker: number | null; pid: number };
       assert.ok(got.worker === 0 || got.worker === 1, JSON.stringify(got));
+    },
+  },
+  {
+    file: 'docs/guides/scaling-out.md',
+    match: 'const stop = () => void app.close({ timeout: 10_000 }).then(() => process.exit(0));',
+    gracefulStop: true,
+    async check(base) {
+      const { pid } = (await (await fetch(base)).json()) as { pid: number };
+      assert.ok(Number.isInteger(pid));
     },
   },
   {

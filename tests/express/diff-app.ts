@@ -313,6 +313,8 @@ export const REQUESTS: Req[] = [
   { path: '/', method: 'POST' },
   { path: '/users/42' },
   { path: '/users/a%20b' },
+  // A malformed escape in a route parameter: Express's error handler gets the URIError (status 400).
+  { path: '/users/%E0%A4%A' },
   { path: '/users/1/books/2' },
   { path: '/USERS/7' },
   { path: '/users/7/' },
@@ -462,6 +464,9 @@ export const HEADERS = [
   'x-two',
   'x-file',
   'x-head',
+  // node:http's persistent-connection lines, Keep-Alive with Express's 5 s.
+  'connection',
+  'keep-alive',
 ];
 
 export interface Answer {

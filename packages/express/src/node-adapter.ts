@@ -22,6 +22,26 @@ export class NodeSourceRequest {
   get httpVersion(): string {
     return this.r.httpVersion;
   }
+  get rawHeaders(): string[] {
+    return this.r.rawHeaders;
+  }
+  /** node:http's own on Node ≥ 26; before that, one that aborts when the request closes unfinished. */
+  get signal(): AbortSignal {
+    const own = (this.r as { signal?: AbortSignal }).signal;
+    if (own !== undefined) return own;
+    if (this.ac === undefined) {
+      const ac = new AbortController();
+      this.ac = ac;
+      this.r.once('close', () => {
+        if (!this.r.complete || !this.r.readableEnded) ac.abort();
+      });
+    }
+    return this.ac.signal;
+  }
+  private ac: AbortController | undefined;
+  get headersDistinct(): Record<string, string[] | undefined> {
+    return this.r.headersDistinct;
+  }
   get remoteAddress(): string {
     return this.r.socket?.remoteAddress ?? '';
   }

@@ -141,6 +141,8 @@ function isNodeSink(g: GaleResponse): boolean {
 
 function emitFinish(res: NodeResponse): void {
   res._done = true;
+  // node:http lets go of the socket as the response finishes, before the app's 'finish' listeners run.
+  res._detached = true;
   res.emit('prefinish');
   res.emit('finish');
   res.emit('close');
@@ -163,8 +165,10 @@ export class NodeResponse {
   _header: boolean | string = false;
   /** True once end() was called (Node's `finished`). */
   finished = false;
-  /** @internal 'finish' was emitted */
+  /** @internal the engine has the whole response (writableFinished) */
   _done = false;
+  /** @internal 'finish' came: res.socket is null from then on, as on node:http */
+  _detached = false;
   /** @internal */ _clen: HeaderValue | undefined = undefined;
   /** @internal */ _te: HeaderValue | undefined = undefined;
   /** @internal the head went to Gale as a streamed (chunked) response */
@@ -214,10 +218,10 @@ export class NodeResponse {
     return false;
   }
   get socket(): SocketView | null {
-    return this.req.socket;
+    return this._detached ? null : this.req.socket;
   }
   get connection(): SocketView | null {
-    return this.req.socket;
+    return this._detached ? null : this.req.socket;
   }
 
   /** @internal forward Gale's drain and client-gone events (installed when someone listens) */
@@ -422,8 +426,11 @@ export class NodeResponse {
       }
     }
     if (cb) this.once('finish', cb);
-    if (this._events !== undefined || this.req._readableState !== undefined) process.nextTick(emitFinish, this);
-    else this._done = true;
+    // The engine has the whole response: finished for writableFinished at once, as node:http is once its socket took
+    // the bytes; 'finish' comes on the next tick.
+    const emit = this._events !== undefined || this.req._readableState !== undefined;
+    this._done = true;
+    if (emit) process.nextTick(emitFinish, this);
     return this;
   }
 

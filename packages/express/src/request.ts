@@ -111,19 +111,17 @@ export class ExpressRequest {
   set headers(v: Headers) {
     this._hdrs = v;
   }
-  /** Names and values in arrival order (names as Gale keeps them: lower-case). */
+  /** Names and values as the client sent them, in arrival order, names in its case (node:http's `rawHeaders`). */
   get rawHeaders(): string[] {
-    if (this._raw === undefined) {
-      const out: string[] = [];
-      const h = this.headers;
-      for (const k of Object.keys(h)) {
-        const v = h[k];
-        if (Array.isArray(v)) for (const one of v) out.push(k, one);
-        else if (v !== undefined) out.push(k, v);
-      }
-      this._raw = out;
-    }
+    if (this._raw === undefined) this._raw = this._g.rawHeaders;
     return this._raw;
+  }
+  set rawHeaders(v: string[]) {
+    this._raw = v;
+  }
+  /** Every header as the list of its values (node:http's `headersDistinct`). */
+  get headersDistinct(): Record<string, string[] | undefined> {
+    return this._g.headersDistinct;
   }
   get httpVersion(): string {
     return this._g.httpVersion;
@@ -230,8 +228,11 @@ export class ExpressRequest {
     if (lc === 'referer' || lc === 'referrer') return h.referrer || h.referer;
     return h[lc];
   }
-  header(name: string): string | string[] | undefined {
-    return this.get(name);
+  /** The same function as `get` (`req.header === req.get`, as in Express). */
+  declare header: (name: string) => string | string[] | undefined;
+  /** Aborts when the client goes away before the response ended (node:http's `req.signal`, Node ≥ 26). */
+  get signal(): AbortSignal {
+    return this._g.signal;
   }
   accepts(...args: unknown[]): unknown {
     const a = accepts(this as never);
@@ -411,3 +412,5 @@ function forwardedView(req: ExpressRequest): never {
 }
 
 lazyReadable(ExpressRequest.prototype);
+
+ExpressRequest.prototype.header = ExpressRequest.prototype.get;

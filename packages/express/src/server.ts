@@ -63,7 +63,7 @@ function collect(router: { stack: Layer[] }, prefix: Seg[], out: Map<string, Seg
  */
 export class ExpressServer extends EventEmitter {
   listening = false;
-  keepAliveTimeout = 5000;
+  private keepAliveMs = 5000;
   headersTimeout = 60000;
   requestTimeout = 300000;
   timeout = 0;
@@ -94,6 +94,11 @@ export class ExpressServer extends EventEmitter {
         requestLogging: false,
         // node:http takes any Host value; Express apps (and Express's own tests) send e.g. `Host: http://x.com`.
         strictHost: false,
+        // node:http's keep-alive timeout (5 s) and its Connection/Keep-Alive lines, unless the app set its own.
+        keepAliveTimeout: this.keepAliveMs,
+        // Express decodes params itself (its layer's decode_param): a malformed one is a URIError for the app's
+        // error handler, not the engine's 400.
+        decodeParams: false,
         ...server,
         caseSensitive: app.enabled('case sensitive routing'),
         strict: app.enabled('strict routing'),
@@ -114,7 +119,8 @@ export class ExpressServer extends EventEmitter {
       }
       this.bound(g);
       this.emit('listening');
-      cb?.();
+      // node:http calls it with the server as `this` (a 'listening' listener).
+      cb?.call(this);
     });
     this.bound(g);
     return this;
@@ -182,6 +188,15 @@ export class ExpressServer extends EventEmitter {
     }
   }
 
+  /** node:http's: how long an idle keep-alive connection stays open (5 000 ms); setting it applies from now on. */
+  get keepAliveTimeout(): number {
+    return this.keepAliveMs;
+  }
+  set keepAliveTimeout(ms: number) {
+    this.keepAliveMs = ms;
+    if (this.g !== undefined) this.g.keepAliveTimeout = ms;
+  }
+
   address(): { address: string; port: number; family: string } | null {
     return this.addr;
   }
@@ -198,23 +213,30 @@ export class ExpressServer extends EventEmitter {
     return this.g;
   }
 
-  /** Stops accepting; in-flight requests finish, idle connections close; then 'close' and `cb`. */
+  /**
+   * Stops accepting (address() is null from now on); in-flight requests finish, idle connections close; then 'close'
+   * and `cb`. As node:http's: `cb` gets ERR_SERVER_NOT_RUNNING when the server was not listening (never, or not
+   * any more: a second close), once 'close' comes.
+   */
   close(cb?: (err?: Error) => void): this {
-    if (cb) this.once('close', () => cb());
-    if (this.closing === undefined) {
-      const g = this.g;
-      if (g === undefined || !this.listening) {
-        const err = Object.assign(new Error('Server is not running.'), { code: 'ERR_SERVER_NOT_RUNNING' });
-        if (cb) {
-          this.removeAllListeners('close');
-          process.nextTick(cb, err);
-        }
-        return this;
-      }
+    const g = this.g;
+    const running = g !== undefined && this.listening && this.closing === undefined;
+    if (cb) {
+      if (running) this.once('close', () => cb());
+      else
+        this.once('close', () =>
+          cb(Object.assign(new Error('Server is not running.'), { code: 'ERR_SERVER_NOT_RUNNING' })),
+        );
+    }
+    if (running) {
+      this.addr = null;
       this.closing = g.close().then(() => {
         this.listening = false;
         this.emit('close');
       });
+    } else if (this.closing === undefined || !this.listening) {
+      // Not listening (or closed already): node emits 'close' again on the next tick.
+      process.nextTick(() => this.emit('close'));
     }
     return this;
   }

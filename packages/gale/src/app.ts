@@ -1,6 +1,7 @@
 // The Gale application: a Router whose routes go straight into the native router, each with its
 // middleware chain precomputed; the dispatch entry the engine calls; replies, errors, listen, close.
 // Registration (flattening routers into routes, static mounts) is in app-routes.ts.
+import { constants as osConstants } from 'node:os';
 import { Registrar, type Route, staticMount } from './app-routes.js';
 import { type ChainHost, type Handler, handleScopedError, type Middleware } from './chain.js';
 import { ErrorCodes, GaleError, HttpError, ValidationError } from './errors.js';
@@ -86,6 +87,7 @@ export class App<S extends object = object> extends Router<S> {
   /** Turns entries into routes (and the notFound fallback) as they are added. */
   private readonly registrar: Registrar;
   private listening = false;
+  private keepAliveMs: number;
   /** Every worker binds the port itself (SO_REUSEPORT), rather than taking connections from a cluster primary. */
   private readonly reusePort: boolean;
   /** In a node:cluster worker: the primary's listening socket, as this worker's share of it. */
@@ -120,6 +122,7 @@ export class App<S extends object = object> extends Router<S> {
     // In a gale.cluster() worker every app shares its port with the other workers (SO_REUSEPORT).
     if (engine.reusePort === undefined && hooks.reusePort) engine.reusePort = true;
     this.reusePort = engine.reusePort === true;
+    this.keepAliveMs = options.keepAliveTimeout ?? 65_000;
     this.dev = development ?? process.env.NODE_ENV === 'development';
     this.errorFormat = options.errorFormat ?? 'negotiate';
     this.caseSensitive = options.caseSensitive ?? false;
@@ -474,7 +477,13 @@ export class App<S extends object = object> extends Router<S> {
   private bind(portOrOptions: number | ListenOptions | undefined = 0, hostArg = '0.0.0.0'): AddressInfo {
     const o = this.configure(portOrOptions, hostArg);
     const host = o.host ?? '0.0.0.0';
-    const [[address, boundPort, family], backend, fallback] = this.n.listen(host, o.port ?? 0, ioChoice(o.io));
+    let listened: ReturnType<NativeServer['listen']>;
+    try {
+      listened = this.n.listen(host, o.port ?? 0, ioChoice(o.io));
+    } catch (err) {
+      throw listenError(err, host, o.port ?? 0);
+    }
+    const [[address, boundPort, family], backend, fallback] = listened;
     this.ioBackend = backend;
     if (fallback !== undefined) this.logger.warn(`gale: io_uring cannot be used: ${fallback}; listening with epoll`);
     this.listening = true;
@@ -575,6 +584,25 @@ export class App<S extends object = object> extends Router<S> {
       return Promise.reject(new GaleError(ErrorCodes.IN_PROCESS, 'app.request(): the app is closed'));
     }
     return this.inProcess.request(input, init);
+  }
+
+  /**
+   * Milliseconds an idle keep-alive connection stays open (the `keepAliveTimeout` option, default 65 000), also what
+   * responses' `Keep-Alive: timeout=` line says. Setting it applies from now on, as node:http's
+   * `server.keepAliveTimeout` does (behind a load balancer, make it longer than the balancer's idle timeout).
+   *
+   * @example
+   * app.keepAliveTimeout = 75_000;
+   */
+  get keepAliveTimeout(): number {
+    return this.keepAliveMs;
+  }
+  set keepAliveTimeout(ms: number) {
+    if (!Number.isInteger(ms) || ms < 0 || ms > 0xffffffff) {
+      throw new TypeError(`keepAliveTimeout must be a whole number of milliseconds (got ${String(ms)})`);
+    }
+    this.keepAliveMs = ms;
+    this.n.setKeepAliveTimeout(ms);
   }
 
   /** Open connections right now (in-process requests in flight among them). */
@@ -864,3 +892,15 @@ Object.defineProperty(App.prototype, 'get', {
   writable: true,
   configurable: true,
 });
+
+/** A failed listen's error with node:http's fields: `errno` (libuv's, negative), `syscall`, `address`, `port`. */
+function listenError(err: unknown, address: string, port: number): unknown {
+  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (typeof e !== 'object' || e === null || typeof e.code !== 'string') return err;
+  const errno = (osConstants.errno as Record<string, number | undefined>)[e.code];
+  if (errno !== undefined) e.errno = -errno;
+  e.syscall = 'listen';
+  e.address = address;
+  e.port = port;
+  return e;
+}

@@ -57,6 +57,8 @@ export function galeRules(where: string): Record<string, Rule> {
       }),
     ),
     reusePort: bool,
+    keepAliveHeader: bool,
+    decodeParams: bool,
     caseSensitive: bool,
     strict: bool,
     errorFormat: oneOf('negotiate', 'text', 'problem'),

@@ -29,6 +29,18 @@ export interface GaleOptions {
   /** Milliseconds an idle keep-alive connection stays open. Default 65000. */
   keepAliveTimeout?: number;
   /**
+   * Responses that keep their connection open say so as node:http's do: `Connection: keep-alive` and
+   * `Keep-Alive: timeout=<keepAliveTimeout in seconds>` (`timeout=65` by default; `@gale-http/express` uses node's 5 s).
+   * Default true; false sends neither (an HTTP/1.1 connection is persistent without them).
+   */
+  keepAliveHeader?: boolean;
+  /**
+   * Route parameters in `req.params` are percent-decoded by the engine, and a malformed escape (`/users/%E0%A4%A`) is
+   * answered 400 before any handler runs. Default true; false passes them as sent, for an app (or a layer, as
+   * `@gale-http/express` does) that decodes them itself and wants its error handler to see the malformed ones.
+   */
+  decodeParams?: boolean;
+  /**
    * Open connections above which new ones get a 503 and are closed. Default: the process's
    * open-file limit less 128 (so the server never runs out of descriptors for files it serves).
    */

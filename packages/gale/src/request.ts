@@ -51,7 +51,36 @@ import {
 
 const EMPTY_PARAMS: AnyParams = Object.freeze({}) as AnyParams;
 
-/** The headers object of a flat `[name, value, …]` list (names lower-cased by the engine). */
+/**
+ * Headers of which node:http keeps the first when a request repeats them (its IncomingMessage's rules): a second
+ * Content-Type or Authorization is ignored rather than joined into a value no parser expects.
+ */
+const FIRST_WINS: ReadonlySet<string> = new Set([
+  'content-type',
+  'content-length',
+  'user-agent',
+  'referer',
+  'host',
+  'authorization',
+  'proxy-authorization',
+  'if-modified-since',
+  'if-unmodified-since',
+  'from',
+  'location',
+  'max-forwards',
+  'retry-after',
+  'etag',
+  'last-modified',
+  'server',
+  'age',
+  'expires',
+]);
+
+/**
+ * The headers object of a flat `[name, value, …]` list (names lower-cased by the engine), as node:http builds it:
+ * set-cookie is an array, a repeated Cookie is joined with '; ', the FIRST_WINS headers keep their first value, the
+ * others are joined with ', '.
+ */
 function headersOf(flat: string[]): Headers {
   const h = new NullObject<Headers>();
   for (let i = 0; i < flat.length; i += 2) {
@@ -60,9 +89,36 @@ function headersOf(flat: string[]): Headers {
     const prev = h[k];
     if (prev === undefined) h[k] = k === 'set-cookie' ? [v] : v;
     else if (Array.isArray(prev)) prev.push(v);
-    else h[k] = `${prev}, ${v}`;
+    else if (k === 'cookie') h[k] = `${prev}; ${v}`;
+    else if (!FIRST_WINS.has(k)) h[k] = `${prev}, ${v}`;
   }
   return h;
+}
+
+/** Every header as a list of its values, in arrival order (node:http's `headersDistinct`). */
+function distinctOf(raw: string[]): Record<string, string[]> {
+  const h = new NullObject<Record<string, string[]>>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const k = (raw[i] as string).toLowerCase();
+    const v = raw[i + 1] as string;
+    const list = h[k];
+    if (list === undefined) h[k] = [v];
+    else list.push(v);
+  }
+  return h;
+}
+
+/** The header lines of a request head (Latin-1 text) as `[Name, value, …]`, names as the client wrote them. */
+function rawHeadersOf(head: string): string[] {
+  const out: string[] = [];
+  const lines = head.split('\r\n');
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    out.push(line.slice(0, colon), line.slice(colon + 1).trim());
+  }
+  return out;
 }
 
 /**
@@ -92,6 +148,8 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   private _method: string | undefined;
   private _url: string | undefined;
   private _headers: Headers | undefined;
+  private _rawHeaders: string[] | undefined;
+  private _distinct: Record<string, string[] | undefined> | undefined;
   private _query: Query | undefined;
   private _source: BodySource | undefined;
   private _ip: string | undefined;
@@ -365,6 +423,34 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
       else this._headers = headersOf(flat);
     }
     return this._headers as HeadersOf<I>;
+  }
+
+  /**
+   * The header lines as the client sent them, `[name, value, name, value, …]`: names in the client's case, repeats
+   * not joined (node:http's `rawHeaders`).
+   *
+   * @example
+   * app.get('/raw', (req) => req.rawHeaders); // ['Host', 'example.com', 'Accept', '*\/*', …]
+   */
+  get rawHeaders(): string[] {
+    if (this._rawHeaders === undefined) {
+      const k = (this._ended ? undefined : this._n.keep(this._id)) ?? this._kept;
+      if (k === undefined) this.gone('rawHeaders');
+      this._rawHeaders = rawHeadersOf(k[0]);
+    }
+    return this._rawHeaders;
+  }
+
+  /**
+   * Every header as the list of its values, lower-case names, nothing joined or dropped (node:http's
+   * `headersDistinct`): `req.headersDistinct['x-tag']` is `['a', 'b']` for two X-Tag lines.
+   *
+   * @example
+   * app.get('/tags', (req) => req.headersDistinct['x-tag'] ?? []);
+   */
+  get headersDistinct(): Record<string, string[] | undefined> {
+    if (this._distinct === undefined) this._distinct = distinctOf(this.rawHeaders);
+    return this._distinct;
   }
 
   /** One header by name, case-insensitive. */
