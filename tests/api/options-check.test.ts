@@ -77,6 +77,8 @@ test('gale(): every documented option is accepted (undefined values too)', async
     headersTimeout: 60_000,
     requestTimeout: 300_000,
     keepAliveTimeout: 65_000,
+    keepAliveHeader: true,
+    decodeParams: true,
     maxConnections: 1000,
     sendTimeout: 0,
     maxWriteBuffer: 16 << 20,
