@@ -59,27 +59,31 @@ const REPEATED =
   'User-Agent: ua1\r\nUser-Agent: ua2\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}';
 
 for (const [major, reference, ours] of PAIRS) {
-  test(`Express ${major}: repeated request headers, headersDistinct and rawHeaders as node:http has them`, T, async (t) => {
-    const answers: string[] = [];
-    for (const make of [reference, ours] as any[]) {
-      const app = make();
-      app.post('/echo', (req: any, res: any) =>
-        res.json({
-          headers: req.headers,
-          distinct: req.headersDistinct,
-          raw: req.rawHeaders,
-          headerIsGet: req.header === req.get,
-          type: req.get('content-type'),
-        }),
-      );
-      const { port, server } = await listening(app);
-      t.after(() => server.close());
-      answers.push(body(await raw(port, REPEATED)));
-    }
-    const [want, got] = answers.map((a) => JSON.parse(a as string));
-    assert.deepEqual(want.headers['content-type'], 'text/plain', 'the reference keeps the first Content-Type');
-    assert.deepEqual(got, want);
-  });
+  test(
+    `Express ${major}: repeated request headers, headersDistinct and rawHeaders as node:http has them`,
+    T,
+    async (t) => {
+      const answers: string[] = [];
+      for (const make of [reference, ours] as any[]) {
+        const app = make();
+        app.post('/echo', (req: any, res: any) =>
+          res.json({
+            headers: req.headers,
+            distinct: req.headersDistinct,
+            raw: req.rawHeaders,
+            headerIsGet: req.header === req.get,
+            type: req.get('content-type'),
+          }),
+        );
+        const { port, server } = await listening(app);
+        t.after(() => server.close());
+        answers.push(body(await raw(port, REPEATED)));
+      }
+      const [want, got] = answers.map((a) => JSON.parse(a as string));
+      assert.deepEqual(want.headers['content-type'], 'text/plain', 'the reference keeps the first Content-Type');
+      assert.deepEqual(got, want);
+    },
+  );
 
   test(`Express ${major}: Connection and Keep-Alive on responses, and Connection: close when asked`, T, async (t) => {
     const answers: [string, string][][] = [];
@@ -140,65 +144,80 @@ for (const [major, reference, ours] of PAIRS) {
     assert.equal(seen[1]?.[8], 'number');
   });
 
-  test(`Express ${major}: writableFinished right after end(body, cb), res.socket null in the callback`, T, async (t) => {
-    const seen: unknown[][] = [];
-    for (const make of [reference, ours] as any[]) {
-      const app = make();
-      const got = new Promise<unknown[]>((resolve) => {
-        app.get('/', (_req: any, res: any) => {
-          res.end('done', () => resolve([finishedNow, res.writableFinished, res.socket]));
-          const finishedNow = res.writableFinished;
+  test(
+    `Express ${major}: writableFinished right after end(body, cb), res.socket null in the callback`,
+    T,
+    async (t) => {
+      const seen: unknown[][] = [];
+      for (const make of [reference, ours] as any[]) {
+        const app = make();
+        const got = new Promise<unknown[]>((resolve) => {
+          app.get('/', (_req: any, res: any) => {
+            res.end('done', () => resolve([finishedNow, res.writableFinished, res.socket]));
+            const finishedNow = res.writableFinished;
+          });
         });
-      });
-      const { port, server } = await listening(app);
-      t.after(() => server.close());
-      await raw(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-      seen.push(await got);
-    }
-    assert.deepEqual(seen[0], [true, true, null]);
-    assert.deepEqual(seen[1], seen[0]);
-  });
+        const { port, server } = await listening(app);
+        t.after(() => server.close());
+        await raw(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+        seen.push(await got);
+      }
+      assert.deepEqual(seen[0], [true, true, null]);
+      assert.deepEqual(seen[1], seen[0]);
+    },
+  );
 }
 
-test('the native API: repeated headers as node:http has them, headersDistinct, rawHeaders, Keep-Alive', T, async (t) => {
-  const app = gale();
-  app.post('/echo', (req) => ({ headers: req.headers, distinct: req.headersDistinct, raw: req.rawHeaders }));
-  app.get('/', () => 'hi');
-  const { port } = await app.listen(0, '127.0.0.1');
-  t.after(() => app.close({ idleGrace: 0 }));
-  const got = JSON.parse(body(await raw(port, REPEATED)));
-  assert.equal(got.headers['content-type'], 'text/plain');
-  assert.equal(got.headers.cookie, 'a=1; b=2');
-  assert.equal(got.headers['x-tag'], 'one, two');
-  assert.equal(got.headers.authorization, 'first');
-  assert.equal(got.headers['user-agent'], 'ua1');
-  assert.deepEqual(got.distinct['x-tag'], ['one', 'two']);
-  assert.deepEqual(got.distinct.cookie, ['a=1', 'b=2']);
-  assert.deepEqual(got.raw.slice(0, 6), ['Host', 'x', 'Content-Type', 'text/plain', 'Content-Type', 'application/json']);
-  // The native API's own keep-alive timeout (65 s) in its Keep-Alive line; a closing answer says only that.
-  const s = net.connect(port, '127.0.0.1');
-  await once(s, 'connect');
-  s.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
-  const [first] = await once(s, 'data');
-  const kept = fields(first.toString('latin1'));
-  assert.deepEqual(
-    kept.filter(([k]) => k === 'connection' || k === 'keep-alive'),
-    [
-      ['connection', 'keep-alive'],
-      ['keep-alive', 'timeout=65'],
-    ],
-  );
-  app.keepAliveTimeout = 30_000;
-  s.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
-  const [second] = await once(s, 'data');
-  assert.ok(second.toString('latin1').includes('\r\nKeep-Alive: timeout=30\r\n'), 'a new timeout applies at once');
-  s.destroy();
-  const closing = fields(await raw(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
-  assert.deepEqual(
-    closing.filter(([k]) => k === 'connection' || k === 'keep-alive'),
-    [['connection', 'close']],
-  );
-});
+test(
+  'the native API: repeated headers as node:http has them, headersDistinct, rawHeaders, Keep-Alive',
+  T,
+  async (t) => {
+    const app = gale();
+    app.post('/echo', (req) => ({ headers: req.headers, distinct: req.headersDistinct, raw: req.rawHeaders }));
+    app.get('/', () => 'hi');
+    const { port } = await app.listen(0, '127.0.0.1');
+    t.after(() => app.close({ idleGrace: 0 }));
+    const got = JSON.parse(body(await raw(port, REPEATED)));
+    assert.equal(got.headers['content-type'], 'text/plain');
+    assert.equal(got.headers.cookie, 'a=1; b=2');
+    assert.equal(got.headers['x-tag'], 'one, two');
+    assert.equal(got.headers.authorization, 'first');
+    assert.equal(got.headers['user-agent'], 'ua1');
+    assert.deepEqual(got.distinct['x-tag'], ['one', 'two']);
+    assert.deepEqual(got.distinct.cookie, ['a=1', 'b=2']);
+    assert.deepEqual(got.raw.slice(0, 6), [
+      'Host',
+      'x',
+      'Content-Type',
+      'text/plain',
+      'Content-Type',
+      'application/json',
+    ]);
+    // The native API's own keep-alive timeout (65 s) in its Keep-Alive line; a closing answer says only that.
+    const s = net.connect(port, '127.0.0.1');
+    await once(s, 'connect');
+    s.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    const [first] = await once(s, 'data');
+    const kept = fields(first.toString('latin1'));
+    assert.deepEqual(
+      kept.filter(([k]) => k === 'connection' || k === 'keep-alive'),
+      [
+        ['connection', 'keep-alive'],
+        ['keep-alive', 'timeout=65'],
+      ],
+    );
+    app.keepAliveTimeout = 30_000;
+    s.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    const [second] = await once(s, 'data');
+    assert.ok(second.toString('latin1').includes('\r\nKeep-Alive: timeout=30\r\n'), 'a new timeout applies at once');
+    s.destroy();
+    const closing = fields(await raw(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+    assert.deepEqual(
+      closing.filter(([k]) => k === 'connection' || k === 'keep-alive'),
+      [['connection', 'close']],
+    );
+  },
+);
 
 test('keepAliveHeader: false sends neither line; decodeParams: false passes parameters as sent', T, async (t) => {
   const app = gale({ keepAliveHeader: false, decodeParams: false });
