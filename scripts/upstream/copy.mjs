@@ -20,7 +20,7 @@ export function suiteDir(source) {
   if (!existsSync(from)) {
     throw new Error(
       `the upstream suite ${source} is missing at ${from}: set GALE_UPSTREAM to the folder that holds ` +
-        'express-5/, express-4/, socket.io-protocol/ and engine.io-protocol/',
+        'express-5/, express-4/, socket.io-protocol/, engine.io-protocol/, socket.io/ and ultimate-express/',
     );
   }
   return from;

@@ -139,6 +139,14 @@ function isNodeSink(g: GaleResponse): boolean {
   return (g as unknown as Sink).length !== undefined;
 }
 
+/** The app set a non-zero Content-Length on a response that has a body (not HEAD, 1xx, 204 or 304). */
+function declaresBody(res: NodeResponse): boolean {
+  const s = res.statusCode;
+  return (
+    res._clen !== undefined && Number(res._clen) > 0 && res.req.method !== 'HEAD' && s >= 200 && s !== 204 && s !== 304
+  );
+}
+
 function emitFinish(res: NodeResponse): void {
   res._done = true;
   // node:http lets go of the socket as the response finishes, before the app's 'finish' listeners run.
@@ -418,6 +426,17 @@ export class NodeResponse {
         // Content-Length), the framing it writes itself for every streamed body.
         this._startStream();
         g.write(data ?? ''); // an empty write still sends the streamed head
+        g.end();
+      } else if (
+        declaresBody(this) &&
+        (data === undefined || byteLength(data) === 0) &&
+        g.write !== undefined &&
+        !isNodeSink(g)
+      ) {
+        // A length declared and no body sent: the head keeps the app's Content-Length, as node:http's does, and the
+        // engine closes the connection after the short body (the client sees it incomplete, not a whole empty one).
+        this._startStream();
+        g.write(''); // sends the streamed head
         g.end();
       } else {
         // A whole body: the engine sends its real length (a HEAD answer states the declared one).

@@ -34,13 +34,15 @@ interface ResLike {
   _watch(): void;
 }
 
+// Declared as IncomingMessage and exported as ExpressRequest: V8 names an object by its class in messages such as
+// "Cannot set property query of #<IncomingMessage> which has only a getter", which apps print and Express's say.
 /**
  * A request as Express middleware sees it.
  *
  * @example
  * app.get('/users/:id', (req, res) => res.json({ id: req.params.id, q: req.query, ip: req.ip }));
  */
-export class ExpressRequest {
+class IncomingMessage {
   /** @internal the Gale request underneath */
   _g: GaleRequest;
   /** @internal */ _ctx: ServerContext;
@@ -276,10 +278,8 @@ export class ExpressRequest {
     this._qfn = fn;
     return q as Record<string, unknown>;
   }
-  set query(v: Record<string, unknown>) {
-    this._q = v;
-    this._qurl = QUERY_SET;
-  }
+  // No setter: Express 5's req.query is a getter alone, so assigning it throws in strict code, as there
+  // (express-mongo-sanitize's "Cannot set property query of #<IncomingMessage> which has only a getter").
 
   get protocol(): string {
     // As Express: the socket's `encrypted` (which an app may set), without making the socket view just for this.
@@ -392,12 +392,12 @@ function isIP(s: string): boolean {
  * Whether the request declares a body, as node:http and type-is's `hasBody` see it: `Content-Length: 0` counts (the
  * body parsers then read it and give `{}` / `''` / an empty Buffer, as on Express); no framing header reads as ended.
  */
-function hasBody(req: ExpressRequest): boolean {
+function hasBody(req: IncomingMessage): boolean {
   const h = req.headers;
   return h['transfer-encoding'] !== undefined || h['content-length'] !== undefined;
 }
 
-function hostHeader(req: ExpressRequest): string | undefined {
+function hostHeader(req: IncomingMessage): string | undefined {
   const trust = req.app.get('trust proxy fn') as (a: string, i: number) => boolean;
   let val = req.get('X-Forwarded-Host') as string | undefined;
   if (!val || !trust(req._g.remoteAddress, 0)) val = req.get('Host') as string | undefined;
@@ -406,11 +406,13 @@ function hostHeader(req: ExpressRequest): string | undefined {
 }
 
 /** What proxy-addr reads, without making the socket view. */
-function forwardedView(req: ExpressRequest): never {
+function forwardedView(req: IncomingMessage): never {
   const remoteAddress = req._sock?.remoteAddress ?? req._g.remoteAddress;
   return { headers: req.headers, socket: { remoteAddress }, connection: { remoteAddress } } as never;
 }
 
-lazyReadable(ExpressRequest.prototype);
+export { IncomingMessage as ExpressRequest };
 
-ExpressRequest.prototype.header = ExpressRequest.prototype.get;
+lazyReadable(IncomingMessage.prototype);
+
+IncomingMessage.prototype.header = IncomingMessage.prototype.get;
