@@ -111,11 +111,14 @@ export function typesFiles(m: Manifest): string[] {
   return [...files];
 }
 
-/** The module specifiers a declaration file names (comments removed, `/// <reference>` kept). */
+/** The module specifiers a declaration file names (comments and import attributes removed, `/// <reference>` kept). */
 export function specifiersIn(file: string): string[] {
   const text = readFileSync(file, 'utf8')
     .replace(/\/\*[\s\S]*?\*\//g, '')
-    .replace(/^\s*\/\/(?!\/\s*<reference).*$/gm, '');
+    .replace(/^\s*\/\/(?!\/\s*<reference).*$/gm, '')
+    // Import attributes name no module: `import('./x.js', { with: { 'resolution-mode': 'import' } })`, `from 'x' with {…}`.
+    .replace(/\{\s*with\s*:\s*\{[^}]*\}\s*\}/g, '{}')
+    .replace(/\bwith\s*\{[^}]*\}/g, '');
   const found: string[] = [];
   for (const re of [
     /\b(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g,

@@ -216,7 +216,10 @@ const app = gale({ bodyLimit: 1024 } satisfies GaleOptions);
 app.get('/hi/:name', (req: Request) => ({ hi: req.params.name, via: '${via}' }));
 const router = express.Router();
 router.get('/x', (_req, res) => res.json({}));
-void [Server, FastWsClient, HttpError];
+// @gale-http/express's types are @types/express's, installed with it (4's for /4): its namespace and handler types.
+const typed: express.RequestHandler = (req: express.Request, res: express.Response) => res.json({ ip: req.ip });
+router.use(typed);
+void [Server, FastWsClient, HttpError, express4.Router];
 app.listen(0, '127.0.0.1').then(async ({ port }: AddressInfo) => {
   const res = await fetch('http://127.0.0.1:' + port + '/hi/ada');
   console.log(res.status, await res.text());
@@ -227,6 +230,7 @@ app.listen(0, '127.0.0.1').then(async ({ port }: AddressInfo) => {
     join(app, 'ts', 'esm.ts'),
     `import { type AddressInfo, type GaleOptions, gale, HttpError, type Request } from 'gale';
 import express from '@gale-http/express';
+import express4 from '@gale-http/express/4';
 import { Server } from '@gale-http/socket.io';
 import { FastWsClient } from '@gale-http/fast-ws/client';
 import { GaleInstrumentation } from '@gale-http/otel';
@@ -237,6 +241,7 @@ ${program('ts-esm')}`,
     join(app, 'ts', 'cjs.cts'),
     `import g = require('gale');
 import express = require('@gale-http/express');
+import express4 = require('@gale-http/express/4');
 import sio = require('@gale-http/socket.io');
 import fws = require('@gale-http/fast-ws/client');
 const { gale, HttpError } = g;

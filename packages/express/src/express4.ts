@@ -1,5 +1,7 @@
 // `@gale-http/express/4`: the Express 4 flavour of the layer (path syntax, query parser, argument forms
 // and middleware versions of Express 4), on Gale's engine.
+// The package's types are not this module's: they are @types/express@4's, in ../cjs/4.d.cts (../types/4.d.ts for
+// import), which the package.json's `types` conditions name.
 /**
  * `@gale-http/express/4`: Express 4 on Gale's engine.
  *

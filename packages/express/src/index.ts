@@ -1,5 +1,7 @@
 // `@gale-http/express`: a drop-in for Express 5 (`express({ compat: 4 })` or `@gale-http/express/4` for Express 4)
 // running on Gale's engine. Uses only gale's public exports (../index.js) and npm packages.
+// The package's types are not this module's: they are @types/express's, in ../cjs/index.d.cts (../types/index.d.ts
+// for import), which the package.json's `types` conditions name.
 /**
  * `@gale-http/express`: Express 5 on Gale's engine (`require('@gale-http/express')` works too).
  *
