@@ -2,6 +2,8 @@
 // docs/bench/) and packages/*/README.md is written as its own module in a temp directory and type-checked with tsc's
 // API under `strict`, NodeNext and tsconfig.base.json's options; errors are reported at the markdown file and line.
 // `gale` and `@gale-http/*` resolve through the workspace's node_modules to the packages' built types (build first).
+// A block whose fence says ```ts decorators is TypeScript's legacy decorators, as NestJS code is (experimentalDecorators
+// and emitDecoratorMetadata, which its tsconfig has): those blocks are checked with these two options on.
 // `node scripts/check-docs.mjs file.md …` checks only the given files. Depends on typescript and nothing of the repo.
 import {
   mkdirSync,
@@ -41,12 +43,13 @@ export function docFiles(dir = root) {
   return files.sort();
 }
 
-const TS_FENCE = /^(\s*)(`{3,}|~{3,})\s*(ts|typescript)(?:\s.*)?$/;
+const TS_FENCE = /^(\s*)(`{3,}|~{3,})\s*(ts|typescript)(?:\s(.*))?$/;
 const ANY_FENCE = /^(\s*)(`{3,}|~{3,})(.*)$/;
 
 /**
  * The TypeScript blocks of a markdown text: `{ line, indent, code }`, `line` being the 1-based line of the block's
- * first code line; blocks indented under a list item lose that indentation (`indent` characters) in `code`.
+ * first code line; blocks indented under a list item lose that indentation (`indent` characters) in `code`. A block
+ * fenced ```ts decorators also has `decorators: true`.
  */
 export function extractBlocks(markdown) {
   const lines = markdown.split('\n');
@@ -55,7 +58,8 @@ export function extractBlocks(markdown) {
     const open = ANY_FENCE.exec(lines[i]);
     if (!open) continue;
     const [, indent, fence] = open;
-    const isTs = TS_FENCE.test(lines[i]);
+    const tsFence = TS_FENCE.exec(lines[i]);
+    const isTs = tsFence !== null;
     const body = [];
     let j = i + 1;
     for (; j < lines.length; j++) {
@@ -63,7 +67,15 @@ export function extractBlocks(markdown) {
       if (close && close[2][0] === fence[0] && close[2].length >= fence.length && close[3].trim() === '') break;
       body.push(lines[j].startsWith(indent) ? lines[j].slice(indent.length) : lines[j].trimStart());
     }
-    if (isTs) blocks.push({ line: i + 2, indent: indent.length, code: `${body.join('\n')}\n` });
+    if (isTs) {
+      const decorators = /(^|\s)decorators(\s|$)/.test(tsFence[4] ?? '');
+      blocks.push({
+        line: i + 2,
+        indent: indent.length,
+        code: `${body.join('\n')}\n`,
+        ...(decorators && { decorators }),
+      });
+    }
     i = j;
   }
   return blocks;
@@ -103,6 +115,7 @@ export function checkDocs(files, { base = root } = {}) {
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'junction');
     const origin = new Map(); // temp file → { file, line }
+    const legacy = new Set(); // temp files of ```ts decorators blocks
     let count = 0;
     for (const file of files) {
       const abs = isAbsolute(file) ? file : join(base, file);
@@ -115,12 +128,19 @@ export function checkDocs(files, { base = root } = {}) {
         mkdirSync(join(dir, 'blocks'), { recursive: true });
         writeFileSync(out, block.code);
         origin.set(out, { file, line: block.line, indent: block.indent });
+        if (block.decorators) legacy.add(out);
         count++;
       }
     }
-    const program = ts.createProgram([...origin.keys()], compilerOptions(dir));
+    const options = compilerOptions(dir);
+    const plain = [...origin.keys()].filter((f) => !legacy.has(f));
+    const programs = [ts.createProgram(plain, options)];
+    if (legacy.size) {
+      const decorators = { ...options, experimentalDecorators: true, emitDecoratorMetadata: true };
+      programs.push(ts.createProgram([...legacy], decorators));
+    }
     const errors = [];
-    for (const d of ts.getPreEmitDiagnostics(program)) {
+    for (const d of programs.flatMap((program) => ts.getPreEmitDiagnostics(program))) {
       const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
       const where = d.file && origin.get(d.file.fileName.split('/').join(sep));
       if (!where || d.start === undefined) {

@@ -67,7 +67,8 @@ const modeLabel = (m: Measurement): string => (m.depth > 1 ? `pipelined ×${m.de
  * The peer each kind of scenario is also compared with, besides Express and node:http: for application routes the
  * `limit` row (fixed bytes from raw epoll in C: the share of what the machine can do), nginx for static files, Fastify
  * for JSON written by a response schema's compiled serializer, Hono on @hono/node-server for fetch handlers,
- * adapter-node for SvelteKit, the same Express app on Express 5 for @gale-http/express.
+ * adapter-node for SvelteKit, the same Express app on Express 5 for @gale-http/express, the same Nest app on Nest's
+ * ExpressAdapter with Express 5 for the Nest rows.
  */
 export const KIND_BASELINE: Partial<Record<ScenarioKind, readonly [server: string, label: string]>> = {
   dynamic: ['limit', '÷ limit'],
@@ -76,6 +77,7 @@ export const KIND_BASELINE: Partial<Record<ScenarioKind, readonly [server: strin
   fetch: ['hono-node', 'vs Hono on node-server'],
   sveltekit: ['sveltekit-node', 'vs adapter-node'],
   'express-app': ['express-app', 'vs the app on Express 5'],
+  'nest-app': ['nest-express', 'vs Nest on Express 5'],
   tls: ['node-https', 'vs node:https'],
   h2: ['node-http2', 'vs node:http2'],
   h2c: ['node-h2c', 'vs node:http2 (h2c)'],

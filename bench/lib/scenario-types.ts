@@ -15,6 +15,7 @@ export type ScenarioKind =
   | 'fetch'
   | 'sveltekit'
   | 'express-app'
+  | 'nest-app'
   | 'tls'
   | 'h2'
   | 'h2c'

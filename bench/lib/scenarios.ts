@@ -138,6 +138,20 @@ export const scenarios: readonly Scenario[] = [
     expectHeaders: { 'access-control-allow-origin': '*', 'x-content-type-options': 'nosniff' },
   }),
   scenario({
+    id: 'nest-app',
+    kind: 'nest-app',
+    description:
+      'GET / → {"hello":"world"} from a NestJS controller (an injected service, Nest\'s body parsers, enableCors()): the ' +
+      "same app on Nest's ExpressAdapter with Express 5, on GaleExpressAdapter (@gale-http/express/nest), and on " +
+      'fulmine.js when GALE_BENCH_FULMINE names its build',
+    path: '/',
+    status: 200,
+    contentType: 'application/json',
+    body: '{"hello":"world"}',
+    // Proof that Nest's CORS middleware ran on every server.
+    expectHeaders: { 'access-control-allow-origin': '*' },
+  }),
+  scenario({
     id: 'static',
     kind: 'static',
     description: 'GET /static/index.html → the 1551-byte file (examples/demo/public), with ETag and Last-Modified',

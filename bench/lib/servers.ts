@@ -55,6 +55,36 @@ function nginxSkip(): string | null {
   return why ? `${why}: the nginx rows are skipped` : null;
 }
 
+/** Why the `nest-gale` server cannot start (gale or @gale-http/express/nest not built), or null. */
+function galeNestUnavailable(): string | null {
+  return (
+    galeUnavailable() ??
+    (existsSync(join(repoDir, 'packages', 'express', 'dist', 'nest', 'index.js'))
+      ? null
+      : '@gale-http/express is not built: packages/express/dist/nest/index.js is missing (run `npm run build` at the repo root)')
+  );
+}
+
+/**
+ * fulmine.js (an Express 5 drop-in on uWebSockets.js) takes part in nest-app only when GALE_BENCH_FULMINE names a local
+ * build (it installs only from GitHub, so it is never a dependency here), on Node ≥ 22:
+ * `GALE_BENCH_FULMINE=/path/to/fulmine.js npm run bench -- nest-app --node 26`. Nest's ExpressAdapter over its app,
+ * made ready with app.init() and served by its own listen() (apps/nest-app.mjs).
+ */
+export const fulminePath = process.env.GALE_BENCH_FULMINE ? resolve(process.env.GALE_BENCH_FULMINE) : undefined;
+
+const fulmineNestServer: ServerDef = {
+  name: 'nest-fulmine',
+  label: 'NestJS on fulmine.js (ExpressAdapter, init() + its listen)',
+  entry: app('nest-app.mjs'),
+  env: { NEST_IMPL: 'fulmine', GALE_BENCH_FULMINE: fulminePath ?? '' },
+  kinds: ['nest-app'],
+  unavailable: () =>
+    existsSync(join(fulminePath ?? '', 'package.json'))
+      ? null
+      : `GALE_BENCH_FULMINE=${fulminePath} is not a fulmine.js build (no package.json there)`,
+};
+
 /**
  * uWebSockets.js takes part only when GALE_BENCH_UWS names a local build (it installs only from GitHub, so it is never
  * a dependency here): `GALE_BENCH_UWS=/path/to/uWebSockets.js npm run bench`. It serves the dynamic HTTP scenarios.
@@ -280,6 +310,23 @@ export const servers: readonly ServerDef[] = [
     kinds: ['express-app'],
     unavailable: galeUnavailable,
   },
+  // nest-app: one NestJS app (apps/nest-app.mjs) on Nest's ExpressAdapter with Express 5, on GaleExpressAdapter, and on
+  // fulmine.js when GALE_BENCH_FULMINE names its build.
+  {
+    name: 'nest-express',
+    label: 'NestJS on Express 5 (ExpressAdapter)',
+    entry: app('nest-app.mjs'),
+    kinds: ['nest-app'],
+  },
+  {
+    name: 'nest-gale',
+    label: 'NestJS on Gale (GaleExpressAdapter)',
+    entry: app('nest-app.mjs'),
+    env: { NEST_IMPL: 'gale' },
+    kinds: ['nest-app'],
+    unavailable: galeNestUnavailable,
+  },
+  ...(fulminePath ? [fulmineNestServer] : []),
   ...(uwsPath ? [uwsServer] : []),
   // sveltekit-*: the SvelteKit example on adapter-gale and adapter-node (`npm run bench -- sveltekit`).
   ...sveltekitServers,

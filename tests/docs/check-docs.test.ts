@@ -2,9 +2,11 @@
 // skip), scripts/check-docs.mjs reports exactly the bad block's error, at its markdown file and line.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { tempDir } from '../temp.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const script = join(root, 'scripts', 'check-docs.mjs');
@@ -65,4 +67,32 @@ test('the checked files: README.md, docs/ but its generated parts, every package
   assert.ok(files.some((f) => f.startsWith('docs/guides/')));
   assert.ok(!files.some((f) => f.startsWith('docs/api/') || f.startsWith('docs/bench/')), files.join(', '));
   assert.ok(!files.some((f) => f.startsWith('tests/')), 'fixtures are not docs');
+});
+
+test('a ```ts decorators block is checked with legacy decorators (NestJS code); the same block without it fails', (t) => {
+  const dir = tempDir(t, 'gale-check-docs-decorators-');
+  const block = [
+    'function Body(): ParameterDecorator {',
+    '  return () => {};',
+    '}',
+    'class Controller {',
+    '  create(@Body() dto: string): string {',
+    '    return dto;',
+    '  }',
+    '}',
+    'console.log(new Controller().create("x"));',
+  ];
+  const md = (fence: string) => ['# t', '', fence, ...block, '```', ''].join('\n');
+  assert.deepEqual(
+    extractBlocks(md('```ts decorators')).map((b) => (b as { decorators?: boolean }).decorators),
+    [true],
+  );
+  writeFileSync(join(dir, 'legacy.md'), md('```ts decorators'));
+  writeFileSync(join(dir, 'standard.md'), md('```ts'));
+  const legacy = checkDocs([join(dir, 'legacy.md')]);
+  assert.deepEqual([legacy.blocks, legacy.errors], [1, []]);
+  const standard = checkDocs([join(dir, 'standard.md')]);
+  assert.equal(standard.blocks, 1);
+  assert.ok(standard.errors.length > 0, 'parameter decorators need experimentalDecorators');
+  assert.equal(standard.errors[0]?.line, 8); // the line of `create(@Body() dto: string)`
 });

@@ -439,6 +439,17 @@ const EXAMPLES: Example[] = [
   },
   {
     file: 'docs/guides/express.md',
+    match: 'Module({})(AppModule); // @Module({}) class AppModule {} (your module, with its controllers)',
+    async check(base) {
+      // Nest answers (its 404 for a module without routes), through Express on the engine.
+      const res = await fetch(`${base}/nothing-here`);
+      assert.equal(res.status, 404);
+      assert.deepEqual(await res.json(), { message: 'Cannot GET /nothing-here', error: 'Not Found', statusCode: 404 });
+      assert.equal(res.headers.get('x-powered-by'), 'Express');
+    },
+  },
+  {
+    file: 'docs/guides/express.md',
     match: 'app.use(nodeMiddleware(helmet())); // the same middleware functions an Express app uses',
     async check(base) {
       const res = await fetch(base);
@@ -885,6 +896,18 @@ const EXAMPLES: Example[] = [
 
 /** Blocks that listen but are not started here, and why. */
 const NOT_RUN: { file: string; match: string; why: string }[] = [
+  {
+    file: 'docs/guides/nestjs.md',
+    match: "await app.listen(3000); // on Gale's engine",
+    why:
+      "NestJS code needs TypeScript's legacy decorators and their metadata, which tsx does not emit: tests/nest runs " +
+      'a Nest app of the same kind compiled by TypeScript (tests/nest/fixture), on GaleExpressAdapter',
+  },
+  {
+    file: 'docs/guides/nestjs.md',
+    match: 'app.useWebSocketAdapter(socketIo ? new GaleIoAdapter(app) : new GaleWsAdapter(app));',
+    why: 'NestJS decorators, as above: tests/nest/gateways.test.ts runs a ws and a Socket.IO gateway on these adapters',
+  },
   {
     file: 'docs/guides/testing.md',
     match: "test('an aborted request, then the app beside its socket', async () => {",

@@ -51,10 +51,20 @@ before(
       join(consumer, 'package.json'),
       JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }),
     );
-    npmInstall(
-      consumer,
-      installed.map((p) => p.tgz),
+    // With the optional peers the packages name (Nest for @gale-http/express/nest), at the versions this workspace
+    // has, so that every subpath loads as it does in a project that uses it.
+    const ours = new Set(packed.map((p) => p.manifest.name));
+    const peers = new Set(
+      installed.flatMap((p) =>
+        Object.entries(p.manifest.peerDependenciesMeta ?? {})
+          .filter(([name, v]) => v.optional === true && !ours.has(name))
+          .map(([name]) => name),
+      ),
     );
+    const version = (name: string) =>
+      (JSON.parse(readFileSync(join(root, 'node_modules', ...name.split('/'), 'package.json'), 'utf8')) as Manifest)
+        .version;
+    npmInstall(consumer, [...installed.map((p) => p.tgz), ...[...peers].map((n) => `${n}@${version(n)}`)]);
   },
   { timeout: 600_000 },
 );

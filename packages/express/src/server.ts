@@ -4,7 +4,14 @@
 // are walked, in Express's order. Everything else goes through the fallback route with the whole
 // stack. The returned object stands in for http.Server (close, address, events).
 import { EventEmitter } from 'node:events';
-import { type App, type GaleOptions, type Request as GaleRequest, type Response as GaleResponse, gale } from 'gale';
+import {
+  type App,
+  type GaleOptions,
+  type Request as GaleRequest,
+  type Response as GaleResponse,
+  gale,
+  type ListenOptions,
+} from 'gale';
 import { type Compat, mayMatch, nativePattern, type Seg } from './path.js';
 import { generation, type Layer, type Next, type RouterFn, routerProto } from './router.js';
 import type { ServerContext } from './socket.js';
@@ -37,6 +44,8 @@ interface Plan {
 }
 
 type ListenCb = (err?: Error) => void;
+/** Gale's listen options other than the address (TLS for @gale-http/express/nest's httpsOptions). */
+export type MoreListenOptions = Omit<ListenOptions, 'port' | 'host'>;
 
 function collect(router: { stack: Layer[] }, prefix: Seg[], out: Map<string, Seg[]>, depth: number): void {
   for (const layer of router.stack) {
@@ -83,8 +92,8 @@ export class ExpressServer extends EventEmitter {
     this.ctx = { localAddress: '', localPort: 0, family: 'IPv4', server: this };
   }
 
-  /** @internal */
-  _listen(port: number, host: string | undefined, cb: ListenCb | undefined): this {
+  /** @internal `more`: listen options beside port and host (`tls`: the Nest adapter's httpsOptions, nest/tls.ts) */
+  _listen(port: number, host: string | undefined, cb: ListenCb | undefined, more?: MoreListenOptions): this {
     const app = this.app;
     const server = app._options.server ?? {};
     let g: App;
@@ -112,7 +121,7 @@ export class ExpressServer extends EventEmitter {
     g.notFound((req, res) => this.dispatch(req, res, this.fallback));
     // Bound at once, as node:http binds in listen(): address() answers right after app.listen() returns. In a
     // node:cluster worker the primary binds, and the address comes with 'listening', as on node:http.
-    g.listen(port, host ?? '::', (err) => {
+    g.listen(more === undefined ? port : ({ ...more, port, host: host ?? '::' } as never), host ?? '::', (err) => {
       if (err !== undefined) {
         this.fail(err, cb);
         return;
@@ -261,7 +270,7 @@ export class ExpressServer extends EventEmitter {
 }
 
 /** app.listen([port[, host[, backlog]]][, callback]) and app.listen({ port, host }[, callback]). */
-export function listen(app: ListeningApp, args: unknown[]): ExpressServer {
+export function listen(app: ListeningApp, args: unknown[], more?: MoreListenOptions): ExpressServer {
   const server = new ExpressServer(app);
   let cb: ListenCb | undefined;
   if (typeof args[args.length - 1] === 'function') cb = args.pop() as ListenCb;
@@ -283,5 +292,5 @@ export function listen(app: ListeningApp, args: unknown[]): ExpressServer {
       code: 'ERR_SOCKET_BAD_PORT',
     });
   }
-  return server._listen(n, typeof host === 'string' ? host : undefined, cb);
+  return server._listen(n, typeof host === 'string' ? host : undefined, cb, more);
 }
