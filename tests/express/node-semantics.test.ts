@@ -145,7 +145,7 @@ for (const [major, reference, ours] of PAIRS) {
   });
 
   test(
-    `Express ${major}: writableFinished right after end(body, cb), res.socket null in the callback`,
+    `Express ${major}: writableFinished right after end(body, cb), res.socket in the callback, as this Node has them`,
     T,
     async (t) => {
       const seen: unknown[][] = [];
@@ -153,7 +153,7 @@ for (const [major, reference, ours] of PAIRS) {
         const app = make();
         const got = new Promise<unknown[]>((resolve) => {
           app.get('/', (_req: any, res: any) => {
-            res.end('done', () => resolve([finishedNow, res.writableFinished, res.socket]));
+            res.end('done', () => resolve([finishedNow, res.writableFinished, res.socket === null]));
             const finishedNow = res.writableFinished;
           });
         });
@@ -162,7 +162,10 @@ for (const [major, reference, ours] of PAIRS) {
         await raw(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
         seen.push(await got);
       }
-      assert.deepEqual(seen[0], [true, true, null]);
+      // Node 20 and 22: finished at once, the socket let go before the callback; from Node 24, finished a tick later
+      // and the callback still sees the socket.
+      const late = Number(process.versions.node.split('.')[0]) >= 24;
+      assert.deepEqual(seen[0], late ? [false, true, false] : [true, true, true]);
       assert.deepEqual(seen[1], seen[0]);
     },
   );

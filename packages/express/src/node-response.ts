@@ -147,11 +147,19 @@ function declaresBody(res: NodeResponse): boolean {
   );
 }
 
+/**
+ * node:http from Node 24 on: `writableFinished` turns true a tick after `end()` (once the socket took the bytes), and
+ * `end()`'s callback runs before the socket is let go (`res.socket` is still set in it); Node 20 and 22 do both at once.
+ */
+const LATE_FINISH = Number(process.versions.node.split('.')[0]) >= 24;
+
 function emitFinish(res: NodeResponse): void {
   res._done = true;
-  // node:http lets go of the socket as the response finishes, before the app's 'finish' listeners run.
-  res._detached = true;
+  // node:http lets go of the socket as the response finishes, before the app's 'finish' listeners run (from Node 24,
+  // after end()'s callback, which runs on 'prefinish' here).
+  if (!LATE_FINISH) res._detached = true;
   res.emit('prefinish');
+  res._detached = true;
   res.emit('finish');
   res.emit('close');
 }
@@ -444,11 +452,12 @@ export class NodeResponse {
         g.end(data);
       }
     }
-    if (cb) this.once('finish', cb);
+    if (cb) this.once(LATE_FINISH ? 'prefinish' : 'finish', cb);
     // The engine has the whole response: finished for writableFinished at once, as node:http is once its socket took
-    // the bytes; 'finish' comes on the next tick.
+    // the bytes (from Node 24, a tick later: then with 'finish', unless nothing listens); 'finish' comes on the next
+    // tick.
     const emit = this._events !== undefined || this.req._readableState !== undefined;
-    this._done = true;
+    this._done = !LATE_FINISH || !emit;
     if (emit) process.nextTick(emitFinish, this);
     return this;
   }
