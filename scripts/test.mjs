@@ -1,8 +1,11 @@
 // `npm test`: runs every node:test suite (tests/, packages/*/src, bench/) through tsx, one process per file, two or
 // more files at a time, then checks that the run left nothing behind: no file in the temp dir, no process. Fails when
-// no test file is found, so an empty run can never pass.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+// no test file is found, so an empty run can never pass. A file that runs past GALE_TEST_FILE_LIMIT seconds (default
+// 600; the longest takes ~2 min) is reported with its JavaScript stack and open handles, and killed: it fails, the rest
+// of the run goes on, instead of the run hanging.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -42,7 +45,13 @@ const left = skip.length ? `; left out: ${picked.length - selected.length} files
 console.log(
   `${selected.length} test files on Node ${process.version} (${process.execPath}), ${concurrency} at a time${left}`,
 );
+// Each file's process (node:test passes these options on to it) writes a diagnostic report when the watchdog below
+// sends SIGPWR, which nothing else here sends (SIGUSR2 has other users in tests/scale).
+const reports = mkdtempSync(join(tmpdir(), 'gale-test-reports-'));
 const nodeArgs = [
+  '--report-on-signal',
+  '--report-signal=SIGPWR',
+  `--report-directory=${reports}`,
   '--import',
   'tsx',
   '--test',
@@ -58,8 +67,15 @@ const nodeArgs = [
 const runTmp = mkdtempSync(join(tmpdir(), 'gale-test-run-'));
 const mark = `GALE_TEST_RUN=${runTmp}`;
 const env = { ...process.env, TMPDIR: runTmp, GALE_TEST_RUN: runTmp };
-const r = spawnSync(process.execPath, nodeArgs, { cwd: root, stdio: 'inherit', env });
-let status = r.status ?? 1;
+const runner = spawn(process.execPath, nodeArgs, { cwd: root, stdio: 'inherit', env });
+const limit = Number(process.env.GALE_TEST_FILE_LIMIT) || 600;
+/** pid → when the watchdog first saw that file's process. */
+const firstSeen = new Map();
+const watchdog = setInterval(() => overdue(limit), 15_000);
+const [code] = await once(runner, 'exit');
+clearInterval(watchdog);
+let status = code ?? 1;
+rmSync(reports, { recursive: true, force: true });
 
 // Caches that tools keep in the temp dir on their own (tsx's transform cache, Node's compile cache): not the tests'.
 const toolCaches = new Set([`tsx-${process.getuid?.() ?? ''}`, 'node-compile-cache']);
@@ -73,7 +89,7 @@ for (const p of processes) {
 rmSync(runTmp, { recursive: true, force: true });
 const problems = [
   ...leftovers.map((name) => `left in the temp dir: ${name}`),
-  ...processes.map((p) => `still running after the tests (killed now): pid ${p.pid}: ${p.cmd}`),
+  ...processes.map((p) => `still running after the tests (killed now): pid ${p.pid}: ${p.cmd.slice(0, 160)}`),
 ];
 if (problems.length) {
   console.error(
@@ -83,6 +99,51 @@ if (problems.length) {
   if (status === 0) status = 1;
 } else console.log('npm test: the tests left nothing behind (temp dir and processes checked)');
 process.exit(status);
+
+/**
+ * The test files' processes (this run's, running one file) seen first more than `limit` seconds ago: each is reported
+ * (its JavaScript stack and active handles, from the diagnostic report SIGPWR makes) and killed. Linux only.
+ */
+function overdue(limit) {
+  const now = Date.now();
+  const running = new Set();
+  for (const p of liveProcesses()) {
+    // (node:test's runner names every file too: not it)
+    const file =
+      p.pid === runner.pid ? undefined : selected.find((f) => p.cmd.endsWith(join(root, f)) || p.cmd.endsWith(` ${f}`));
+    if (file === undefined) continue;
+    running.add(p.pid);
+    if (!firstSeen.has(p.pid)) firstSeen.set(p.pid, now);
+    const secs = Math.round((now - firstSeen.get(p.pid)) / 1000);
+    if (secs < limit) continue;
+    console.error(`\nnpm test: ${file} has run for ${secs} s (GALE_TEST_FILE_LIMIT=${limit}): its state, then SIGKILL`);
+    try {
+      process.kill(p.pid, 'SIGPWR');
+    } catch {}
+    const until = Date.now() + 3000;
+    let report;
+    while (report === undefined && Date.now() < until) {
+      const name = readdirSync(reports).find((n) => n.includes(`.${p.pid}.`) && n.endsWith('.json'));
+      if (name && existsSync(join(reports, name))) {
+        try {
+          report = JSON.parse(readFileSync(join(reports, name), 'utf8'));
+        } catch {}
+      }
+    }
+    if (report) {
+      const handles = (report.libuv ?? [])
+        .filter((h) => h.is_active)
+        .map((h) => h.type + (h.is_referenced ? '' : ' (unref)'));
+      console.error(`  JavaScript stack: ${report.javascriptStack?.message || '(idle: waiting on the event loop)'}`);
+      for (const line of report.javascriptStack?.stack ?? []) console.error(`    ${line}`);
+      console.error(`  active handles: ${handles.join(', ')}`);
+    } else console.error('  (no diagnostic report came within 3 s)');
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {}
+  }
+  for (const pid of firstSeen.keys()) if (!running.has(pid)) firstSeen.delete(pid);
+}
 
 /** Processes other than this one whose environment carries this run's mark (Linux's /proc; elsewhere none). */
 function liveProcesses() {
@@ -96,7 +157,7 @@ function liveProcesses() {
       const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
       if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue; // exited, waiting for its parent
       const cmd = readFileSync(`/proc/${name}/cmdline`, 'latin1').replaceAll('\0', ' ').trim();
-      found.push({ pid: Number(name), cmd: cmd.slice(0, 160) });
+      found.push({ pid: Number(name), cmd });
     } catch {
       // gone meanwhile, or not ours to read
     }

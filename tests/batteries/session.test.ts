@@ -150,12 +150,13 @@ test('MemoryStore: data across requests, regenerate, destroy, expiry, saveUninit
   );
   assert.equal((await simpleRequest(eager.port, { path: '/peek' })).getAll('set-cookie').length, 1);
   const rolling = await withApp(t, (app) =>
-    routes(app, { secret: SECRET, store: new MemoryStore(), rolling: true, maxAge: 1000 }),
+    routes(app, { secret: SECRET, store: new MemoryStore(), rolling: true, maxAge: 2000 }),
   );
+  // Four gaps of 600 ms outlast maxAge (2 s) together; each leaves 1.4 s for a request on a busy machine.
   const r = new Client(rolling.port);
   await r.json('/count');
   for (let i = 0; i < 4; i++) {
-    await sleep(350);
+    await sleep(600);
     const peek = await r.request('/peek');
     assert.equal(peek.getAll('set-cookie').length, 1, 'rolling: every answer refreshes the cookie');
   }
