@@ -49,9 +49,9 @@ console.log(
 // sends SIGPWR, which nothing else here sends (SIGUSR2 has other users in tests/scale).
 const reports = mkdtempSync(join(tmpdir(), 'gale-test-reports-'));
 const nodeArgs = [
-  '--report-on-signal',
-  '--report-signal=SIGPWR',
-  `--report-directory=${reports}`,
+  ...(process.platform === 'linux'
+    ? ['--report-on-signal', '--report-signal=SIGPWR', `--report-directory=${reports}`]
+    : []),
   '--import',
   'tsx',
   '--test',
