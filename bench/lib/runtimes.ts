@@ -3,7 +3,7 @@
 // scripts/test-node-versions.mjs uses), installed on first use with `npm install --prefix` into the cache folder (scripts/cache-dir.mjs:
 // the checkout's .cache/ unless GALE_CACHE_DIR says otherwise).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheDir } from '../../scripts/cache-dir.mjs';
@@ -101,7 +101,17 @@ export function runtimeBinary(
       let failure: string | null = null;
       if (!existsSync(bin)) {
         log(`installing ${rt.name} ${rt.version} from npm (${rt.pkg}) into ${relative(repoDir, prefix)} …`);
-        failure = npmInstall(prefix, `${rt.pkg}@${rt.version}`);
+        // Into a folder of this process's own, then renamed into place (atomic): another run (the Node 20 and 26
+        // suites run side by side) never finds a binary npm is still writing (spawn fails with ETXTBSY).
+        const staging = `${prefix}.staging-${process.pid}`;
+        mkdirSync(dirname(prefix), { recursive: true });
+        failure = npmInstall(staging, `${rt.pkg}@${rt.version}`);
+        try {
+          if (failure === null) renameSync(staging, prefix);
+        } catch {
+          // Another run put its copy in place first: that one is complete.
+        }
+        rmSync(staging, { recursive: true, force: true });
       }
       got = failure
         ? { failure }
