@@ -98,8 +98,9 @@ test(`slowloris: ${SLOW} connections sending a head byte by byte get 408 within 
   // quarter of the timeout. The margin is for a loaded machine: a server that never times out fails either way.
   assert.ok(res.maxMs < 2000 + 400 + 4000, `last 408 after ${res.maxMs} ms`);
   assert.ok(res.minMs >= 2000, `first 408 after ${res.minMs} ms: not before the timeout`);
-  // A starved server would make these wait for seconds.
-  assert.ok(Math.max(...during) < 500, `a normal request took ${Math.max(...during)} ms during the attack`);
+  // A starved server would make these wait until the slow connections are cut off (headersTimeout, 2 s); below
+  // that, the margin is for a loaded machine (874 ms seen under Wine beside another suite).
+  assert.ok(Math.max(...during) < 1500, `a normal request took ${Math.max(...during)} ms during the attack`);
 });
 
 test('a client that stops reading is disconnected after sendTimeout, and the handler hears the abort', {
