@@ -67,7 +67,7 @@ test('a poll read after the pong deadline, before the timeout timer ran, finds t
 
 test('the pong deadline counts from when the ping was due, not from a timer the loop held up', T, async (t) => {
   const app = gale();
-  const engine = attach(app, { pingInterval: 200, pingTimeout: 1200 });
+  const engine = attach(app, { pingInterval: 200, pingTimeout: 2500 });
   const reasons: string[] = [];
   engine.on('connection', (socket) => socket.on('close', (reason: string) => reasons.push(reason)));
   app.get('/ok', () => 'ok');
@@ -86,14 +86,14 @@ test('the pong deadline counts from when the ping was due, not from a timer the 
   const base = `http://127.0.0.1:${port}/engine.io/?EIO=4&transport=polling`;
   const sid = JSON.parse((await (await fetch(base)).text()).slice(1)).sid;
   const opened = performance.now();
-  // The loop is held from ~120 ms to ~920 ms: the ping due at 200 ms goes out at ~920 ms. Its pong is due at 1400 ms
-  // (engine.io's timer would wait until ~2120 ms). The poll asking for the ping has 480 ms after the block to reach
-  // the server, and the check at 1760 ms is 360 ms from either deadline.
+  // The loop is held from ~120 ms to ~920 ms: the ping due at 200 ms goes out at ~920 ms. Its pong is due at 2700 ms
+  // (engine.io's timer would wait until ~3420 ms). The poll asking for the ping has 1.78 s after the block to reach
+  // the server (a busy machine took over 480 ms), and the check at 3060 ms is 360 ms from either deadline.
   await new Promise((resolve) => setTimeout(resolve, 120));
   blocker.write(buildRequest({ path: '/block' }));
   const ping = await fetch(`${base}&sid=${sid}`);
   assert.equal(await ping.text(), '2');
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, opened + 1760 - performance.now())));
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, opened + 3060 - performance.now())));
   const late = await fetch(`${base}&sid=${sid}`);
   assert.deepEqual([late.status, await late.json()], [400, { code: 1, message: 'Session ID unknown' }]);
   assert.deepEqual(reasons, ['ping timeout']);
