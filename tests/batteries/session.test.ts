@@ -150,17 +150,22 @@ test('MemoryStore: data across requests, regenerate, destroy, expiry, saveUninit
   );
   assert.equal((await simpleRequest(eager.port, { path: '/peek' })).getAll('set-cookie').length, 1);
   const rolling = await withApp(t, (app) =>
-    routes(app, { secret: SECRET, store: new MemoryStore(), rolling: true, maxAge: 2000 }),
+    routes(app, { secret: SECRET, store: new MemoryStore(), rolling: true, maxAge: 1000 }),
   );
-  // Four gaps of 600 ms outlast maxAge (2 s) together; each leaves 1.4 s for a request on a busy machine.
+  // The store and the cookies read Date.now(): the test moves that clock itself, so a machine too busy to answer
+  // within a gap cannot expire the session under it (the server's sockets and timers run for real).
+  t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
   const r = new Client(rolling.port);
   await r.json('/count');
   for (let i = 0; i < 4; i++) {
-    await sleep(600);
+    t.mock.timers.tick(350);
     const peek = await r.request('/peek');
     assert.equal(peek.getAll('set-cookie').length, 1, 'rolling: every answer refreshes the cookie');
   }
   assert.equal((await r.json('/peek')).count, 1, 'kept alive past maxAge by activity');
+  t.mock.timers.tick(1001);
+  assert.equal((await r.json('/peek')).count, null, 'expired after maxAge without activity');
+  t.mock.timers.reset();
 });
 
 test('a store write finishes before the answer goes out: the next request always sees it', T, async (t) => {
