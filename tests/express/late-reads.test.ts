@@ -92,6 +92,7 @@ test(
   async () => {
     const app = express();
     const out: unknown[] = [];
+    let port: unknown;
     let got!: () => void;
     const finished = new Promise<void>((r) => {
       got = r;
@@ -101,16 +102,21 @@ test(
       req.headers['x-added'] = 'by the app';
       res.send('ok');
       setTimeout(() => {
-        out.push(early, req.get('x-added'), req.get('x-other'), req.httpVersion, req.ip);
+        out.push(early, req.get('x-added'), req.get('x-other'), req.httpVersion, req.ip, req.secure);
+        port = req.socket.remotePort;
         got();
       }, 30);
     });
     const s = await start(app);
     try {
-      const res = await fetch(`${s.url}/mixed`, { headers: { 'x-early': 'e', 'x-other': 'o' } });
-      assert.equal(await res.text(), 'ok');
+      const conn = await RawConn.open(s.port);
+      await conn.write(Buffer.from('GET /mixed HTTP/1.1\r\nHost: x\r\nX-Early: e\r\nX-Other: o\r\n\r\n'));
       await finished;
-      assert.deepEqual(out, ['e', 'by the app', 'o', '1.1', '127.0.0.1']);
+      const clientPort = conn.socket.localPort;
+      conn.destroy();
+      assert.deepEqual(out, ['e', 'by the app', 'o', '1.1', '127.0.0.1', false]);
+      // The peer's port, parsed from the kept copy: the client's own.
+      assert.equal(port, clientPort);
     } finally {
       await s.close();
     }

@@ -31,9 +31,22 @@ struct Meta {
     length: Option<u64>,
 }
 
+/// `[reason, close, length]`, or the length alone as a number; None for anything else (undefined: no meta).
 fn meta_arg(env: napi_env, v: napi_value) -> Option<Meta> {
-    if nu::type_of(env, v) != ValueType::napi_object {
-        return None;
+    let length = |n: Option<f64>| {
+        n.filter(|n| n.is_finite() && *n >= 0.0 && n.fract() == 0.0)
+            .map(|n| n as u64)
+    };
+    match nu::type_of(env, v) {
+        ValueType::napi_object => {}
+        ValueType::napi_number => {
+            return Some(Meta {
+                reason: Vec::new(),
+                close: false,
+                length: length(nu::get_f64(env, v)),
+            })
+        }
+        _ => return None,
     }
     let item = |i: u32| {
         let mut out = std::ptr::null_mut();
@@ -47,9 +60,7 @@ fn meta_arg(env: napi_env, v: napi_value) -> Option<Meta> {
         .flatten()
         .unwrap_or_default();
     let close = nu::get_bool(env, item(1)).unwrap_or(false);
-    let length = nu::get_f64(env, item(2))
-        .filter(|n| n.is_finite() && *n >= 0.0 && n.fract() == 0.0)
-        .map(|n| n as u64);
+    let length = length(nu::get_f64(env, item(2)));
     Some(Meta {
         reason,
         close,

@@ -1,5 +1,6 @@
 //! Lazy request accessors JS calls on first use: method, url, version, headers, one header, body, peer.
 
+use std::cell::RefCell;
 use std::io::Write;
 
 use napi::sys::{napi_callback_info, napi_env, napi_value};
@@ -69,36 +70,30 @@ pub(crate) unsafe extern "C" fn req_header(env: napi_env, info: napi_callback_in
     })
 }
 
-/// `keep(id) → [head, version, address, port, secure]`: one copy of what JS may still read of a request after the
-/// engine lets go of it (the Express layer calls it at each response's end, as it cannot know when reads stop) —
-/// the head's bytes as a Latin-1 string for `parseKept`, the HTTP minor version (2 for HTTP/2), and the peer (address
-/// '' and port undefined when the connection is gone). Undefined when the engine already let go.
+thread_local! {
+    /// `keep`'s text is assembled here: no allocation per request once it has grown to the largest head.
+    static KEEP: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `keep(id) → "<minor><secure 0|1><port> <address>\n<head>"`: one copy of what JS may still read of a request after
+/// the engine lets go of it (the Express layer calls it at each response's end, as it cannot know when reads stop) —
+/// the HTTP minor version (2 for HTTP/2), whether it came over TLS, the peer (port and address empty when the
+/// connection is gone), then the head's bytes for `parseKept`, all in one Latin-1 string: one value made per
+/// request, split in JS only when a late read needs it. Undefined when the engine already let go.
 pub(crate) unsafe extern "C" fn req_keep(env: napi_env, info: napi_callback_info) -> napi_value {
     on_req(env, info, |r, _| {
-        let (address, port) = match r.peer() {
-            Some(a) => {
-                // Formatted on the stack: no allocation for the address text.
-                let mut buf = [0u8; 64];
-                let mut w = &mut buf[..];
-                let _ = write!(w, "{}", a.ip());
-                let n = 64 - w.len();
-                (
-                    nu::latin1(env, &buf[..n]),
-                    nu::uint(env, u32::from(a.port())),
-                )
+        KEEP.with_borrow_mut(|out| {
+            out.clear();
+            let _ = write!(out, "{}{}", r.minor_version(), u8::from(r.secure()));
+            if let Some(a) = r.peer() {
+                let _ = write!(out, "{} {}", a.port(), a.ip());
+            } else {
+                out.push(b' ');
             }
-            None => (nu::latin1(env, b""), nu::undefined(env)),
-        };
-        nu::array(
-            env,
-            &[
-                nu::latin1(env, r.head_bytes()),
-                nu::uint(env, u32::from(r.minor_version())),
-                address,
-                port,
-                nu::boolean(env, r.secure()),
-            ],
-        )
+            out.push(b'\n');
+            out.extend_from_slice(r.head_bytes());
+            nu::latin1(env, out)
+        })
     })
 }
 

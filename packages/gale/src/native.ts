@@ -124,12 +124,17 @@ export type KeptRequest = [
  * A request's head as `keep` copied it: the request line and headers as Latin-1 text (for `parseKept`), the HTTP minor
  * version (2 for HTTP/2), and the peer (address '' and port undefined when the connection was gone).
  */
-export type KeptHead = [head: string, minor: number, address: string, port: number | undefined, secure: boolean];
+/**
+ * `keep`'s one string: `<minor><secure 0|1><port> <address>\n<head>` (port and address empty when the connection is
+ * gone); `parseKept` takes the part after the first newline.
+ */
+export type KeptHead = string;
 /**
  * What a reply rarely carries, passed only when set: a reason phrase other than the standard one, the app's own
- * `Connection: close`, and a declared body length (Content-Length for a streamed body or a HEAD answer).
+ * `Connection: close`, and a declared body length (Content-Length for a streamed body or a HEAD answer). The length
+ * alone is passed as a number (the Express layer's every reply: one value read instead of an array's three).
  */
-export type ReplyMeta = [reason: string | undefined, close: boolean, length: number | undefined];
+export type ReplyMeta = [reason: string | undefined, close: boolean, length: number | undefined] | number;
 
 /** Options the engine reads: the engine's subset of the public options (defaults live in gale-server). */
 export type NativeOptions = Pick<

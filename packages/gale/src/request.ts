@@ -280,16 +280,18 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
     const k = this._kept;
     if (k === undefined) this.gone(what);
     this._kept = undefined;
-    const p = this._n.parseKept(k[0]);
+    const nl = k.indexOf('\n');
+    const p = this._n.parseKept(k.slice(nl + 1));
     if (p === undefined) this.gone(what);
     if (this._method === undefined) this._method = p[0];
     if (this._url === undefined) this._url = p[1];
     if (this._headers === undefined) this._headers = headersOf(p[2]);
-    if (this._version === undefined) this._version = k[1];
+    if (this._version === undefined) this._version = k.charCodeAt(0) - 48;
     if (this._ip === undefined) {
-      this._ip = k[2];
-      this._rport = k[3];
-      this._tls = k[4];
+      const space = k.indexOf(' ');
+      this._ip = k.slice(space + 1, nl);
+      this._rport = space > 2 ? Number(k.slice(2, space)) : undefined;
+      this._tls = k[1] === '1';
     }
   }
 
@@ -436,7 +438,7 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
     if (this._rawHeaders === undefined) {
       const k = (this._ended ? undefined : this._n.keep(this._id)) ?? this._kept;
       if (k === undefined) this.gone('rawHeaders');
-      this._rawHeaders = rawHeadersOf(k[0]);
+      this._rawHeaders = rawHeadersOf(k.slice(k.indexOf('\n') + 1));
     }
     return this._rawHeaders;
   }

@@ -421,7 +421,7 @@ export class Response implements ResponseView {
 
   /** @internal what the reply rarely carries (reason phrase, Connection: close, declared length), if any */
   _meta(): ReplyMeta | undefined {
-    if (this.statusMessage === undefined && !this._close && this._length === undefined) return undefined;
+    if (this.statusMessage === undefined && !this._close) return this._length;
     return [this.statusMessage, this._close === true, this._length];
   }
 
