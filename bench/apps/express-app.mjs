@@ -1,16 +1,36 @@
-// Benchmark app for the express-app scenario: one ordinary Express app — cors(), helmet(), express.json() and
-// GET / → {"hello":"world"} — run unchanged by the Express chosen in EXPRESS_IMPL: 'express' (Express 5, default),
-// 'express4', or '@gale-http/express' (Gale's drop-in). On 127.0.0.1:$PORT.
+// Benchmark app for the express-app and express-bare scenarios: one ordinary Express app run unchanged by the Express
+// EXPRESS_IMPL names — 'express' (Express 5, default), 'express4', '@gale-http/express', or the peers on uWebSockets.js
+// 'fulmine' and 'ultimate-express' (apps/peers.mjs; GALE_BENCH_DECLARATIVE=0 turns their compiled responses off).
+// EXPRESS_MW=1 adds cors(), helmet() and express.json() in front of the routes. On 127.0.0.1:$PORT.
 import cors from 'cors';
 import helmet from 'helmet';
+import { loadPeer, reportCompiledRoutes } from './peers.mjs';
 
 const impl = process.env.EXPRESS_IMPL ?? 'express';
-const { default: express } = await import(impl);
+const express =
+  impl === 'fulmine'
+    ? loadPeer('fulmine', process.env.GALE_BENCH_FULMINE)
+    : impl === 'ultimate-express'
+      ? loadPeer('ultimate-express', process.env.GALE_BENCH_UEXPRESS)
+      : (await import(impl)).default;
 
 const app = express();
 app.disable('x-powered-by');
-app.use(cors());
-app.use(helmet());
-app.use(express.json());
+if (process.env.GALE_BENCH_DECLARATIVE === '0') app.set('declarative responses', false);
+if (process.env.EXPRESS_MW === '1') {
+  app.use(cors());
+  app.use(helmet());
+  app.use(express.json());
+}
+// The handlers are written as an application would write them (a peer may compile such a handler into a response
+// answered without running it: the server's notes say which).
 app.get('/', (_req, res) => res.json({ hello: 'world' }));
-app.listen(Number(process.env.PORT), '127.0.0.1');
+app.get('/u/:id', (req, res) => res.send(`user ${req.params.id}`));
+app.get('/a', async (_req, res) => {
+  await Promise.resolve();
+  res.json({ hello: 'world' });
+});
+app.listen(Number(process.env.PORT), '127.0.0.1', () => {
+  if (impl === 'fulmine') reportCompiledRoutes(impl, process.env.GALE_BENCH_FULMINE, app);
+  if (impl === 'ultimate-express') reportCompiledRoutes(impl, process.env.GALE_BENCH_UEXPRESS, app);
+});

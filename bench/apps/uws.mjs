@@ -1,6 +1,6 @@
 // Benchmark app: uWebSockets.js, only when GALE_BENCH_UWS names a local build (a directory or file that
 // `require` loads; uWebSockets.js is never a dependency of this repo: it installs only from GitHub). Serves the
-// dynamic HTTP scenarios (hello, json, text, params, middleware as five awaited no-op steps) and the WebSocket
+// dynamic HTTP scenarios (hello, json, text, params, middleware as five nested async steps) and the WebSocket
 // scenarios (/echo, /fws through Gale's FastWsConnection, /broadcast through uWS pub/sub) on 127.0.0.1:$PORT.
 import { createRequire } from 'node:module';
 import { FastWsConnection } from '../../packages/fast-ws/dist/server.js';
@@ -27,16 +27,23 @@ app.get('/hello/:name', (res, req) => {
   } catch {}
   reply(res, TEXT_TYPE, `Hello ${name}`);
 });
+/**
+ * middleware: uWS has no middleware, so five async steps, each awaiting the next, wrap the answer (the work of Gale's
+ * five `async (req, res, next) => { await next(); }` and of the Bun and Deno apps); the outer one answers a throw with
+ * a 500, as the other apps' error handlers.
+ */
+const step = (next) => async (res) => await next(res);
+const chain = step(step(step(step(step(async () => JSON.stringify({ hello: 'world' }))))));
 app.get('/mw', (res) => {
   // uWS loses the response when the client leaves during an await unless onAborted is set.
   let aborted = false;
   res.onAborted(() => {
     aborted = true;
   });
-  (async () => {
-    for (let i = 0; i < 5; i++) await Promise.resolve();
-    if (!aborted) reply(res, JSON_TYPE, JSON.stringify({ hello: 'world' }));
-  })();
+  chain(res).then(
+    (body) => aborted || reply(res, JSON_TYPE, body),
+    (err) => aborted || res.cork(() => res.writeStatus('500 Internal Server Error').end(String(err))),
+  );
 });
 
 // async / async-io: an awaited resolved promise, or one setImmediate, before the answer (onAborted as for /mw).

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Measurement } from './measure.ts';
 import type { ScenarioKind } from './scenarios.ts';
-import { baselineName } from './servers.ts';
+import { baselineName, baseName } from './servers.ts';
 
 /** A load tool above this share of its core is the bottleneck: the req/s figure measures the tool, not the server. */
 export const TOOL_BOUND_PCT = 90;
@@ -77,11 +77,30 @@ export const KIND_BASELINE: Partial<Record<ScenarioKind, readonly [server: strin
   fetch: ['hono-node', 'vs Hono on node-server'],
   sveltekit: ['sveltekit-node', 'vs adapter-node'],
   'express-app': ['express-app', 'vs the app on Express 5'],
+  'express-bare': ['express-bare-app', 'vs the app on Express 5'],
   'nest-app': ['nest-express', 'vs Nest on Express 5'],
   tls: ['node-https', 'vs node:https'],
   h2: ['node-http2', 'vs node:http2'],
   h2c: ['node-h2c', 'vs node:http2 (h2c)'],
 };
+
+/**
+ * Peers compared by server CPU per request (the row's CPU µs/req ÷ theirs, on the same Node when they ran there), for
+ * the kinds whose targets are set that way (issue 41: the Express app against the Express drop-ins on uWebSockets.js).
+ */
+export const KIND_CPU_BASELINES: Partial<Record<ScenarioKind, readonly (readonly [server: string, label: string])[]>> =
+  {
+    'express-app': [
+      ['fulmine-app', 'CPU ÷ fulmine.js'],
+      ['fulmine-nodecl-app', 'CPU ÷ fulmine.js (decl. off)'],
+      ['uexpress-app', 'CPU ÷ ultimate-express'],
+    ],
+    'express-bare': [
+      ['fulmine-bare-app', 'CPU ÷ fulmine.js'],
+      ['fulmine-nodecl-bare-app', 'CPU ÷ fulmine.js (decl. off)'],
+      ['uexpress-bare-app', 'CPU ÷ ultimate-express'],
+    ],
+  };
 
 /**
  * Rows that stand for one baseline: the ratio takes the fastest of them in each mode, so static files are compared
@@ -129,23 +148,33 @@ export function markdownTable(ms: readonly Measurement[], tool = 'wrk', opts: { 
     });
   const ratio = (s: Summary, b: Summary | null): string => (b ? `${(s.medianRps / b.medianRps).toFixed(2)}×` : '—');
   const baselines = baselinesFor(opts.kind);
+  // CPU columns only for peers that ran in this table.
+  const cpuBaselines = (opts.kind ? (KIND_CPU_BASELINES[opts.kind] ?? []) : []).filter(([server]) =>
+    ms.some((x) => baseName(x.server) === server),
+  );
+  const cpuRatio = (row: string, s: Summary, base: string, mode: string): string => {
+    const b = ms.find((x) => x.server === baselineName(row, base, has) && x.mode === mode);
+    const bs = b ? summarize(b) : null;
+    return s.cpuUsPerReq !== null && bs?.cpuUsPerReq ? `${(s.cpuUsPerReq / bs.cpuUsPerReq).toFixed(2)}×` : '—';
+  };
+  const columns = baselines.length + cpuBaselines.length;
   const dashes = (n: number): string => Array(n).fill('—').join(' | ');
   const lines = [
-    `| server | mode | median req/s | min–max req/s | p50 | p99 | CPU µs/req | peak RSS MiB | ${baselines.map((b) => b[1]).join(' | ')} |`,
-    `|---|---|---:|---:|---:|---:|---:|---:|${baselines.map(() => '---:|').join('')}`,
+    `| server | mode | median req/s | min–max req/s | p50 | p99 | CPU µs/req | peak RSS MiB | ${[...baselines, ...cpuBaselines].map((b) => b[1]).join(' | ')} |`,
+    `|---|---|---:|---:|---:|---:|---:|---:|${'---:|'.repeat(columns)}`,
   ];
   const notes: string[] = [];
   const notRunNotes = new Set<string>();
   let anyBound = false;
   for (const m of ms) {
     if (m.notRun) {
-      lines.push(`| ${m.label} | ${modeLabel(m)} | — | ${dashes(5 + baselines.length)} |`);
+      lines.push(`| ${m.label} | ${modeLabel(m)} | — | ${dashes(5 + columns)} |`);
       notRunNotes.add(`- — not run: ${m.notRun}.`);
       continue;
     }
     const s = summarize(m);
     if (!s) {
-      lines.push(`| ${m.label} | ${modeLabel(m)} | **FAILED** | ${dashes(5 + baselines.length)} |`);
+      lines.push(`| ${m.label} | ${modeLabel(m)} | **FAILED** | ${dashes(5 + columns)} |`);
       notes.push(`- **${m.label} ${modeLabel(m)} FAILED**: ${m.failure ?? 'no iterations'}`);
       continue;
     }
@@ -154,10 +183,21 @@ export function markdownTable(ms: readonly Measurement[], tool = 'wrk', opts: { 
       `| ${m.label} | ${modeLabel(m)} | ${int(s.medianRps)}${s.toolBound ? ' ‡' : ''} | ${int(s.minRps)}–${int(s.maxRps)} | ` +
         `${lat(s.p50Us, m.depth > 1 ? ' †' : '')} | ${lat(s.p99Us, m.depth > 1 ? ' †' : '')} | ${s.cpuUsPerReq === null ? '—' : s.cpuUsPerReq.toFixed(2)} | ` +
         `${s.peakRssMiB === null ? '—' : s.peakRssMiB.toFixed(1)} | ` +
-        `${baselines.map(([server]) => ratio(s, baseline(m.server, server, m.mode))).join(' | ')} |`,
+        `${[
+          ...baselines.map(([server]) => ratio(s, baseline(m.server, server, m.mode))),
+          ...cpuBaselines.map(([server]) => cpuRatio(m.server, s, server, m.mode)),
+        ].join(' | ')} |`,
     );
   }
   notes.push(...notRunNotes);
+  // What a server said of itself on stderr (`bench-note: …`), e.g. which routes a peer answers without JavaScript.
+  const serverNotes = new Set<string>();
+  for (const m of ms) {
+    for (const line of (m.serverStderr ?? '').split('\n')) {
+      if (line.startsWith('bench-note: ')) serverNotes.add(`- ${m.label}: ${line.slice('bench-note: '.length)}.`);
+    }
+  }
+  notes.push(...serverNotes);
   const wrk = tool === 'wrk';
   if (anyBound) {
     notes.push(

@@ -15,6 +15,7 @@ export type ScenarioKind =
   | 'fetch'
   | 'sveltekit'
   | 'express-app'
+  | 'express-bare'
   | 'nest-app'
   | 'tls'
   | 'h2'

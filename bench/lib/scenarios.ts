@@ -25,6 +25,60 @@ function scenario(s: ScenarioInput): Scenario {
   };
 }
 
+/**
+ * express-app-* and express-bare-*: one Express app file (apps/express-app.mjs) on Express 5, Express 4,
+ * @gale-http/express and the peers on uWebSockets.js (lib/express-servers.ts): hello (`res.json`), params
+ * (`res.send(\`user ${req.params.id}\`)`) and async (one awaited promise, then `res.json`); the express-app ones with
+ * cors(), helmet() and express.json() in front (issue 41). A peer frames `res.send` as chunked: bodies are compared.
+ */
+function expressAppScenarios(): Scenario[] {
+  const routes = [
+    {
+      suffix: '',
+      what: 'GET / → res.json({hello:"world"})',
+      path: '/',
+      type: 'application/json',
+      body: '{"hello":"world"}',
+    },
+    {
+      suffix: '-params',
+      what: 'GET /u/42 (route /u/:id) → res.send("user " + id) (a template string)',
+      path: '/u/42',
+      type: 'text/html',
+      body: 'user 42',
+    },
+    {
+      suffix: '-async',
+      what: 'GET /a → await one promise, then res.json({hello:"world"})',
+      path: '/a',
+      type: 'application/json',
+      body: '{"hello":"world"}',
+    },
+  ];
+  return routes.flatMap((r) => [
+    scenario({
+      id: `express-app${r.suffix}`,
+      kind: 'express-app',
+      description: `${r.what}, behind cors(), helmet() and express.json(): the same app file on every Express`,
+      path: r.path,
+      status: 200,
+      contentType: r.type,
+      body: r.body,
+      // Proof that cors and helmet ran on every server.
+      expectHeaders: { 'access-control-allow-origin': '*', 'x-content-type-options': 'nosniff' },
+    }),
+    scenario({
+      id: `express-bare${r.suffix}`,
+      kind: 'express-bare',
+      description: `${r.what}, no middleware: the same app file on every Express`,
+      path: r.path,
+      status: 200,
+      contentType: r.type,
+      body: r.body,
+    }),
+  ]);
+}
+
 /** Validators every static answer must carry (scenarios.md: "the file's bytes, ETag/Last-Modified"). */
 const VALIDATORS = { etag: true, 'last-modified': true } as const;
 
@@ -124,19 +178,7 @@ export const scenarios: readonly Scenario[] = [
     contentType: 'application/json',
     body: '{"hello":"world"}',
   }),
-  scenario({
-    id: 'express-app',
-    kind: 'express-app',
-    description:
-      'GET / → {"hello":"world"} from an Express app with cors(), helmet() and express.json(): the same app file on ' +
-      'Express 5 and on @gale-http/express (issue 13)',
-    path: '/',
-    status: 200,
-    contentType: 'application/json',
-    body: '{"hello":"world"}',
-    // Proof that cors and helmet ran on every server.
-    expectHeaders: { 'access-control-allow-origin': '*', 'x-content-type-options': 'nosniff' },
-  }),
+  ...expressAppScenarios(),
   scenario({
     id: 'nest-app',
     kind: 'nest-app',

@@ -28,8 +28,11 @@ export interface ServerDef {
   env?: Record<string, string>;
   /** Starts something other than a Node app (nginx, Bun, Deno). */
   launch?: (ctx: LaunchContext) => Launch;
-  /** The Node binary a Node app runs on (default: the harness's own; see `onNodes()`). */
+  /** The Node binary a Node app runs on (default: the harness's own; see `onNodes()`), and its major version. */
   node?: string;
+  nodeMajor?: number;
+  /** The oldest Node major the app runs on (fulmine.js: 22): on an older one its rows are "—", with the reason. */
+  minNode?: number;
   /**
    * Scenario kinds it serves (default: dynamic and static); the others are shown as "—" (not served), never as a
    * figure. Only the servers that list `fetch` run the fetch-handler scenarios.

@@ -4,35 +4,41 @@
 // `skip()` why it is left out (nginx not installed: skipped). `onNodes()` runs the Node-based ones on other Nodes.
 
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { cacheDir } from '../../scripts/cache-dir.mjs';
+import { expressAppServers, nestServers } from './express-servers.ts';
 import { limitLaunch, limitUnavailable, limitUringLaunch, limitUringUnavailable } from './limit.ts';
 import { nginxLaunch, nginxMissing } from './nginx.ts';
 import { BUN, DENO, type NodeRuntime, runtimeBinary, runtimeUnavailable } from './runtimes.ts';
 import type { Scenario, ScenarioKind } from './scenario-types.ts';
 import { secureServers } from './secure.ts';
+import {
+  appFile,
+  express4Unavailable,
+  galeUnavailable,
+  peerEnv,
+  repoDir,
+  uwsPath,
+  uwsUnavailable,
+} from './server-common.ts';
 import type { Launch, LaunchContext, ServerDef } from './server-types.ts';
 import { sveltekitServers } from './sveltekit.ts';
 
+export {
+  benchDir,
+  fulminePath,
+  galeUnavailable,
+  peerEnv,
+  repoDir,
+  uwsPath,
+  uwsUnavailable,
+} from './server-common.ts';
 export type { Launch, LaunchContext, ServerDef } from './server-types.ts';
 
-export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const repoDir = resolve(benchDir, '..');
-
-const app = (file: string): string => join(benchDir, 'apps', file);
+const app = appFile;
 
 /** What a server without `kinds` serves. */
 const DEFAULT_KINDS: readonly ScenarioKind[] = ['dynamic', 'static'];
-
-/** Why the `gale` servers cannot start (the package is not built), or null. */
-export function galeUnavailable(): string | null {
-  const dist = join(repoDir, 'packages', 'gale', 'dist', 'index.js');
-  return existsSync(dist)
-    ? null
-    : 'gale is not built: packages/gale/dist/index.js is missing (run `npm run build` at the repo root)';
-}
 
 /** Why the `gale-otel` server cannot start (gale or @gale-http/otel not built), or null. */
 function otelUnavailable(): string | null {
@@ -44,66 +50,16 @@ function otelUnavailable(): string | null {
   );
 }
 
-function express4Unavailable(): string | null {
-  return existsSync(join(repoDir, 'node_modules', 'express4', 'package.json'))
-    ? null
-    : 'express4 is not installed (run `npm install` at the repo root; it is the devDependency express4@npm:express@4)';
-}
-
 function nginxSkip(): string | null {
   const why = nginxMissing();
   return why ? `${why}: the nginx rows are skipped` : null;
 }
 
-/** Why the `nest-gale` server cannot start (gale or @gale-http/express/nest not built), or null. */
-function galeNestUnavailable(): string | null {
-  return (
-    galeUnavailable() ??
-    (existsSync(join(repoDir, 'packages', 'express', 'dist', 'nest', 'index.js'))
-      ? null
-      : '@gale-http/express is not built: packages/express/dist/nest/index.js is missing (run `npm run build` at the repo root)')
-  );
-}
-
-/**
- * fulmine.js (an Express 5 drop-in on uWebSockets.js) takes part in nest-app only when GALE_BENCH_FULMINE names a local
- * build (it installs only from GitHub, so it is never a dependency here), on Node ≥ 22:
- * `GALE_BENCH_FULMINE=/path/to/fulmine.js npm run bench -- nest-app --node 26`. Nest's ExpressAdapter over its app,
- * made ready with app.init() and served by its own listen() (apps/nest-app.mjs).
- */
-export const fulminePath = process.env.GALE_BENCH_FULMINE ? resolve(process.env.GALE_BENCH_FULMINE) : undefined;
-
-const fulmineNestServer: ServerDef = {
-  name: 'nest-fulmine',
-  label: 'NestJS on fulmine.js (ExpressAdapter, init() + its listen)',
-  entry: app('nest-app.mjs'),
-  env: { NEST_IMPL: 'fulmine', GALE_BENCH_FULMINE: fulminePath ?? '' },
-  kinds: ['nest-app'],
-  unavailable: () =>
-    existsSync(join(fulminePath ?? '', 'package.json'))
-      ? null
-      : `GALE_BENCH_FULMINE=${fulminePath} is not a fulmine.js build (no package.json there)`,
-};
-
-/**
- * uWebSockets.js takes part only when GALE_BENCH_UWS names a local build (it installs only from GitHub, so it is never
- * a dependency here): `GALE_BENCH_UWS=/path/to/uWebSockets.js npm run bench`. It serves the dynamic HTTP scenarios.
- */
-export const uwsPath = process.env.GALE_BENCH_UWS;
-
-/** Why the uWebSockets.js app cannot start (GALE_BENCH_UWS does not load, or gale's fast-ws class is not built). */
-export function uwsUnavailable(): string | null {
-  try {
-    createRequire(import.meta.url).resolve(uwsPath as string);
-    return galeUnavailable();
-  } catch (err) {
-    return `GALE_BENCH_UWS=${uwsPath} cannot be loaded: ${(err as Error).message.split('\n')[0]}`;
-  }
-}
 const uwsServer: ServerDef = {
   name: 'uws',
   label: 'uWebSockets.js',
   entry: app('uws.mjs'),
+  env: peerEnv,
   kinds: ['dynamic'],
   unavailable: uwsUnavailable,
   knownFailures: {
@@ -291,42 +247,9 @@ export const servers: readonly ServerDef[] = [
     unavailable: galeUnavailable,
   },
   { name: 'hono-node', label: 'Hono on @hono/node-server', entry: app('fetch-hono-node.mjs'), kinds: ['fetch'] },
-  // express-app: one Express app file (apps/express-app.mjs: cors, helmet, express.json, GET / → JSON) run by
-  // Express 5, Express 4 and @gale-http/express.
-  { name: 'express-app', label: 'Express 5 (the app)', entry: app('express-app.mjs'), kinds: ['express-app'] },
-  {
-    name: 'express4-app',
-    label: 'Express 4 (the app)',
-    entry: app('express-app.mjs'),
-    env: { EXPRESS_IMPL: 'express4' },
-    kinds: ['express-app'],
-    unavailable: express4Unavailable,
-  },
-  {
-    name: 'gale-express',
-    label: '@gale-http/express (the app)',
-    entry: app('express-app.mjs'),
-    env: { EXPRESS_IMPL: '@gale-http/express' },
-    kinds: ['express-app'],
-    unavailable: galeUnavailable,
-  },
-  // nest-app: one NestJS app (apps/nest-app.mjs) on Nest's ExpressAdapter with Express 5, on GaleExpressAdapter, and on
-  // fulmine.js when GALE_BENCH_FULMINE names its build.
-  {
-    name: 'nest-express',
-    label: 'NestJS on Express 5 (ExpressAdapter)',
-    entry: app('nest-app.mjs'),
-    kinds: ['nest-app'],
-  },
-  {
-    name: 'nest-gale',
-    label: 'NestJS on Gale (GaleExpressAdapter)',
-    entry: app('nest-app.mjs'),
-    env: { NEST_IMPL: 'gale' },
-    kinds: ['nest-app'],
-    unavailable: galeNestUnavailable,
-  },
-  ...(fulminePath ? [fulmineNestServer] : []),
+  // express-app, express-bare, nest-app (lib/express-servers.ts).
+  ...expressAppServers,
+  ...nestServers,
   ...(uwsPath ? [uwsServer] : []),
   // sveltekit-*: the SvelteKit example on adapter-gale and adapter-node (`npm run bench -- sveltekit`).
   ...sveltekitServers,
@@ -364,6 +287,10 @@ export function notRun(
     return `${mode.id} mode is not run for ${scenario.id}: ${scenario.modesNote ?? `only ${scenario.modes.join(', ')}`}`;
   }
   if (tool?.modes && !tool.modes.includes(mode.id)) return `${tool.id} cannot run ${mode.id} mode`;
+  const major = server.nodeMajor ?? Number(process.versions.node.split('.')[0]);
+  if (server.minNode && isNodeServer(server) && major < server.minNode) {
+    return `${server.label} needs Node ≥ ${server.minNode} (run with --node ${server.minNode} or later)`;
+  }
   return null;
 }
 
@@ -391,8 +318,14 @@ export function onNodes<T extends ServerDef>(list: readonly T[], nodes: readonly
     isNodeServer(s)
       ? nodes.map((n) =>
           n.own
-            ? { ...s, node: n.path }
-            : { ...s, name: `${s.name}-node${n.major}`, label: `${s.label} (Node ${n.major})`, node: n.path },
+            ? { ...s, node: n.path, nodeMajor: n.major }
+            : {
+                ...s,
+                name: `${s.name}-node${n.major}`,
+                label: `${s.label} (Node ${n.major})`,
+                node: n.path,
+                nodeMajor: n.major,
+              },
         )
       : [s],
   );

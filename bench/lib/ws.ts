@@ -19,6 +19,7 @@ import {
   denoServer,
   galeUnavailable,
   onNodes,
+  peerEnv,
   repoDir,
   type ServerDef,
   uwsPath,
@@ -147,8 +148,10 @@ export const wsServers: readonly WsServer[] = [
     env: { BENCH_SIO: 'gale' },
     serves: ['sio-echo', 'sio-broadcast'],
   },
-  // Only with GALE_BENCH_UWS naming a local uWebSockets.js build (see lib/servers.ts).
-  ...(uwsPath ? [{ name: 'uws', label: 'uWebSockets.js', entry: app('uws.mjs'), unavailable: uwsUnavailable }] : []),
+  // Only when a local uWebSockets.js build is named (GALE_BENCH_PEERS or GALE_BENCH_UWS: lib/server-common.ts).
+  ...(uwsPath
+    ? [{ name: 'uws', label: 'uWebSockets.js', entry: app('uws.mjs'), env: peerEnv, unavailable: uwsUnavailable }]
+    : []),
   // The same apps as their HTTP rows (apps/bun.mjs, apps/deno.mjs): Bun's built-in WebSockets and pub/sub, Deno's
   // WebSocket API (broadcast by looping over the open sockets). Neither speaks Socket.IO here.
   { ...bunServer, label: 'Bun.serve (built-in WebSocket, pub/sub)', serves: BUN_DENO_WS },
