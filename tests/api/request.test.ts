@@ -227,3 +227,22 @@ test('100 concurrent requests over many connections each get their own answer', 
     Array.from({ length: 100 }, (_, i) => `${i}:b${i}:h${i}`),
   );
 });
+
+test('req.method is each request’s own, for the methods the engine passes as a code and the others', T, async (t) => {
+  const { port } = await withApp(t, (app) => {
+    app.all('/m', (req, res) => {
+      res.header('x-method', req.method).send(req.method === 'HEAD' ? undefined : req.method);
+    });
+  });
+  const methods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'PROPFIND', 'PURGE', 'MKCOL'];
+  const reqs = methods.map((method, i) =>
+    buildRequest({ method, path: '/m', headers: i === methods.length - 1 ? { Connection: 'close' } : {} }),
+  );
+  const r = await rawRequest(port, Buffer.concat(reqs), { waitForClose: true, timeoutMs: 5000 });
+  const responses = parseResponses(r.data, { head: methods.map((m) => m === 'HEAD') });
+  assert.equal(responses.length, methods.length, show(r.data));
+  responses.forEach((res, i) => {
+    assert.equal(res.get('x-method'), methods[i], `response ${i}`);
+    if (methods[i] !== 'HEAD') assert.equal(res.text, methods[i]);
+  });
+});

@@ -151,8 +151,10 @@ impl Handler for JsHandler {
         let mut argv = self.argv.borrow_mut();
         argv.clear();
         argv.push(nu::uint(env, id));
-        argv.push(nu::uint(env, route));
+        argv.push(nu::undefined(env));
+        let mut method = 0;
         server.with_req(id, |r| {
+            method = method_code(r.method());
             for p in r.params() {
                 argv.push(match p {
                     Some(p) => nu::string(env, p),
@@ -160,6 +162,8 @@ impl Handler for JsHandler {
                 });
             }
         });
+        // The route id with the method's code in the top byte: JS knows `req.method` without asking for it.
+        argv[1] = nu::uint(env, route | (method << ROUTE_BITS));
         // The JS call may re-enter the engine but never this handler's request path, so holding
         // argv's borrow across it is safe; copy anyway to keep the RefCell free for nesting.
         let args: smallvec_like::Args = smallvec_like::Args::from(&argv[..]);
@@ -253,5 +257,23 @@ mod smallvec_like {
                 Args::Heap(v) => v,
             }
         }
+    }
+}
+
+/// Route ids take the low 24 bits of dispatch's second argument; the method's code (`method_code`) the top byte.
+pub(crate) const ROUTE_BITS: u32 = 24;
+
+/// The code JS's `METHOD_CODES` (packages/gale/src/request.ts) reads back: 1–7 for the common methods, 0 for any other
+/// (JS then asks the engine for it).
+fn method_code(method: &[u8]) -> u32 {
+    match method {
+        b"GET" => 1,
+        b"HEAD" => 2,
+        b"POST" => 3,
+        b"PUT" => 4,
+        b"DELETE" => 5,
+        b"PATCH" => 6,
+        b"OPTIONS" => 7,
+        _ => 0,
     }
 }

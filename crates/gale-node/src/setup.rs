@@ -27,6 +27,13 @@ pub(crate) unsafe extern "C" fn route(env: napi_env, info: napi_callback_info) -
             true,
         );
     };
+    if id >= 1 << crate::handler::ROUTE_BITS {
+        return nu::throw(
+            env,
+            "route(method, path, id): too many routes (2^24 at most)",
+            true,
+        );
+    }
     let pattern = String::from_utf8_lossy(&pattern);
     route_names(env, s.add_route(sel, &pattern, id))
 }

@@ -318,7 +318,8 @@ export class ExpressResponse extends NodeResponse {
     // biome-ignore lint/complexity/noArguments: set(name, undefined) and set(object) differ, as in Express
     if (typeof field === 'string' && arguments.length >= 2) {
       let value: string | string[] = Array.isArray(val) ? val.map(String) : String(val);
-      if (field.toLowerCase() === 'content-type') {
+      // Most names are not 12 characters long: no lower-cased copy made for them.
+      if (field === 'Content-Type' || (field.length === 12 && field.toLowerCase() === 'content-type')) {
         if (Array.isArray(value)) throw new TypeError('Content-Type cannot be set to an Array');
         value = this._contentType(value) as string;
       }

@@ -686,7 +686,8 @@ export class App<S extends object = object> extends Router<S> {
     p1?: string,
     p2?: string,
   ): void {
-    const route = this.routes[routeId] as Route;
+    // The low 24 bits are the route; the top byte the method's code (request.ts's METHOD_CODES, 0: ask the engine).
+    const route = this.routes[routeId & 0xffffff] as Route;
     let params: Record<string, string> | undefined;
     const names = route.names;
     if (names.length !== 0) {
@@ -701,7 +702,7 @@ export class App<S extends object = object> extends Router<S> {
         for (let i = 0; i < names.length; i++) params[names[i] as string] = args[i + 2];
       }
     }
-    const req = new Request(this.n, id, params, this.reqConfig);
+    const req = new Request(this.n, id, params, this.reqConfig, routeId >>> 24);
     if (route.base !== '') req._base = route.base;
     if (tracingOn()) {
       const traced = new TracedResponse(this.n, id, req, this.host, route.pattern);

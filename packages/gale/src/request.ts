@@ -109,6 +109,18 @@ function distinctOf(raw: string[]): Record<string, string[]> {
 }
 
 /** The header lines of a request head (Latin-1 text) as `[Name, value, …]`, names as the client wrote them. */
+/** The methods the engine passes as a code with each request (handler.rs's method_code): index 0 means "ask". */
+const METHOD_CODES: readonly (string | undefined)[] = [
+  undefined,
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'PATCH',
+  'OPTIONS',
+];
+
 function rawHeadersOf(head: string): string[] {
   const out: string[] = [];
   const lines = head.split('\r\n');
@@ -177,11 +189,14 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
     id: number,
     params: Record<string, string> | undefined,
     cfg: RequestConfig = DEFAULT_REQUEST_CONFIG,
+    method = 0,
   ) {
     this._n = n;
     this._id = id;
     this.params = (params ?? EMPTY_PARAMS) as P;
     this._cfg = cfg;
+    // The engine passes the common methods as a code with the request (crates/gale-node/src/handler.rs).
+    this._method = METHOD_CODES[method];
   }
 
   /**
@@ -236,16 +251,14 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   /** Copies everything JS may still read before the engine lets go of the request. */
   _snapshot(): void {
     if (this._ended) return;
-    if (this._method === undefined) {
-      // The engine already let go of the record (the client left while the handler was still
-      // writing): there is nothing left to copy, and ending the response must not throw.
-      const m = this._n.method(this._id);
-      if (m === undefined) {
-        this._ended = true;
-        return;
-      }
-      this._method = m;
+    // Asked even when the method came with the request: undefined means the engine already let go of the record (the
+    // client left while the handler was still writing): there is nothing left to copy, and ending must not throw.
+    const m = this._n.method(this._id);
+    if (m === undefined) {
+      this._ended = true;
+      return;
     }
+    if (this._method === undefined) this._method = m;
     void this.url;
     void this.headers;
     void this.httpVersion;
