@@ -3,7 +3,7 @@
 // get it, and with declarative responses off) and ultimate-express; and the NestJS app (apps/nest-app.mjs).
 
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   appFile,
   express4Unavailable,
@@ -15,6 +15,8 @@ import {
   uexpressPath,
 } from './server-common.ts';
 import type { ServerDef } from './server-types.ts';
+
+const expressB = process.env.GALE_BENCH_EXPRESS_B ? resolve(process.env.GALE_BENCH_EXPRESS_B) : undefined;
 
 interface Impl {
   /** Row names of the app with middleware and of the bare app. */
@@ -42,6 +44,20 @@ const impls: Impl[] = [
     env: { EXPRESS_IMPL: '@gale-http/express' },
     unavailable: galeUnavailable,
   },
+  // A second build of @gale-http/express side by side (before/after a change in one run, as machine noise between
+  // runs is larger than most changes): GALE_BENCH_EXPRESS_B names its entry, e.g. a worktree's
+  // packages/express/dist/index.js (its `gale` is the one that worktree resolves).
+  ...(expressB
+    ? [
+        {
+          name: 'gale-express-b',
+          bare: 'gale-bare-app-b',
+          label: '@gale-http/express (B)',
+          env: { EXPRESS_IMPL: expressB },
+          unavailable: () => (existsSync(expressB) ? null : `GALE_BENCH_EXPRESS_B=${expressB} does not exist`),
+        },
+      ]
+    : []),
   ...(fulminePath
     ? [
         {

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { unsign } from 'cookie-signature';
 import { ErrorCodes, GaleError, type Logger } from 'gale';
 import type { App, GaleOptions, RequestSpec } from '../helpers.js';
-import { simpleRequest, T, withApp } from '../helpers.js';
+import { buildRequest, parseResponses, rawRequest, show, simpleRequest, T, withApp } from '../helpers.js';
 
 /** A logger that keeps what it is given (and keeps 500s off the test output). */
 function memoryLogger(): Logger & { lines: { level: string; obj: unknown; msg?: string }[] } {
@@ -382,6 +382,30 @@ test('etag: If-None-Match that matches → 304 with the ETag, no body, no Conten
   const created = await simpleRequest(port, { path: '/created', headers: { 'If-None-Match': tag } });
   assert.equal(created.status, 304, 'any 2xx can become 304, as Express');
 });
+
+test(
+  'etag: pipelined requests with and without validators, in any letter case, each answered as its own',
+  T,
+  async (t) => {
+    // The engine tells JS with each request whether it has If-None-Match or If-Modified-Since; the answers must not mix.
+    const { port } = await start(t, { etag: 'weak' });
+    const tag = tagOf('hello etag');
+    const specs: RequestSpec[] = [
+      { path: '/text' },
+      { path: '/text', headers: { 'IF-NONE-MATCH': tag } },
+      { path: '/text', headers: { 'X-Other': 'x' } },
+      { path: '/text', headers: { 'if-none-match': tag } },
+      { path: '/text', headers: { 'If-Modified-Since': 'Thu, 02 Jan 2025 00:00:00 GMT' } },
+      { path: '/text', headers: { Connection: 'close' } },
+    ];
+    const r = await rawRequest(port, Buffer.concat(specs.map((s) => buildRequest(s))), {
+      waitForClose: true,
+      timeoutMs: 5000,
+    });
+    const statuses = parseResponses(r.data).map((x) => x.status);
+    assert.deepEqual(statuses, [200, 304, 200, 304, 200, 200], show(r.data));
+  },
+);
 
 test('etag: no 304 for a different tag, POST, Cache-Control: no-cache, or a 404', T, async (t) => {
   const { port } = await start(t);

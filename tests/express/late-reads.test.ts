@@ -122,3 +122,36 @@ test(
     }
   },
 );
+
+test(
+  'req.fresh per pipelined request, with and without validators in any letter case, as Express 5 answers',
+  T,
+  async () => {
+    // The engine tells the layer with each request whether it has If-None-Match or If-Modified-Since.
+    const statuses = async (make: any): Promise<number[]> => {
+      const app = make();
+      app.get('/f', (_req: any, res: any) => res.send('fresh body'));
+      const s = await start(app);
+      try {
+        const tag = (await (await fetch(`${s.url}/f`)).headers.get('etag')) as string;
+        const heads = ['', `IF-NONE-MATCH: ${tag}\r\n`, 'X-Other: x\r\n', `if-none-match: ${tag}\r\n`, ''];
+        const conn = await RawConn.open(s.port);
+        await conn.write(Buffer.from(heads.map((h) => `GET /f HTTP/1.1\r\nHost: x\r\n${h}\r\n`).join('')));
+        const out: number[] = [];
+        while (out.length < heads.length) {
+          const text = Buffer.concat(conn.received).toString('latin1');
+          const found = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+          if (found.length >= heads.length) out.push(...found.slice(0, heads.length));
+          else await new Promise((r) => setTimeout(r, 10));
+        }
+        conn.destroy();
+        return out;
+      } finally {
+        await s.close();
+      }
+    };
+    const gale = await statuses(express);
+    assert.deepEqual(gale, [200, 304, 200, 304, 200]);
+    assert.deepEqual(gale, await statuses(realExpress));
+  },
+);

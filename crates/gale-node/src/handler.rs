@@ -152,9 +152,9 @@ impl Handler for JsHandler {
         argv.clear();
         argv.push(nu::uint(env, id));
         argv.push(nu::undefined(env));
-        let mut method = 0;
+        let mut flags = 0;
         server.with_req(id, |r| {
-            method = method_code(r.method());
+            flags = method_code(r.method()) | no_validators(r.headers());
             for p in r.params() {
                 argv.push(match p {
                     Some(p) => nu::string(env, p),
@@ -162,8 +162,9 @@ impl Handler for JsHandler {
                 });
             }
         });
-        // The route id with the method's code in the top byte: JS knows `req.method` without asking for it.
-        argv[1] = nu::uint(env, route | (method << ROUTE_BITS));
+        // The route id with the method's code and NO_VALIDATORS in the top byte: JS knows `req.method`, and that
+        // there is no If-None-Match or If-Modified-Since to check an ETag against, without asking.
+        argv[1] = nu::uint(env, route | (flags << ROUTE_BITS));
         // The JS call may re-enter the engine but never this handler's request path, so holding
         // argv's borrow across it is safe; copy anyway to keep the RefCell free for nesting.
         let args: smallvec_like::Args = smallvec_like::Args::from(&argv[..]);
@@ -260,8 +261,25 @@ mod smallvec_like {
     }
 }
 
-/// Route ids take the low 24 bits of dispatch's second argument; the method's code (`method_code`) the top byte.
+/// Route ids take the low 24 bits of dispatch's second argument; the top byte holds the method's code
+/// (`method_code`, bits 0–2) and NO_VALIDATORS (bit 3).
 pub(crate) const ROUTE_BITS: u32 = 24;
+
+/// The request has neither If-None-Match nor If-Modified-Since (request.ts's `_noValidators`).
+const NO_VALIDATORS: u32 = 8;
+
+/// NO_VALIDATORS unless a header is If-None-Match or If-Modified-Since (names compared only at those lengths).
+fn no_validators<'a>(mut headers: impl Iterator<Item = (&'a [u8], &'a [u8])>) -> u32 {
+    let found = headers.any(|(n, _)| {
+        (n.len() == 13 && n.eq_ignore_ascii_case(b"if-none-match"))
+            || (n.len() == 17 && n.eq_ignore_ascii_case(b"if-modified-since"))
+    });
+    if found {
+        0
+    } else {
+        NO_VALIDATORS
+    }
+}
 
 /// The code JS's `METHOD_CODES` (packages/gale/src/request.ts) reads back: 1–7 for the common methods, 0 for any other
 /// (JS then asks the engine for it).

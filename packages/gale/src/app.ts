@@ -686,7 +686,7 @@ export class App<S extends object = object> extends Router<S> {
     p1?: string,
     p2?: string,
   ): void {
-    // The low 24 bits are the route; the top byte the method's code (request.ts's METHOD_CODES, 0: ask the engine).
+    // The low 24 bits are the route; the top byte what the engine tells of the request (request.ts's RequestFlags).
     const route = this.routes[routeId & 0xffffff] as Route;
     let params: Record<string, string> | undefined;
     const names = route.names;

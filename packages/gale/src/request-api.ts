@@ -362,6 +362,7 @@ export interface RequestView extends RequestHelpers, RequestBodyReaders {
   /** @internal */ _snapshot(): void;
   /** @internal */ _keep(): void;
   /** @internal */ _lacks(a: string, b: string): boolean;
+  /** @internal */ _lacksValidators(): boolean;
   /** @internal */ _bodySource(): BodySource;
   /** @internal */ lazy(): Lazy;
 }

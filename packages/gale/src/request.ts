@@ -109,6 +109,9 @@ function distinctOf(raw: string[]): Record<string, string[]> {
 }
 
 /** The header lines of a request head (Latin-1 text) as `[Name, value, …]`, names as the client wrote them. */
+/** The engine's flag (handler.rs): the request has neither If-None-Match nor If-Modified-Since. */
+const NO_VALIDATORS = 8;
+
 /** The methods the engine passes as a code with each request (handler.rs's method_code): index 0 means "ask". */
 const METHOD_CODES: readonly (string | undefined)[] = [
   undefined,
@@ -120,6 +123,8 @@ const METHOD_CODES: readonly (string | undefined)[] = [
   'PATCH',
   'OPTIONS',
 ];
+
+const isValidator = (name: string): boolean => name === 'if-none-match' || name === 'if-modified-since';
 
 function rawHeadersOf(head: string): string[] {
   const out: string[] = [];
@@ -168,6 +173,8 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   private _rport: number | undefined;
   private _tls: boolean | undefined;
   private _version: number | undefined;
+  /** The engine said the request has neither If-None-Match nor If-Modified-Since. */
+  private _noValidators: boolean;
   /** What `_keep` copied (head, HTTP minor version, peer) while no read has needed it. */
   private _kept: KeptHead | undefined;
   /** @internal */ _abort: AbortController | undefined;
@@ -189,14 +196,24 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
     id: number,
     params: Record<string, string> | undefined,
     cfg: RequestConfig = DEFAULT_REQUEST_CONFIG,
-    method = 0,
+    flags = 0,
   ) {
     this._n = n;
     this._id = id;
     this.params = (params ?? EMPTY_PARAMS) as P;
     this._cfg = cfg;
-    // The engine passes the common methods as a code with the request (crates/gale-node/src/handler.rs).
-    this._method = METHOD_CODES[method];
+    // What the engine passes with the request (crates/gale-node/src/handler.rs): the common methods as a code, and
+    // whether it has no validators to check an ETag against.
+    this._method = METHOD_CODES[flags & 7];
+    this._noValidators = (flags & NO_VALIDATORS) !== 0;
+  }
+
+  /**
+   * @internal True when the request certainly has neither If-None-Match nor If-Modified-Since: the engine said so and
+   * the app cannot have added one (its headers object was never made). False when unsure.
+   */
+  _lacksValidators(): boolean {
+    return this._noValidators && this._headers === undefined;
   }
 
   /**
@@ -284,6 +301,7 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   _lacks(a: string, b: string): boolean {
     const h = this._headers;
     if (h !== undefined) return h[a] === undefined && h[b] === undefined;
+    if (this._noValidators && isValidator(a) && isValidator(b)) return true;
     if (this._kept !== undefined || this._ended) return false;
     return this._n.header(this._id, a) === undefined && this._n.header(this._id, b) === undefined;
   }

@@ -39,6 +39,8 @@ export function notModified(res: Response, mode: 'weak' | 'strong' | false, body
   const status = res.statusCode;
   if ((status < 200 || status >= 300) && status !== 304) return false;
   const req = res._req;
+  // The engine said neither validator came (and the app made no headers object to add one): nothing to compare.
+  if (req._lacksValidators()) return false;
   const noneMatch = etag === undefined ? undefined : requestHeader(req, 'if-none-match');
   const modifiedSince = lastModified === undefined ? undefined : requestHeader(req, 'if-modified-since');
   if (noneMatch === undefined && modifiedSince === undefined) return false;
