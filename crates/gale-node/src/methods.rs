@@ -240,9 +240,10 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     unsafe { sys::napi_create_object(env, &mut obj) };
     // (name, callback, arity): the arity becomes the function's `length`, which tests/api/binding-interface.test.ts
     // compares with the NativeServer interface in packages/gale/src/native.ts.
-    let table: [(&CStr, Cb, u32); 53] = [
+    let table: [(&CStr, Cb, u32); 54] = [
         (c"route", crate::setup::route, 3),
         (c"fixed", crate::setup::fixed, 5),
+        (c"routeAnswer", crate::reply::route_answer, 6),
         (c"listen", crate::setup::listen, 3),
         (c"close", crate::setup::close, 1),
         (c"serveAdopted", crate::setup::serve_adopted, 0),

@@ -1,5 +1,5 @@
 //! Per-request reply methods (the hot path): end, writeHead, write, endStream, sendFile, takeBody,
-//! destroy, release. Strings are written straight into the engine's buffers as UTF-8.
+//! destroy, release; and routeAnswer, which keeps a reply (passed as end's) as a route's native answer. Strings are written straight into the engine's buffers as UTF-8.
 
 use std::cell::RefCell;
 
@@ -285,4 +285,41 @@ pub(crate) unsafe extern "C" fn send_file(env: napi_env, info: napi_callback_inf
         Err(status) => status as u32,
     };
     nu::uint(env, code)
+}
+
+/// `routeAnswer(pattern, status, ctype, lines, body, meta)`: the route registered for all methods at `pattern` answers
+/// its GET and HEAD requests without a body or validator natively with this reply, given as `end` takes it;
+/// `routeAnswer(pattern)` (status undefined) takes the answer back. Throws what the engine refuses.
+pub(crate) unsafe extern "C" fn route_answer(
+    env: napi_env,
+    info: napi_callback_info,
+) -> napi_value {
+    let (argv, _, data) = nu::args::<6>(env, info);
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
+    let s = unsafe { server(data) };
+    let Some(pattern) = nu::get_string(env, argv[0]) else {
+        return nu::throw(env, "routeAnswer(): pattern must be a string", true);
+    };
+    let pattern = String::from_utf8_lossy(&pattern);
+    let r = if nu::type_of(env, argv[1]) == ValueType::napi_undefined {
+        s.set_route_answer(&pattern, None)
+    } else {
+        let meta = meta_arg(env, argv[5]);
+        let body = match body_arg(env, argv[4]) {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
+        let mut bytes = Vec::with_capacity(body.len());
+        body.append(env, &mut bytes);
+        match with_reply(env, argv[1], argv[2], argv[3], meta.as_ref(), |reply| {
+            s.set_route_answer(&pattern, Some((reply, bytes)))
+        }) {
+            Ok(r) => r,
+            Err(e) => return e,
+        }
+    };
+    match r {
+        Ok(()) => nu::undefined(env),
+        Err(msg) => nu::throw(env, &msg, false),
+    }
 }

@@ -292,6 +292,10 @@ impl H3Options {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Target {
     Js(u32),
+    /// A JS route (registered for all methods) with a native answer (`Inner::fixed` index) the app's JS would give
+    /// any GET or HEAD request that has no body and no validator (`Server::set_route_answer`); other requests run
+    /// the JS route.
+    Answer(u32, u32),
     Fixed(u32),
     Static(u32),
     /// A WebSocket route: JS route (its middleware and upgrade step) and `Inner::ws_routes` index.

@@ -128,9 +128,61 @@ impl Server {
             .map_err(|e| e.to_string())?;
         inner.fixed.push(Fixed {
             status,
+            content_type: Vec::new(),
             headers: lines,
             body,
         });
+        Ok(())
+    }
+
+    /// Gives the JS route registered for all methods at `pattern` a native answer: what its JS answered (`reply` and
+    /// `body`, as a JS reply passed them) is sent by the engine to every later HTTP/1.1 GET or HEAD request of that
+    /// route without a body and without If-None-Match or If-Modified-Since; other requests still run the JS route.
+    /// The caller vouches that its JS would answer those requests alike (@gale-http/express: a handler of constants).
+    /// `None` takes the answer back. Refused when compression is on (a JS reply may be compressed) or when the reply
+    /// names a reason phrase, `Connection: close` or a length other than the body's.
+    pub fn set_route_answer(
+        &self,
+        pattern: &str,
+        answer: Option<(&crate::Reply, Vec<u8>)>,
+    ) -> Result<(), String> {
+        let mut inner = self.inner.borrow_mut();
+        let inner = &mut *inner;
+        if answer.is_some() && inner.cfg.compression.is_some() {
+            return Err("compression is on: a route's answer is compressed by request".into());
+        }
+        let fixed = match answer {
+            Some((reply, body)) => {
+                if !reply.reason.is_empty()
+                    || reply.close
+                    || reply.length.is_some_and(|n| n != body.len() as u64)
+                {
+                    return Err("a route's answer takes a plain reply (no reason phrase, close or other length)".into());
+                }
+                Some(Fixed {
+                    status: reply.status,
+                    content_type: reply.content_type.to_vec(),
+                    headers: reply.headers.to_vec(),
+                    body,
+                })
+            }
+            None => None,
+        };
+        let Some((target, _)) = inner.router.route_mut(MethodSel::All, pattern) else {
+            return Err(format!("no route for all methods at {pattern:?}"));
+        };
+        *target = match (*target, fixed) {
+            (Target::Js(route), Some(f)) => {
+                inner.fixed.push(f);
+                Target::Answer(route, inner.fixed.len() as u32 - 1)
+            }
+            (Target::Answer(route, id), Some(f)) => {
+                inner.fixed[id as usize] = f;
+                Target::Answer(route, id)
+            }
+            (Target::Answer(route, _) | Target::Js(route), None) => Target::Js(route),
+            _ => return Err(format!("the route at {pattern:?} is not a JS route")),
+        };
         Ok(())
     }
 

@@ -119,6 +119,7 @@ impl Inner {
         }
         req.keep_alive = head.keep_alive && !closing;
         req.expect_continue = head.expect_continue;
+        req.bodyless = matches!(head.body, BodyKind::None);
         req.head_only = head.method.get(&req.head) == b"HEAD";
         self.route(idx);
         let req = self.reqs.get_mut(idx);
@@ -180,10 +181,14 @@ impl Inner {
             path,
             &mut self.param_scratch,
         ) {
-            Found::Route(&t @ (Target::Js(_) | Target::Ws(..))) => {
+            Found::Route(&Target::Answer(_, f)) if answerable(req, h2) => {
+                self.fixed[f as usize].answer(req, h2, &self.date);
+                return;
+            }
+            Found::Route(&t @ (Target::Js(_) | Target::Answer(..) | Target::Ws(..))) => {
                 let (route, ws_route) = match t {
                     Target::Ws(route, wr) => (route, Some(wr)),
-                    Target::Js(route) => (route, None),
+                    Target::Js(route) | Target::Answer(route, _) => (route, None),
                     _ => unreachable!(),
                 };
                 let base = req.path.start;
@@ -440,5 +445,23 @@ fn wants_websocket(req: &crate::request::Req) -> bool {
                 .get(&req.head)
                 .windows(9)
                 .any(|w| w.eq_ignore_ascii_case(b"websocket"))
+    })
+}
+
+/// Whether a route's native answer (`Target::Answer`) is the one its JS would give: an HTTP/1.1 GET or HEAD without a
+/// body and without If-None-Match or If-Modified-Since (with them, the app's JS may answer 304). Other requests, and
+/// HTTP/1.0 and HTTP/2 ones, run the JS route.
+fn answerable(req: &crate::request::Req, h2: bool) -> bool {
+    if h2 || req.minor != 1 || !req.bodyless {
+        return false;
+    }
+    let method = req.method.get(&req.head);
+    if method != b"GET" && method != b"HEAD" {
+        return false;
+    }
+    !req.headers.iter().any(|h| {
+        let n = h.name.get(&req.head);
+        (n.len() == 13 && n.eq_ignore_ascii_case(b"if-none-match"))
+            || (n.len() == 17 && n.eq_ignore_ascii_case(b"if-modified-since"))
     })
 }

@@ -53,6 +53,9 @@ pub(crate) struct Req {
     pub keep_alive: bool,
     pub head_only: bool,
     pub expect_continue: bool,
+    /// An HTTP/1.x request without a body (no Content-Length above 0, no chunked coding): set before routing, as
+    /// a route's native answer (`Target::Answer`) is only for those.
+    pub bodyless: bool,
     pub body: Vec<u8>,
     pub body_left: u64,
     pub chunked: Option<ChunkedDecoder>,
@@ -118,6 +121,7 @@ impl Req {
         self.keep_alive = true;
         self.head_only = false;
         self.expect_continue = false;
+        self.bodyless = false;
         self.body.clear();
         self.body_left = 0;
         self.chunked = None;

@@ -11,7 +11,9 @@ use crate::request::{Action, Req};
 /// A response registered up front and replayed without entering JS.
 pub(crate) struct Fixed {
     pub status: u16,
-    /// "Name: value\r\n" lines, Content-Type included.
+    /// The Content-Type value the head names before `headers`, as a JS reply's (empty: none, or among `headers`).
+    pub content_type: Vec<u8>,
+    /// "Name: value\r\n" lines (an `app.fixed()` answer's Content-Type among them).
     pub headers: Vec<u8>,
     pub body: Vec<u8>,
 }
@@ -22,7 +24,7 @@ impl Fixed {
         let head = ResponseHead {
             status: self.status,
             reason: b"",
-            content_type: b"",
+            content_type: &self.content_type,
             fields: &self.headers,
             body_len: Some(self.body.len() as u64),
         };

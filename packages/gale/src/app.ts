@@ -41,6 +41,7 @@ import { Request } from './request.js';
 import type { AnyParams } from './request-api.js';
 import { compileTrust, type RequestConfig, requestConfig } from './request-config.js';
 import { Response, type ResponseHost } from './response.js';
+import { captureAnswer } from './route-answer.js';
 import type { RouteMethod, StateFrom } from './route-types.js';
 import { type Entry, Router, type Usable } from './router.js';
 import { scaleHooks as hooks, type Relay } from './scale-hooks.js';
@@ -72,6 +73,8 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
 export class App<S extends object = object> extends Router<S> {
   private readonly n: NativeServer;
   private readonly routes: Route[] = [];
+  /** The patterns whose routes have a native answer (`_answerRoute`). */
+  private readonly answers = new Set<string>();
   private readonly live: (Response | undefined)[] = [];
   private readonly dev: boolean;
   /** How Gale's own error answers are written (gale({ errorFormat })). */
@@ -357,6 +360,28 @@ export class App<S extends object = object> extends Router<S> {
     }
     this.n.fixed(method.toUpperCase(), path, response.status ?? 200, headers, response.body);
     return this;
+  }
+
+  /**
+   * @internal @gale-http/express's compiled routes (its server.ts): keeps the reply `res` is about to give as the
+   * native answer of the route registered with `all()` at `pattern`, for the requests its JavaScript would answer
+   * alike (route-answer.ts), when that route calls its handler directly (no Gale middleware in front). Without `res`,
+   * takes the answer back. `done` learns whether the answer was kept.
+   */
+  _answerRoute(pattern: string, req?: Request, res?: Response, done?: (kept: boolean, why?: string) => void): void {
+    if (req === undefined || res === undefined || done === undefined) {
+      if (this.answers.delete(pattern)) this.n.routeAnswer(pattern);
+      return;
+    }
+    const route = this.routes.find((r) => r.pattern === pattern);
+    if (route === undefined || !route.direct) {
+      done(false, 'the route has Gale middleware');
+      return;
+    }
+    captureAnswer(this.n, pattern, req, res, (kept, why) => {
+      if (kept) this.answers.add(pattern);
+      done(kept, why);
+    });
   }
 
   /**
@@ -705,6 +730,8 @@ export class App<S extends object = object> extends Router<S> {
     const req = new Request(this.n, id, params, this.reqConfig, routeId >>> 24);
     if (route.base !== '') req._base = route.base;
     if (tracingOn()) {
+      // Traced requests run JavaScript: routes answered natively go back to it.
+      if (this.answers.size !== 0) for (const p of this.answers) this._answerRoute(p);
       const traced = new TracedResponse(this.n, id, req, this.host, route.pattern);
       req._res = traced;
       traceRequest(traced, this.handle, this, route);

@@ -32,6 +32,19 @@ export interface NativeServer {
   /** Serve HTTP/2 with these settings (null: HTTP/1.1 only); throws naming an option out of range. */
   setHttp2(options: import('./tls.js').Http2Options | null): void;
   setHttp3(options: import('./tls.js').Http3Options | null): void;
+  /**
+   * The route registered for all methods at `pattern` answers its HTTP/1.1 GET and HEAD requests without a body or
+   * validator in the engine with this reply (as `end` takes it); with `status` undefined, runs its JS again. Throws
+   * what the engine refuses (compression on, no such route, a reason phrase, close or another length).
+   */
+  routeAnswer(
+    pattern: string,
+    status?: number,
+    contentType?: number | string,
+    headers?: string,
+    body?: string | Uint8Array,
+    meta?: ReplyMeta,
+  ): void;
   end(
     id: number,
     status: number,
