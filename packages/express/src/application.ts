@@ -7,7 +7,9 @@ import { resolve } from 'node:path';
 import finalhandler2 from 'finalhandler';
 import finalhandler1 from 'finalhandler-1';
 import type { GaleOptions } from 'gale';
+import { pristine } from './compile.js';
 import { compileETag, compileQueryParser, compileTrust } from './etag.js';
+import { bump } from './layer.js';
 import { NodeSinkResponse, NodeSourceRequest, nodeContext } from './node-adapter.js';
 import type { Compat, PathArg } from './path.js';
 import { ExpressRequest } from './request.js';
@@ -76,6 +78,11 @@ export interface Application extends EventEmitter, RoutingMethods<Application> {
   /** @internal Express 4: the query parser captured when the router was made */
   _qp4: Fn | undefined;
   /** @internal */ _getRouter(): RouterFn;
+  /**
+   * @internal whether a handler of constants answers as Express's code says: the app's request and response
+   * prototypes (and the classes under them) are as the package made them, and 'declarative responses' is not off
+   */
+  _mayAnswerNatively(): boolean;
   handle(req: unknown, res: unknown, callback?: Next, layers?: readonly Layer[]): void;
   use(...handlers: (RequestHandler | readonly RequestHandler[])[]): this;
   use(path: PathArg, ...handlers: (RequestHandler | readonly RequestHandler[])[]): this;
@@ -220,6 +227,24 @@ proto.param = function param(this: Application, name: string | string[], fn: Fn)
   return this;
 };
 
+// Taken as this module loads, before an app can patch a prototype (`express.response.json = …`).
+const untouched = {
+  5: [pristine(ExpressRequest.prototype), pristine(ExpressResponse.prototype)],
+  4: [pristine(ExpressRequest4.prototype), pristine(ExpressResponse4.prototype)],
+} as const;
+const OWN_KEYS = ['constructor', 'app'];
+const onlyOwn = (p: object) => Reflect.ownKeys(p).every((k) => OWN_KEYS.includes(k as string));
+
+proto._mayAnswerNatively = function _mayAnswerNatively(this: Application): boolean {
+  return (
+    this.set('declarative responses') !== false &&
+    this.handle === proto.handle &&
+    onlyOwn(this.request) &&
+    onlyOwn(this.response) &&
+    untouched[this._compat].every((ok) => ok())
+  );
+};
+
 proto.set = function set(this: Application, setting: string, val?: unknown) {
   // biome-ignore lint/complexity/noArguments: app.set(name) reads, app.set(name, undefined) writes, as in Express
   if (arguments.length === 1) {
@@ -232,6 +257,8 @@ proto.set = function set(this: Application, setting: string, val?: unknown) {
     return undefined;
   }
   this.settings[setting] = val;
+  // A setting may change what a route answers (json spaces, etag, x-powered-by): native answers are taken back.
+  bump();
   switch (setting) {
     case 'etag':
       this.set('etag fn', compileETag(val));

@@ -33,10 +33,13 @@ export interface RouterRes {
   send(body: string): unknown;
 }
 
-/** Every change to any router bumps this, so cached plans and native routes get refreshed. */
+/** Every change to any router (and every app.set) bumps this, so cached plans and native routes get refreshed. */
 export const generation = { n: 0 };
+/** Called at once on every bump: listening servers take back the native answers of their routes (server.ts). */
+export const bumpListeners = new Set<() => void>();
 export const bump = (): void => {
   generation.n++;
+  if (bumpListeners.size !== 0) for (const f of bumpListeners) f();
 };
 
 export const METHOD_NAMES: readonly string[] = METHODS.map((m) => m.toLowerCase());

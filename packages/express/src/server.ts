@@ -12,6 +12,8 @@ import {
   gale,
   type ListenOptions,
 } from 'gale';
+import { constantHandler } from './compile.js';
+import { bumpListeners } from './layer.js';
 import { type Compat, mayMatch, nativePattern, type Seg } from './path.js';
 import { generation, type Layer, type Next, type RouterFn, routerProto } from './router.js';
 import type { ServerContext } from './socket.js';
@@ -33,6 +35,8 @@ export interface ListeningApp {
     ...a: never[]
   ) => object;
   enabled(setting: string): boolean;
+  /** @internal see application.ts */
+  _mayAnswerNatively(): boolean;
   handle(req: unknown, res: unknown, callback?: Next, layers?: readonly Layer[]): void;
 }
 
@@ -41,6 +45,39 @@ interface Plan {
   readonly segs: Seg[] | undefined;
   layers: readonly Layer[] | undefined;
   gen: number;
+  /** The native route's pattern ('' for the fallback). */
+  readonly pattern: string;
+  /** Whether the engine may answer this path by itself (see `answerable`): NO, TRY (on the next GET) or KEPT. */
+  answer: number;
+}
+const NO = 0;
+const TRY = 1;
+const KEPT = 2;
+
+/**
+ * Whether the engine may keep what this path's handler answers and send it by itself ("declarative responses", as
+ * fulmine.js and ultimate-express call theirs): the path has no params, the layers of the app's router that can match
+ * it are routes, and the only one a GET or HEAD takes has one handler, for GET, of constants (compile.ts); the app's
+ * request and
+ * response are as the package made them. Then every GET or HEAD request the engine answers (HTTP/1.1, no body, no
+ * If-None-Match or If-Modified-Since) would have run exactly that handler through exactly Express's code, which reads
+ * nothing of the request but its method. Any change to a router or a setting takes the answer back at once.
+ */
+function answerable(app: ListeningApp, plan: Plan): boolean {
+  const layers = plan.layers;
+  if (plan.segs === undefined || plan.segs.includes(null) || layers === undefined) return false;
+  let get: Layer | undefined;
+  for (const layer of layers) {
+    const route = layer.route;
+    // Middleware runs for every method; a route for all methods or with its own HEAD handler takes GET or HEAD.
+    if (route === undefined || route.methods._all || route.methods.head) return false;
+    if (!route.methods.get) continue; // skipped by GET and HEAD requests, as Express's router does
+    if (get !== undefined) return false;
+    get = layer;
+  }
+  if (get === undefined || !get.end || get.route?.stack.length !== 1) return false;
+  const only = get.route.stack[0] as { method: string | undefined; handle: (...a: never[]) => unknown };
+  return only.method === 'get' && constantHandler(only.handle) && app._mayAnswerNatively();
 }
 
 type ListenCb = (err?: Error) => void;
@@ -83,7 +120,18 @@ export class ExpressServer extends EventEmitter {
   private readonly ctx: ServerContext;
   private readonly native = new Set<string>();
   private gen = -1;
-  private readonly fallback: Plan = { segs: undefined, layers: undefined, gen: -1 };
+  private readonly fallback: Plan = { segs: undefined, layers: undefined, gen: -1, pattern: '', answer: NO };
+  /** The plans whose paths the engine answers by itself. */
+  private readonly kept = new Set<Plan>();
+  /** Takes back every native answer (a router or a setting changed): in bumpListeners while `kept` has any. */
+  private readonly unkeep = (): void => {
+    for (const plan of this.kept) {
+      plan.answer = NO;
+      this.g?._answerRoute(plan.pattern);
+    }
+    this.kept.clear();
+    bumpListeners.delete(this.unkeep);
+  };
   private closing: Promise<void> | undefined;
 
   constructor(app: ListeningApp) {
@@ -164,7 +212,7 @@ export class ExpressServer extends EventEmitter {
     for (const [pattern, segs] of found) {
       if (this.native.has(pattern)) continue;
       this.native.add(pattern);
-      const plan: Plan = { segs, layers: undefined, gen: -1 };
+      const plan: Plan = { segs, layers: undefined, gen: -1, pattern, answer: NO };
       try {
         g.all(pattern, (req, res) => this.dispatch(req, res, plan));
       } catch {
@@ -183,8 +231,10 @@ export class ExpressServer extends EventEmitter {
         const segs = plan.segs;
         plan.layers = router === undefined ? [] : router.stack.filter((l) => mayMatch(segs, l.segs, l.end));
         plan.gen = generation.n;
+        plan.answer = answerable(this.app, plan) ? TRY : NO;
       }
       layers = plan.layers;
+      if (plan.answer === TRY && greq.method === 'GET') this.keep(plan, greq, gres);
     }
     const app = this.app;
     const req = new app._Req(greq as never, this.ctx as never);
@@ -195,6 +245,28 @@ export class ExpressServer extends EventEmitter {
     } catch (err) {
       (routerProto.final as (a: unknown, b: unknown, c: unknown) => void)(req, res, err);
     }
+  }
+
+  /** Asks the Gale app to keep the answer this GET is about to get as the engine's answer for the path. */
+  private keep(plan: Plan, greq: GaleRequest, gres: GaleResponse): void {
+    const gen = generation.n;
+    plan.answer = NO; // tried once per generation: a refusal stands until something changes
+    this.g?._answerRoute(plan.pattern, greq, gres, (kept) => {
+      if (!kept) return;
+      if (gen !== generation.n || this.closing !== undefined) {
+        // Something changed while the answer was made (the handler itself called app.set, say): not kept.
+        this.g?._answerRoute(plan.pattern);
+        return;
+      }
+      plan.answer = KEPT;
+      this.kept.add(plan);
+      bumpListeners.add(this.unkeep);
+    });
+  }
+
+  /** @internal the paths the engine answers by itself (bench notes, tests) */
+  get _nativeAnswers(): string[] {
+    return [...this.kept].map((p) => p.pattern);
   }
 
   /** node:http's: how long an idle keep-alive connection stays open (5 000 ms); setting it applies from now on. */
@@ -238,6 +310,7 @@ export class ExpressServer extends EventEmitter {
         );
     }
     if (running) {
+      bumpListeners.delete(this.unkeep);
       this.addr = null;
       this.closing = g.close().then(() => {
         this.listening = false;
