@@ -1,6 +1,7 @@
 // Benchmark app for the express-app and express-bare scenarios: one ordinary Express app run unchanged by the Express
 // EXPRESS_IMPL names — 'express' (Express 5, default), 'express4', '@gale-http/express', or the peers on uWebSockets.js
-// 'fulmine' and 'ultimate-express' (apps/peers.mjs; GALE_BENCH_DECLARATIVE=0 turns their compiled responses off).
+// 'fulmine' and 'ultimate-express' (apps/peers.mjs; GALE_BENCH_DECLARATIVE=0 turns their compiled responses off, and
+// @gale-http/express's native answers too: they all read 'declarative responses').
 // EXPRESS_MW=1 adds cors(), helmet() and express.json() in front of the routes. On 127.0.0.1:$PORT.
 import cors from 'cors';
 import helmet from 'helmet';
@@ -30,7 +31,16 @@ app.get('/a', async (_req, res) => {
   await Promise.resolve();
   res.json({ hello: 'world' });
 });
-app.listen(Number(process.env.PORT), '127.0.0.1', () => {
+const server = app.listen(Number(process.env.PORT), '127.0.0.1', () => {
   if (impl === 'fulmine') reportCompiledRoutes(impl, process.env.GALE_BENCH_FULMINE, app);
   if (impl === 'ultimate-express') reportCompiledRoutes(impl, process.env.GALE_BENCH_UEXPRESS, app);
 });
+// @gale-http/express keeps a route's answer in the engine at its first GET (declarative responses): which routes that
+// happened to is known once the load ran, so it is said when the harness stops the server.
+if (impl === '@gale-http/express' || impl.endsWith('.js')) {
+  process.once('SIGTERM', () => {
+    const list = (server._nativeAnswers ?? []).map((p) => `GET ${p}`).join(', ') || 'no route';
+    process.stderr.write(`bench-note: @gale-http/express answers without running JavaScript: ${list}\n`);
+    process.exit(0);
+  });
+}

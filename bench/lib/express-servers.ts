@@ -44,6 +44,15 @@ const impls: Impl[] = [
     env: { EXPRESS_IMPL: '@gale-http/express' },
     unavailable: galeUnavailable,
   },
+  // With `app.set('declarative responses', false)`: every request runs the app's JavaScript (the engine keeps no
+  // route's answer), the row to hold beside fulmine.js with its own compiled responses off.
+  {
+    name: 'gale-nodecl-app',
+    bare: 'gale-nodecl-bare-app',
+    label: '@gale-http/express (declarative responses off)',
+    env: { EXPRESS_IMPL: '@gale-http/express', GALE_BENCH_DECLARATIVE: '0' },
+    unavailable: galeUnavailable,
+  },
   // A second build of @gale-http/express side by side (before/after a change in one run, as machine noise between
   // runs is larger than most changes): GALE_BENCH_EXPRESS_B names its entry, e.g. a worktree's
   // packages/express/dist/index.js (its `gale` is the one that worktree resolves).
