@@ -19,6 +19,7 @@ import {
   stopServer,
 } from './lib/measure.ts';
 import { nginxVersion } from './lib/nginx.ts';
+import { fulminePath, uexpressPath, uwsPath } from './lib/server-common.ts';
 import { allowedCpus, commandExists, effectiveOpenFileLimit, isRunning } from './lib/proc.ts';
 import { formatDuration, markdownTable, summarize, writeResults } from './lib/report.ts';
 import { runShape, scenarioFileName, writeReport } from './lib/report-md.ts';
@@ -38,6 +39,21 @@ const log = (s: string): void => {
 function localDate(d: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+}
+
+/** The version in `<dir>/package.json` (a peer's build, `GALE_BENCH_PEERS`), or null. */
+function dirVersion(dir: string | undefined): string | null {
+  if (dir === undefined) return null;
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether server `s` loads a peer's build named by `variable` (every peer row loads uWebSockets.js). */
+function usesPeer(s: ServerDef, variable: string): boolean {
+  return s.env?.[variable] !== undefined || s.name.startsWith('uws');
 }
 
 function pkgVersion(name: string): string | null {
@@ -95,6 +111,12 @@ export function meta(o: Options, started: Date) {
       bun: runtimeVersion(o, 'bun', BUN),
       deno: runtimeVersion(o, 'deno', DENO),
       nginx: o.servers.some((s) => s.name.startsWith('nginx')) ? nginxVersion() : null,
+      // The peers on uWebSockets.js, when a row of theirs ran (their builds: lib/server-common.ts).
+      'uWebSockets.js': o.servers.some((s) => usesPeer(s, 'GALE_BENCH_UWS')) ? dirVersion(uwsPath) : null,
+      'fulmine.js': o.servers.some((s) => s.env?.EXPRESS_IMPL === 'fulmine') ? dirVersion(fulminePath) : null,
+      'ultimate-express': o.servers.some((s) => s.env?.EXPRESS_IMPL === 'ultimate-express')
+        ? dirVersion(uexpressPath)
+        : null,
     },
     commit: gitCommit(),
     argv: o.argv,
