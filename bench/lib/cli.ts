@@ -176,7 +176,7 @@ export function parseOptions(argv: string[]): Options | 'help' {
       ? ['json']
       : [...scenarios.map((s) => s.id), ...wsScenarioIds];
   const wsScenarios = ids.filter(isWs);
-  if (wsScenarios.length && command !== 'run') throw new Error('the WebSocket scenarios cannot be swept');
+  if (wsScenarios.length && command === 'sweep') throw new Error('the WebSocket scenarios cannot be swept');
   const scenarioIds = ids.filter((id) => !isWs(id));
   const sc = scenarioIds.map((id) => {
     const s = findScenario(id);

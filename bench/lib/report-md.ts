@@ -299,7 +299,10 @@ export async function writeReport(dir: string): Promise<{ report: string; charts
   if (commands.length) {
     out.push('Command:', '', '```sh', ...commands.map((c) => `npm run bench -- ${c}`.trimEnd()), '```', '');
   }
-  const versions = Object.entries(first.versions ?? {}).filter(([, v]) => v);
+  // Every run's versions (a run that merged another, say of the peers, adds theirs); the first run's win.
+  const merged: Record<string, string> = {};
+  for (const m of all) for (const [k, v] of Object.entries(m.versions ?? {})) if (v && !(k in merged)) merged[k] = v;
+  const versions = Object.entries(merged);
   if (versions.length) out.push(`Versions: ${versions.map(([k, v]) => `${k} ${v}`).join(', ')}.`, '');
   out.push(
     'Every counted response was validated; a server that answered anything wrong, or had any socket error or ' +
