@@ -12,8 +12,13 @@ export const pageDir = join(here, 'page');
 const benchDocs = join(here, '..', '..', 'docs', 'bench');
 const ROOM = /^[\w-]{1,40}$/;
 const MAX_TEXT = 1000;
+/** The peers a benchmark report may name in its Versions line (bench/run.ts). */
+const PEERS = ['uWebSockets.js', 'fulmine.js', 'ultimate-express'];
 
-/** The newest dated folder of docs/bench/ that has charts, as { date, node, dir, charts }, or null. */
+/**
+ * The newest dated folder of docs/bench/ that has charts, as { date, node, peers, dir, charts }, or null: `node` is the
+ * Node the servers ran on (the run's `--node`, else the harness's), `peers` the peers' versions its report names.
+ */
 export function latestCharts(root = benchDocs) {
   if (!existsSync(root)) return null;
   const dates = readdirSync(root)
@@ -22,12 +27,20 @@ export function latestCharts(root = benchDocs) {
   const date = dates.at(-1);
   if (date === undefined) return null;
   const dir = join(root, date, 'charts');
-  // Which Node the servers ran on, as the run's report says (the page names it: figures differ a lot by Node).
+  // Which Node the servers ran on, as the run's report says (the page names it: figures differ a lot by Node): the
+  // Node of `--node` when the servers ran on another one than the harness's, else the harness's.
   const report = join(root, date, 'report.md');
-  const node = existsSync(report) ? (/Node (v\d+\.\d+\.\d+)/.exec(readFileSync(report, 'utf8'))?.[1] ?? null) : null;
+  const text = existsSync(report) ? readFileSync(report, 'utf8') : '';
+  const node =
+    /servers also ran on Node (v\d+\.\d+\.\d+)/.exec(text)?.[1] ?? /Node (v\d+\.\d+\.\d+)/.exec(text)?.[1] ?? null;
+  const versions = /^Versions: (.*)\.$/m.exec(text)?.[1] ?? '';
+  const peers = PEERS.map(
+    (name) => new RegExp(`(?:^|, )(${name.replace('.', '\\.')} [^,]+)`).exec(versions)?.[1],
+  ).filter((p) => p !== undefined);
   return {
     date,
     node,
+    peers,
     dir,
     charts: readdirSync(dir)
       .filter((f) => f.endsWith('.svg'))
@@ -130,6 +143,7 @@ export function registerDemoPage(app) {
   app.get('/demo/charts.json', () => ({
     date: charts?.date ?? null,
     node: charts?.node ?? null,
+    peers: charts?.peers ?? [],
     charts: charts?.charts ?? [],
   }));
 }

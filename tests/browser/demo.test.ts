@@ -101,9 +101,20 @@ describe('the demo page in Chromium', { timeout: 180_000 }, () => {
     const listed = (await (await fetch(`${demo.url}/demo/charts.json`)).json()) as {
       date: string;
       node: string | null;
+      peers: string[];
       charts: string[];
     };
     assert.match(listed.node ?? '', /^v\d+\./, 'the Node version of the run, from its report');
+    assert.ok(
+      Number(/^v(\d+)/.exec(listed.node ?? '')?.[1]) >= 26,
+      `the page's run is on Node 26 or later: ${listed.node}`,
+    );
+    for (const peer of ['uWebSockets.js', 'fulmine.js', 'ultimate-express']) {
+      assert.ok(
+        listed.peers.some((p) => p.startsWith(`${peer} `)),
+        `the run names ${peer}'s version: ${listed.peers}`,
+      );
+    }
     assert.ok(listed.charts.length > 0, 'docs/bench has charts');
     await page.waitForFunction((n) => document.querySelectorAll('#charts img').length === n, listed.charts.length);
     await page.$$eval('#charts img', (imgs) => Promise.all(imgs.map((i) => (i as HTMLImageElement).decode())));
@@ -115,7 +126,50 @@ describe('the demo page in Chromium', { timeout: 180_000 }, () => {
     const shown = (await page.textContent('#bench-date')) ?? '';
     assert.match(shown, new RegExp(listed.date));
     assert.ok(shown.includes(`Node ${listed.node}`), `the page names the Node version: ${shown}`);
+    for (const peer of listed.peers) assert.ok(shown.includes(peer), `the page names ${peer}: ${shown}`);
     await page.context().close();
+  });
+
+  test('the charts are readable at the page width: screenshots at 85 % or more of their own size, no page overflow', async () => {
+    for (const width of [1280, 820]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      const page = await context.newPage();
+      page.on('pageerror', (err) => errors.push(err.message));
+      await page.goto(`${demo.url}/demo/`);
+      await page.waitForFunction(() => document.querySelectorAll('#charts img').length > 0);
+      const count = await page.locator('#charts img').count();
+      for (let i = 0; i < count; i++) {
+        const img = page.locator('#charts img').nth(i);
+        await img.scrollIntoViewIfNeeded();
+        await img.evaluate((el) => (el as HTMLImageElement).decode());
+        // The size set once the chart loaded (app.js), then what Chromium draws of it, decoded back in the page.
+        await page.waitForFunction((el) => (el as HTMLImageElement).style.minWidth !== '', await img.elementHandle());
+        const natural = await img.evaluate((el) => (el as HTMLImageElement).naturalWidth);
+        const shot = (await img.screenshot()).toString('base64');
+        const seen = await page.evaluate(async (b64) => {
+          const bitmap = await createImageBitmap(await (await fetch(`data:image/png;base64,${b64}`)).blob());
+          const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+          const ctx = canvas.getContext('2d') as OffscreenCanvasRenderingContext2D;
+          ctx.drawImage(bitmap, 0, 0);
+          const px = ctx.getImageData(0, 0, bitmap.width, bitmap.height).data;
+          let dark = 0;
+          const colours = new Set<number>();
+          for (let p = 0; p < px.length; p += 4) {
+            const [r, g, b] = [px[p] as number, px[p + 1] as number, px[p + 2] as number];
+            if (r + g + b < 200) dark++;
+            colours.add((r >> 4) * 256 + (g >> 4) * 16 + (b >> 4));
+          }
+          return { width: bitmap.width, dark: dark / (px.length / 4), colours: colours.size };
+        }, shot);
+        const name = await img.getAttribute('alt');
+        assert.ok(seen.width >= natural * 0.85 - 1, `${name} at ${width} px: drawn ${seen.width} px of ${natural}`);
+        assert.ok(seen.dark > 0.002, `${name}: text and axes are drawn (${seen.dark})`);
+        assert.ok(seen.colours >= 3, `${name}: bars in colour (${seen.colours} colours)`);
+      }
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `at ${width} px the page itself does not scroll sideways (${overflow} px)`);
+      await context.close();
+    }
   });
 
   test('no script error on the page', () => {

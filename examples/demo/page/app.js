@@ -87,9 +87,11 @@ clock.addEventListener('tick', (ev) => {
 });
 
 // Benchmark charts (docs/bench/<newest date>/charts/*.svg).
-const { date, node, charts } = await (await fetch('/demo/charts.json')).json();
+const { date, node, peers, charts } = await (await fetch('/demo/charts.json')).json();
 $('bench-date').textContent = date
-  ? `Run of ${date} with the servers on Node ${node ?? '(version not recorded)'} (docs/bench/${date}/report.md; later runs, Node 26 too: bench/README.md)`
+  ? `Run of ${date}, the servers on Node ${node ?? '(version not recorded)'}` +
+    (peers.length ? `, beside ${peers.join(', ')}` : '') +
+    ` (docs/bench/${date}/report.md; more runs: bench/README.md)`
   : 'No benchmark charts in docs/bench/.';
 for (const name of charts) {
   const fig = document.createElement('figure');
@@ -97,6 +99,12 @@ for (const name of charts) {
   img.src = `/demo/charts/${name}`;
   img.alt = `${name.replace(/\.svg$/, '')} benchmark chart`;
   img.loading = 'lazy';
+  // Scaled to the column, but never below 85 % of the chart's own size (its 11 px labels stay readable): a wider
+  // chart scrolls inside its figure instead.
+  img.addEventListener('load', () => {
+    img.style.maxWidth = `${img.naturalWidth}px`;
+    img.style.minWidth = `${Math.round(img.naturalWidth * 0.85)}px`;
+  });
   const cap = document.createElement('figcaption');
   cap.textContent = name.replace(/\.svg$/, '');
   fig.append(img, cap);
