@@ -19,13 +19,13 @@ import {
   stopServer,
 } from './lib/measure.ts';
 import { nginxVersion } from './lib/nginx.ts';
-import { fulminePath, uexpressPath, uwsPath } from './lib/server-common.ts';
 import { allowedCpus, commandExists, effectiveOpenFileLimit, isRunning } from './lib/proc.ts';
 import { formatDuration, markdownTable, summarize, writeResults } from './lib/report.ts';
 import { runShape, scenarioFileName, writeReport } from './lib/report-md.ts';
 import { BUN, DENO, type RuntimePackage, runtimeBinary } from './lib/runtimes.ts';
 import { runScale } from './lib/scale.ts';
 import { describeBody, type Scenario } from './lib/scenarios.ts';
+import { fulminePath, uexpressPath, uwsPath } from './lib/server-common.ts';
 import { benchDir, knownFailure, notRun, repoDir, type ServerDef } from './lib/servers.ts';
 import { runSoak } from './lib/soak.ts';
 import { runSweep } from './lib/sweep.ts';
