@@ -439,6 +439,20 @@ const EXAMPLES: Example[] = [
   },
   {
     file: 'docs/guides/express.md',
+    match: "app.get('/health', (_req, res) => res.json({ ok: true })); // answered by the engine after the first GET",
+    async check(base) {
+      // The same bytes whether the handler or the engine answers (tests/express/native-answers.test.ts compares them).
+      for (let i = 0; i < 3; i++) {
+        const health = await fetch(`${base}/health`);
+        assert.deepEqual(await health.json(), { ok: true });
+        assert.equal(health.headers.get('content-type'), 'application/json; charset=utf-8');
+        assert.equal(health.headers.get('x-powered-by'), 'Express');
+      }
+      assert.deepEqual(await (await fetch(`${base}/users/7`)).json(), { id: '7' });
+    },
+  },
+  {
+    file: 'docs/guides/express.md',
     match: 'Module({})(AppModule); // @Module({}) class AppModule {} (your module, with its controllers)',
     async check(base) {
       // Nest answers (its 404 for a module without routes), through Express on the engine.
