@@ -105,6 +105,8 @@ function listen(app: any): Promise<any> {
   });
 }
 
+const close = (server: any) => new Promise<void>((r) => server.close(() => r()));
+
 async function run(declarative: boolean) {
   const effects: Effects = { mw: 0, counted: 0, other: 0 };
   const app = build(declarative, effects);
@@ -118,7 +120,7 @@ async function run(declarative: boolean) {
   one.push(await exchange(port, `GET / HTTP/1.1\r\n${H}If-None-Match: ${etag}\r\n\r\n`));
   const piped = await pipelined(port);
   const piped2 = await pipelined(port);
-  await new Promise<void>((r) => server.close(() => r()));
+  await close(server);
   return { one, piped, piped2, effects: { ...effects }, answered };
 }
 
@@ -176,7 +178,7 @@ test('a router change or a setting takes the answer back at once, before the nex
   assert.deepEqual(server._nativeAnswers, [], 'a path with middleware among its layers is not answered natively');
   await get(port, '/nothing-here');
   assert.equal(ran, 1, 'the middleware is there');
-  await new Promise<void>((r) => server.close(() => r()));
+  await close(server);
 });
 
 test('the engine answers by itself once kept: a setting changed behind app.set is not seen', T, async () => {
@@ -190,7 +192,7 @@ test('the engine answers by itself once kept: a setting changed behind app.set i
   assert.equal(body(await get(port)), '{"a":1}');
   app.set('json spaces', 4);
   assert.equal(body(await get(port)), '{\n    "a": 1\n}');
-  await new Promise<void>((r) => server.close(() => r()));
+  await close(server);
 });
 
 test('no native answers while Gale is traced, and tracing takes them back', T, async () => {
@@ -223,11 +225,11 @@ test('no native answers while Gale is traced, and tracing takes them back', T, a
     await get(s2.address().port);
     await get(s2.address().port);
     assert.deepEqual(s2._nativeAnswers, [], 'not kept while traced');
-    await new Promise<void>((r) => s2.close(() => r()));
+    await close(s2);
   } finally {
     channel.unsubscribe(sub);
   }
-  await new Promise<void>((r) => server.close(() => r()));
+  await close(server);
 });
 
 test(
@@ -267,7 +269,7 @@ test(
         await get(server.address().port, p);
       }
       assert.deepEqual(server._nativeAnswers, []);
-      await new Promise<void>((r) => server.close(() => r()));
+      await close(server);
     }
     assert.equal(handled, 2);
   },
@@ -283,7 +285,7 @@ test('with compression on, or requests logged, every request runs the JavaScript
     await exchange(s.address().port, `GET / HTTP/1.1\r\n${H}Accept-Encoding: gzip\r\n\r\n`);
     assert.match(await get(s.address().port), /^HTTP\/1\.1 200 OK/);
     assert.deepEqual(s._nativeAnswers, []);
-    await new Promise<void>((r) => s.close(() => r()));
+    await close(s);
   }
   assert.ok(lines.length >= 2, 'the requests were logged');
 });

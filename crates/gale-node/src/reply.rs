@@ -1,5 +1,6 @@
 //! Per-request reply methods (the hot path): end, writeHead, write, endStream, sendFile, takeBody,
-//! destroy, release; and routeAnswer, which keeps a reply (passed as end's) as a route's native answer. Strings are written straight into the engine's buffers as UTF-8.
+//! destroy, release; and routeAnswer, which keeps a reply (passed as end's) as a route's native answer.
+//! Strings are written straight into the engine's buffers as UTF-8.
 
 use std::cell::RefCell;
 

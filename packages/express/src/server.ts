@@ -58,10 +58,9 @@ const KEPT = 2;
  * Whether the engine may keep what this path's handler answers and send it by itself ("declarative responses", as
  * fulmine.js and ultimate-express call theirs): the path has no params, the layers of the app's router that can match
  * it are routes, and the only one a GET or HEAD takes has one handler, for GET, of constants (compile.ts); the app's
- * request and
- * response are as the package made them. Then every GET or HEAD request the engine answers (HTTP/1.1, no body, no
- * If-None-Match or If-Modified-Since) would have run exactly that handler through exactly Express's code, which reads
- * nothing of the request but its method. Any change to a router or a setting takes the answer back at once.
+ * request and response are as the package made them. Then every GET or HEAD request the engine answers (HTTP/1.1, no
+ * body, no If-None-Match or If-Modified-Since) would have run exactly that handler through exactly Express's code,
+ * which reads nothing of the request but its method. Any change to a router or a setting takes the answer back at once.
  */
 function answerable(app: ListeningApp, plan: Plan): boolean {
   const layers = plan.layers;

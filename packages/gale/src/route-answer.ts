@@ -14,7 +14,6 @@ function refusal(req: Request, res: Response): string | undefined {
   if (!req._lacksValidators()) return 'the request has a validator';
   const length = req.get('content-length');
   if ((length !== undefined && length !== '0') || req.get('transfer-encoding') !== undefined) return 'it has a body';
-  if (res.statusMessage !== undefined) return 'a reason phrase';
   return undefined;
 }
 
