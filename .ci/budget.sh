@@ -56,9 +56,9 @@ side_by_side() {
   start=$(_now)
   cpu=$(_child_cpu $$)
   BUDGET_START=$start BUDGET_CPU=$cpu
-  _side "$dir/a.row" "${a[@]}" &
+  _side "$dir/a" "${a[@]}" &
   local pa=$!
-  _side "$dir/b.row" "${b[@]}" &
+  _side "$dir/b" "${b[@]}" &
   local pb=$!
   local ra=0 rb=0
   wait $pa || ra=$?
@@ -73,6 +73,10 @@ side_by_side() {
   local status=ok
   [ $ra = 0 ] && [ $rb = 0 ] || status=FAILED
   _row "$wall" "$total" "$status" "(the two side by side)"
+  # The two steps' lines are interleaved and the CI shows the run's tail: a failed step's own last lines and its
+  # failure lines are printed again here, after both ended, so that the tail says what failed.
+  [ $ra = 0 ] || _failed_tail "${a[0]}" "$dir/a.log"
+  [ $rb = 0 ] || _failed_tail "${b[0]}" "$dir/b.log"
   rm -rf "$dir"
   BUDGET_CURRENT=
   if [ $status != ok ]; then
@@ -82,8 +86,15 @@ side_by_side() {
   fi
 }
 
-_side() { # rowfile name cmd…
-  local rowfile=$1 name=$2
+_failed_tail() { # name logfile
+  printf '\n== %s FAILED; its failure lines (✗, not ok, failed, Error), then its last 60 lines:\n' "$1"
+  grep -E '✗|not ok|[1-9][0-9]* failed|FAILED|Error' "$2" | head -n 60 || true
+  echo '…'
+  tail -n 60 "$2"
+}
+
+_side() { # file-prefix name cmd…: rows to PREFIX.row, output (also) to PREFIX.log
+  local rowfile=$1.row logfile=$1.log name=$2
   shift 2
   local start cpu rc me=$BASHPID
   start=$(_now)
@@ -93,7 +104,7 @@ _side() { # rowfile name cmd…
   (
     set -e
     "$@"
-  ) 2>&1 | sed -u "s/^/[$name] /"
+  ) 2>&1 | tee "$logfile" | sed -u "s/^/[$name] /"
   rc=${PIPESTATUS[0]}
   set -e
   local status=ok
