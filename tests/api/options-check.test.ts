@@ -76,6 +76,7 @@ test('gale(): every documented option is accepted (undefined values too)', async
     strictHost: true,
     headersTimeout: 60_000,
     requestTimeout: 300_000,
+    handlerTimeout: 30_000,
     keepAliveTimeout: 65_000,
     keepAliveHeader: true,
     decodeParams: true,

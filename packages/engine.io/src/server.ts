@@ -37,6 +37,9 @@ import type { Transport } from './transport.js';
 import type { AttachOptions, EngineMiddleware, HttpRequest, HttpResponse, ServerOptions } from './types.js';
 import { NodeWsTransport, type WebSocketTransport, WsTransport } from './websocket.js';
 
+/** The Engine.IO routes' options: a long-poll waits for news as long as the heartbeat allows, not handlerTimeout. */
+const LONG_POLL = { handlerTimeout: false } as const;
+
 /** What an accepted upgrade carries to the WebSocket's handlers. */
 interface WsContext {
   req: Request;
@@ -212,11 +215,11 @@ export class Server extends EventEmitter {
           compression: this.opts.perMessageDeflate ? 'shared' : false,
           maxBackpressure: this.opts.maxBackpressure,
         });
-        if (polling) target.get(p, http);
+        if (polling) target.get(p, LONG_POLL, http);
       }
     }
     // Every other method (POST, OPTIONS preflights, and GET when the WebSocket route is not there) comes here.
-    for (const p of paths) target.all(p, http);
+    for (const p of paths) target.all(p, LONG_POLL, http);
     return this;
   }
 

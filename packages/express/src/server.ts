@@ -155,6 +155,9 @@ export class ExpressServer extends EventEmitter {
         // Express decodes params itself (its layer's decode_param): a malformed one is a URIError for the app's
         // error handler, not the engine's 400.
         decodeParams: false,
+        // node:http has no limit on how long a handler may take to answer; express({ server: { handlerTimeout } })
+        // sets one.
+        handlerTimeout: false,
         ...server,
         caseSensitive: app.enabled('case sensitive routing'),
         strict: app.enabled('strict routing'),

@@ -22,6 +22,7 @@ import type { Response } from './response.js';
 import { checkHeader } from './response-headers.js';
 import { type Entry, joinPath, type Router, type StaticMount } from './router.js';
 import { checkStaticOptions } from './static-options.js';
+import type { DeclaredAt } from './unanswered.js';
 import { schemaHandler } from './validate.js';
 import { nativeWsOptions, upgradeStep, type WsHub } from './ws-route.js';
 
@@ -35,6 +36,10 @@ export interface Route {
   base: string;
   /** The full path pattern as registered (`/users/:id`), for tracing's `route`; undefined for the fallback route. */
   pattern: string | undefined;
+  /** The route's own handlerTimeout (`app.get(path, { handlerTimeout }, …)`); undefined: the app's. */
+  timeout: number | false | undefined;
+  /** Where the app declared the route (`file:line:column`), for the unanswered-request messages. */
+  at: DeclaredAt | undefined;
 }
 
 /** Turns an app's entries (and those of the routers mounted on it) into native routes. */
@@ -80,12 +85,21 @@ export class Registrar {
         } catch (err) {
           throw new GaleError(ErrorCodes.ROUTE_CONFLICT, (err as Error).message);
         }
-        this.routes.push({ run, direct: false, names, scopes, base: '', pattern: path });
+        this.routes.push({
+          run,
+          direct: false,
+          names,
+          scopes,
+          base: '',
+          pattern: path,
+          timeout: undefined,
+          at: undefined,
+        });
         return id;
       },
       replace: (id, run, scopes) => {
         const r = this.routes[id] as Route;
-        this.routes[id] = { run, direct: false, names: r.names, scopes, base: '', pattern: r.pattern };
+        this.routes[id] = { ...r, run, direct: false, scopes };
       },
       chainHost,
       caseSensitive,
@@ -164,7 +178,9 @@ export class Registrar {
     const run = direct
       ? (handler as (req: Request, res: Response) => unknown)
       : compose(steps, handler, mount, scopes, this.chainHost);
-    const route: Route = { run, direct, names, scopes, base: mount, pattern: path };
+    // (a WebSocket route's request waits for the upgrade, not for an answer: no handlerTimeout)
+    const timeout = e.ws ? false : e.schema?.handlerTimeout;
+    const route: Route = { run, direct, names, scopes, base: mount, pattern: path, timeout, at: e.at };
     if (slot !== undefined) this.routes[slot] = route;
     else this.routes.push(route);
     if (!e.ws)
@@ -202,7 +218,16 @@ export class Registrar {
     const run = direct
       ? (handler as (req: Request, res: Response) => unknown)
       : compose(steps, handler, '', scopes, this.chainHost);
-    const route: Route = { run, direct, names: [], scopes, base: '', pattern: undefined };
+    const route: Route = {
+      run,
+      direct,
+      names: [],
+      scopes,
+      base: '',
+      pattern: undefined,
+      timeout: undefined,
+      at: undefined,
+    };
     if (this.fallbackId === undefined) {
       this.fallbackId = this.routes.length;
       this.routes.push(route);

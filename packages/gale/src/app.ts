@@ -48,6 +48,14 @@ import { scaleHooks as hooks, type Relay } from './scale-hooks.js';
 import { isStreamSource } from './stream.js';
 import { nativeHttp2, nativeHttp3, nativeTls, type TlsOptions } from './tls.js';
 import { runHandler, TracedResponse, traceError, traceRequest, tracingOn } from './tracing.js';
+import {
+  DEFAULT_HANDLER_TIMEOUT,
+  GRACE_MS,
+  HandlerTimer,
+  placeOf,
+  routeName,
+  unansweredWarning,
+} from './unanswered.js';
 import { type ViewEngine, Views } from './views.js';
 import { listenViaPrimary, viaPrimary } from './worker-listen.js';
 import type { PublishOptions, WsData } from './ws.js';
@@ -77,6 +85,10 @@ export class App<S extends object = object> extends Router<S> {
   private readonly answers = new Set<string>();
   private readonly live: (Response | undefined)[] = [];
   private readonly dev: boolean;
+  /** gale({ handlerTimeout }): how long a handler may leave its request unanswered (false: no limit). */
+  private readonly handlerTimeout: number | false;
+  /** The requests the handlerTimeout watches (unanswered.ts). */
+  private readonly waiting: HandlerTimer<Response>;
   /** How Gale's own error answers are written (gale({ errorFormat })). */
   private readonly errorFormat: ErrorFormat;
   private readonly caseSensitive: boolean;
@@ -121,12 +133,14 @@ export class App<S extends object = object> extends Router<S> {
     super();
     // Unknown names (a typo) and values of the wrong kind are refused here rather than ignored.
     checkGaleOptions(options, 'gale()');
-    const { development, logger, ...engine } = options;
+    const { development, logger, handlerTimeout, ...engine } = options;
     // In a gale.cluster() worker every app shares its port with the other workers (SO_REUSEPORT).
     if (engine.reusePort === undefined && hooks.reusePort) engine.reusePort = true;
     this.reusePort = engine.reusePort === true;
     this.keepAliveMs = options.keepAliveTimeout ?? 65_000;
     this.dev = development ?? process.env.NODE_ENV === 'development';
+    this.handlerTimeout = handlerTimeout ?? DEFAULT_HANDLER_TIMEOUT;
+    this.waiting = new HandlerTimer(this.live, (res, route) => this.timedOut(res, route as Route));
     this.errorFormat = options.errorFormat ?? 'negotiate';
     this.caseSensitive = options.caseSensitive ?? false;
     this.logger = logger ?? consoleLogger;
@@ -694,6 +708,7 @@ export class App<S extends object = object> extends Router<S> {
       timer.unref();
     }
     this.primaryListener?.close();
+    this.waiting.stop();
     this.n.close(options.idleGrace ?? 100);
     this.bound = undefined;
     // Event streams never end by themselves: end them so in-flight requests can finish.
@@ -772,6 +787,9 @@ export class App<S extends object = object> extends Router<S> {
     }
     req._deferred = true;
     this.live[res._id & MASK] = res;
+    const limit = route.timeout ?? this.handlerTimeout;
+    if (limit !== false) this.waiting.watch(res, limit, route);
+    if (this.dev) this.watchSettled(out, req, res, route);
     if (route.direct && out !== undefined) {
       if (out instanceof Promise) {
         // The usual async handler: one reaction for both outcomes (no Promise.resolve wrapper, no second .then).
@@ -784,6 +802,35 @@ export class App<S extends object = object> extends Router<S> {
         );
       } else this.settle(out, req, res, route);
     }
+  }
+
+  /**
+   * Development mode: once the handler (or the route's chain) settled, a response that still has no head a moment
+   * later is reported with the route and where it was declared (a callback answering within GRACE_MS is not).
+   */
+  private watchSettled(out: unknown, req: Request, res: Response, route: Route): void {
+    const check = () => {
+      if (res.headersSent || res.finished || res._dl < 0) return;
+      const t = setTimeout(() => {
+        if (res.headersSent || res.finished || res._dl < 0) return;
+        requestLogger(req).warn(unansweredWarning(req.method, req.originalUrl, route.pattern, route.at));
+      }, GRACE_MS);
+      t.unref();
+    };
+    if (isThenable(out)) out.then(check, () => {});
+    else check();
+  }
+
+  /** The handlerTimeout ran out for a request whose handler never started an answer: a log line, and 503. */
+  private timedOut(res: Response, route: Route): void {
+    const req = res._req;
+    const ms = route.timeout ?? this.handlerTimeout;
+    requestLogger(req).error(
+      { route: route.pattern, handlerTimeout: ms, at: placeOf(route.at) },
+      `gale: ${req.method} ${req.originalUrl}: ${routeName(route.pattern, route.at)} did not answer within handlerTimeout (${ms} ms); answered 503`,
+    );
+    const detail = `The server did not answer within ${ms} ms (handlerTimeout)`;
+    this.answerError(req, res, 503, detail, ErrorCodes.HANDLER_TIMEOUT);
   }
 
   /** Answers with a direct handler's (resolved) return value; its errors take the route's scoped path. */

@@ -51,6 +51,8 @@ export const ErrorCodes = {
   MOVED: 'GALE_ERR_MOVED',
   /** `app.request()` could not make the request: an Upgrade (WebSocket, h2c), a closed app, a connection gone. */
   IN_PROCESS: 'GALE_ERR_IN_PROCESS',
+  /** 503 from Gale: a handler left its request unanswered for `handlerTimeout` ms (the route is logged). */
+  HANDLER_TIMEOUT: 'GALE_ERR_HANDLER_TIMEOUT',
   /** 400: the request did not pass its route's params, query, headers or body schema (see ValidationError). */
   VALIDATION: 'GALE_ERR_VALIDATION',
   /** A response schema that cannot be compiled to a serializer (no JSON Schema to be had from it). */

@@ -40,6 +40,8 @@ export function galeRules(where: string): Record<string, Rule> {
     strictHost: bool,
     headersTimeout: num('milliseconds'),
     requestTimeout: num('milliseconds'),
+    handlerTimeout: (v) =>
+      v === false || (typeof v === 'number' && v > 0) ? undefined : 'a number of milliseconds above 0, or false',
     keepAliveTimeout: num('milliseconds'),
     maxConnections: num('connections', 1),
     sendTimeout: num('milliseconds'),

@@ -26,6 +26,15 @@ export interface GaleOptions {
   headersTimeout?: number;
   /** Milliseconds for a request body to arrive → 408. Default 300000. */
   requestTimeout?: number;
+  /**
+   * Milliseconds a handler may leave its request without an answer before Gale answers 503 (code
+   * `GALE_HANDLER_TIMEOUT`) and logs the route, so that a forgotten `return` or a middleware that never calls `next()`
+   * does not leave the client waiting forever. It counts from when the handler returned without answering and stops
+   * once the head is sent: a stream, SSE or a slow download are not cut. Default 30000; `false` turns it off; a route
+   * can set its own (`app.get(path, { handlerTimeout: 120_000 }, handler)`). `@gale-http/express` turns it off, as
+   * node:http has none.
+   */
+  handlerTimeout?: number | false;
   /** Milliseconds an idle keep-alive connection stays open. Default 65000. */
   keepAliveTimeout?: number;
   /**

@@ -56,6 +56,10 @@ export class Response implements ResponseView {
   headersSent = false;
   /** True once the response has ended (or the client went away). */
   finished = false;
+  /** @internal the handlerTimeout's deadline in the app's ticks (unanswered.ts); -1: may stay open (stream, SSE) */
+  _dl = 0;
+  /** @internal the route the handlerTimeout names (set with `_dl`) */
+  _rt: unknown = undefined;
   /** @internal */ readonly _id: number;
   /** @internal */ readonly _req: Request;
   /** @internal */ readonly _n: NativeServer;
@@ -395,11 +399,13 @@ export class Response implements ResponseView {
   }
   /** @internal stream() without the error answer: rejects with the source's error */
   _pipe(source: StreamSource): Promise<boolean> {
+    this._dl = -1; // a stream may wait for its first chunk as long as it likes: no handlerTimeout
     return pump(this, source, (chunk) => {
       if (this._ctype === CT_NONE) this._ctype = typeof chunk === 'string' ? CT_TEXT : CT_BYTES;
     });
   }
   sse(options: SseOptions = {}): SseStream {
+    this._dl = -1;
     return startSse(this, options);
   }
   render(name: string, data: Record<string, unknown> = {}): Promise<void> {

@@ -4,7 +4,7 @@ import type { RouteSchema } from './route-types.js';
 
 const PARTS = ['params', 'query', 'headers', 'body'] as const;
 const DOCS = ['summary', 'description', 'operationId'] as const;
-const KEYS: readonly string[] = [...PARTS, 'response', ...DOCS, 'tags', 'deprecated', 'hidden'];
+const KEYS: readonly string[] = [...PARTS, 'response', ...DOCS, 'tags', 'deprecated', 'hidden', 'handlerTimeout'];
 const STATUS_KEY = /^(?:[1-5](?:\d\d|XX)|default)$/;
 
 /** A Standard Schema's validator (bound to its `~standard` object), or undefined when `v` is not one. */
@@ -97,6 +97,12 @@ export function checkRouteSchema(value: unknown, where: string): RouteSchema {
     if (s[key] !== undefined && typeof s[key] !== 'boolean') {
       throw new TypeError(`${where}: ${key} must be true or false, got ${describe(s[key])}`);
     }
+  }
+  const t = s.handlerTimeout;
+  if (t !== undefined && t !== false && !(typeof t === 'number' && t > 0)) {
+    throw new TypeError(
+      `${where}: handlerTimeout must be a number of milliseconds above 0, or false; got ${describe(t)}`,
+    );
   }
   return s as RouteSchema;
 }

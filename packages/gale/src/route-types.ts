@@ -72,6 +72,11 @@ export interface RouteSchema {
   readonly deprecated?: boolean;
   /** Leave this route out of `app.openapi()`. */
   readonly hidden?: boolean;
+  /**
+   * Milliseconds this route's handler may take before Gale answers 503 for it (see `gale({ handlerTimeout })`, whose
+   * value it replaces here); `false` never times it out (a long-poll that answers when there is news).
+   */
+  readonly handlerTimeout?: number | false;
 }
 
 /**

@@ -8,6 +8,7 @@ import { checkWsBehavior } from './option-rules.js';
 import type { AnyParams } from './request-api.js';
 import { checkRouteSchema } from './route-schema.js';
 import type { RouteMethod, RouteSchema, StateFrom, WsRouteMethod } from './route-types.js';
+import { type DeclaredAt, declaredAt } from './unanswered.js';
 import type { WsBehavior, WsConnectionHandler } from './ws-route.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'ALL';
@@ -43,6 +44,8 @@ export type Entry =
       schema?: RouteSchema;
       /** A WebSocket route: the handler is replaced by the upgrade step when registered. */
       ws?: { behavior: WsBehavior; onOpen?: WsConnectionHandler };
+      /** Where the app declared it (`file:line:column`), for the messages about a handler that never answers. */
+      at?: DeclaredAt;
     }
   | { kind: 'router'; seq: number; prefix: string; router: Router }
   | { kind: 'static'; seq: number; prefix: string; mount: StaticMount };
@@ -206,7 +209,7 @@ export class Router<S extends object = object> {
     }
     const handler = fns[fns.length - 1] as Handler;
     const mws = fns.slice(0, -1) as Middleware[];
-    this.add({ kind: 'route', seq: nextSeq(), method, path, fns: mws, handler, schema });
+    this.add({ kind: 'route', seq: nextSeq(), method, path, fns: mws, handler, schema, at: declaredAt() });
     return this;
   }
 
