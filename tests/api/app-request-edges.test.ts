@@ -30,7 +30,10 @@ test('an app that never listens answers in-process; its timers go with its last 
   app.post('/echo', async (req) => req.text());
   app.get('/timers', () => String(engineTimers()));
   assert.equal(app.address(), null);
-  assert.equal(await (await app.request('/timers')).text(), String(before + 2), 'tick and kick while it serves');
+  // The engine's tick and kick; and Node's one timer handle, which app.request()'s default timeout references while
+  // the request waits for its head, unless another timer had it referenced already.
+  const serving = Number(await (await app.request('/timers')).text());
+  assert.ok(serving === before + 2 || serving === before + 3, `tick and kick while it serves: ${before} → ${serving}`);
   const res = await app.request('/hi/ada');
   assert.equal(res.status, 200);
   assert.equal(await res.text(), 'hi ada');

@@ -186,3 +186,25 @@ test(
     await pending;
   },
 );
+
+test('app.request() without a signal fails after 10 s naming the route that holds the request', {
+  timeout: 20_000,
+}, async () => {
+  const app = gale({ handlerTimeout: false, requestLogging: false });
+  app.get('/never/:id', () => {});
+  app.get('/ok', () => 'ok');
+  const t0 = performance.now();
+  await assert.rejects(app.request('/never/1?x=2'), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'GALE_ERR_IN_PROCESS');
+    assert.match(
+      err.message,
+      /^app\.request\(GET \/never\/1\?x=2\): no response within 10000 ms: the route \/never\/:id \(declared at .*unanswered\.test\.[jt]s:\d+:\d+\) has not answered it\. Pass a signal/,
+    );
+    return true;
+  });
+  const took = performance.now() - t0;
+  assert.ok(took >= 9900 && took < 15_000, `failed after ${took} ms`);
+  // A request that is answered is not touched by the timer (it is cleared with the head).
+  assert.equal(await (await app.request('/ok')).text(), 'ok');
+  await app.close();
+});

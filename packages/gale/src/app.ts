@@ -140,7 +140,7 @@ export class App<S extends object = object> extends Router<S> {
     this.keepAliveMs = options.keepAliveTimeout ?? 65_000;
     this.dev = development ?? process.env.NODE_ENV === 'development';
     this.handlerTimeout = handlerTimeout ?? DEFAULT_HANDLER_TIMEOUT;
-    this.waiting = new HandlerTimer(this.live, (res, route) => this.timedOut(res, route as Route));
+    this.waiting = new HandlerTimer(this.live, (res) => this.timedOut(res, res._rt as Route));
     this.errorFormat = options.errorFormat ?? 'negotiate';
     this.caseSensitive = options.caseSensitive ?? false;
     this.logger = logger ?? consoleLogger;
@@ -183,7 +183,7 @@ export class App<S extends object = object> extends Router<S> {
     this.hub = new WsHub(this.logger, this.reqConfig);
     this.n = native.createServer(engine as NativeOptions, this.dispatch, this.onEvent, this.hub.onMessage);
     this.hub.n = this.n;
-    this.inProcess = new InProcess(this.n);
+    this.inProcess = new InProcess(this.n, (method, target) => this.holding(method, target));
     this.registrar = new Registrar(
       this,
       this.n,
@@ -606,7 +606,9 @@ export class App<S extends object = object> extends Router<S> {
    * `init` as for `fetch()`. Unlike `fetch()` it adds no default headers (only Host and the body's framing), does
    * not follow redirects and does not decompress; an `https:` URL makes `req.secure` true. The peer address is
    * `127.0.0.1` (port 0). HTTP/1.1 only: an `Upgrade` request (WebSocket, h2c) rejects with
-   * `GALE_ERR_IN_PROCESS`, as does a request after `close()`. See docs/guides/testing.md.
+   * `GALE_ERR_IN_PROCESS`, as does a request after `close()`, and a request made without `init.signal` that gets no
+   * response head within 10 s (the error names the route whose handler holds it; pass a signal, e.g.
+   * `AbortSignal.timeout(60_000)`, for one that may take longer). See docs/guides/testing.md.
    *
    * @example
    * import assert from 'node:assert/strict';
@@ -787,8 +789,9 @@ export class App<S extends object = object> extends Router<S> {
     }
     req._deferred = true;
     this.live[res._id & MASK] = res;
+    res._rt = route;
     const limit = route.timeout ?? this.handlerTimeout;
-    if (limit !== false) this.waiting.watch(res, limit, route);
+    if (limit !== false) this.waiting.watch(res, limit);
     if (this.dev) this.watchSettled(out, req, res, route);
     if (route.direct && out !== undefined) {
       if (out instanceof Promise) {
@@ -819,6 +822,18 @@ export class App<S extends object = object> extends Router<S> {
     };
     if (isThenable(out)) out.then(check, () => {});
     else check();
+  }
+
+  /** Which route holds an in-process request that has no answer yet (app.request()'s timeout error says it). */
+  private holding(method: string, target: string): string | undefined {
+    for (const res of this.live) {
+      if (res === undefined || res.headersSent || res.finished || res._rt === undefined) continue;
+      const req = res._req;
+      if (req.method !== method || req.originalUrl !== target || req.remotePort !== 0) continue;
+      const route = res._rt as Route;
+      return `${routeName(route.pattern, route.at)} has not answered it`;
+    }
+    return undefined;
   }
 
   /** The handlerTimeout ran out for a request whose handler never started an answer: a log line, and 503. */

@@ -94,6 +94,8 @@ class Exchange {
   private reject!: (err: unknown) => void;
   readonly response: Promise<Response>;
   private readonly onAbort = (): void => this.fail(this.request.signal.reason);
+  /** The default timeout's timer (no signal given), cleared once the head arrives. */
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly n: NativeServer,
@@ -108,7 +110,7 @@ class Exchange {
     this.response.catch(() => {});
   }
 
-  async start(streamed: boolean): Promise<void> {
+  async start(streamed: boolean, timeout: Timeout | undefined): Promise<void> {
     const req = this.request;
     if (req.signal.aborted) throw req.signal.reason;
     let body: Buffer | undefined;
@@ -131,6 +133,19 @@ class Exchange {
     if (req.signal.aborted) {
       this.fail(req.signal.reason);
       return;
+    }
+    if (timeout !== undefined) {
+      this.timer = setTimeout(() => {
+        const url = new URL(req.url);
+        const target = url.pathname + url.search;
+        const why = timeout.describe(req.method, target) ?? 'no handler is running for it (is its body still coming?)';
+        this.fail(
+          inProcessError(
+            `app.request(${req.method} ${target}): no response within ${timeout.ms} ms: ${why}. Pass a signal ` +
+              '(init.signal, e.g. AbortSignal.timeout(60_000)) for a request that may take longer',
+          ),
+        );
+      }, timeout.ms);
     }
     const head = requestHead(req, framing);
     this.n.memWrite(key, body === undefined || body.length === 0 ? head : Buffer.concat([head, body]));
@@ -183,6 +198,7 @@ class Exchange {
         return;
       }
       this.head = false;
+      clearTimeout(this.timer);
       const [, , , reason = '', fields = []] = r;
       if (state === DONE) {
         // The whole response is here (the usual case): no stream.
@@ -237,6 +253,7 @@ class Exchange {
   private finish(): void {
     if (this.ended) return;
     this.ended = true;
+    clearTimeout(this.timer);
     this.request.signal.removeEventListener('abort', this.onAbort);
     if (this.key >= 0) {
       this.open.delete(this.key);
@@ -259,11 +276,31 @@ function chunkOf(value: unknown): Buffer | undefined {
   return Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`, 'latin1'), bytes, CRLF]);
 }
 
+/** `app.request()`'s default timeout, in milliseconds, for a request made without a signal. */
+export const DEFAULT_TIMEOUT = 10_000;
+
+interface Timeout {
+  readonly ms: number;
+  describe(method: string, target: string): string | undefined;
+}
+
 /** The in-process requests of one app, by connection key (for the engine's wake-ups). */
 export class InProcess {
   private readonly open = new Map<number, Exchange>();
 
-  constructor(private readonly n: NativeServer) {}
+  /**
+   * `describe(method, target)` says which route's handler holds an in-process request that is taking too long (for
+   * the default timeout's error), or undefined when none does.
+   */
+  constructor(
+    private readonly n: NativeServer,
+    private readonly describe: (method: string, target: string) => string | undefined = () => undefined,
+  ) {}
+
+  private readonly timeout: Timeout = {
+    ms: DEFAULT_TIMEOUT,
+    describe: (method, target) => this.describe(method, target),
+  };
 
   /** In-process requests not finished yet. */
   get size(): number {
@@ -286,7 +323,10 @@ export class InProcess {
       );
     }
     const ex = new Exchange(this.n, this.open, request);
-    await ex.start(isStreamBody(init?.body));
+    // Without a signal of the caller's, a request that gets no head in DEFAULT_TIMEOUT ms fails saying which route
+    // holds it (a test would otherwise wait for its runner's timeout, which says nothing).
+    const timeout = init?.signal == null ? this.timeout : undefined;
+    await ex.start(isStreamBody(init?.body), timeout);
     return ex.response;
   }
 }

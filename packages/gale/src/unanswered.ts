@@ -10,7 +10,7 @@ export interface Waiting {
   readonly finished: boolean;
   /** The tick it times out at; 0 while not watched, -1 when it may stay open (a stream, SSE, a long-poll). */
   _dl: number;
-  /** What `watch` was given with it (its route), for `expire`. */
+  /** Its route (set by the app when it is deferred), for the messages. */
   _rt: unknown;
 }
 
@@ -52,7 +52,7 @@ export function placeOf(at: DeclaredAt | undefined): string | undefined {
  * The handlerTimeout of one app. `tick` counts `step` milliseconds; a response is given its deadline in ticks when
  * its handler returns without answering, and each tick the app's live (deferred) responses are looked over: those
  * past their deadline that have no head yet go to `expire`. Nothing is kept per request but the two fields, so a
- * request costs two stores, and the sweep reads the live table (as long as the most requests in flight at once).
+ * request costs a store, and the sweep reads the live table (as long as the most requests in flight at once).
  */
 export class HandlerTimer<R extends Waiting> {
   private tick = 1;
@@ -63,14 +63,13 @@ export class HandlerTimer<R extends Waiting> {
 
   constructor(
     private readonly live: readonly (R | undefined)[],
-    private readonly expire: (res: R, tag: unknown) => void,
+    private readonly expire: (res: R) => void,
   ) {}
 
-  /** Watches `res` for `ms` milliseconds from now (at least one whole tick); `tag` goes to `expire` with it. */
-  watch(res: R, ms: number, tag: unknown): void {
+  /** Watches `res` for `ms` milliseconds from now (at least one whole tick). */
+  watch(res: R, ms: number): void {
     if (ms < this.shortest) this.fit(ms);
     res._dl = this.tick + Math.ceil(ms / this.step) + 1;
-    res._rt = tag;
     if (this.timer === undefined) {
       this.timer = setInterval(() => this.sweep(), this.step);
       this.timer.unref();
@@ -98,7 +97,7 @@ export class HandlerTimer<R extends Waiting> {
       if (res === undefined || res._dl <= 0 || res._dl > now || res.finished || res.headersSent) continue;
       res._dl = 0;
       try {
-        this.expire(res, res._rt);
+        this.expire(res);
       } catch (err) {
         // Answering failed (the connection broke meanwhile): nothing is left to answer.
         console.error('gale: answering a request past its handlerTimeout failed:', err);
