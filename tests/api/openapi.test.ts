@@ -208,12 +208,19 @@ test('components given to openapi() are kept beside the generated ones', T, asyn
   app.close();
 });
 
-test('served by the app itself', T, async (t) => {
-  const { port } = await withApp(t, (app) => {
+test('served by the app itself, with the routes declared after the document route and after listen()', T, async (t) => {
+  const { app, port } = await withApp(t, (app) => {
     app.get('/pets/:id', { params: z.object({ id: z.coerce.number() }) }, (req) => ({ id: req.params.id }));
     app.get('/openapi.json', { hidden: true }, () => app.openapi({ info: { title: 'Pets', version: '1' } }));
+    app.delete('/pets/:id', (req) => ({ deleted: req.params.id }));
   });
-  const doc = (await (await fetch(`http://127.0.0.1:${port}/openapi.json`)).json()) as OpenApiDocument;
+  const fetchDoc = async () => (await (await fetch(`http://127.0.0.1:${port}/openapi.json`)).json()) as OpenApiDocument;
+  const doc = await fetchDoc();
   assert.deepEqual(Object.keys(doc.paths), ['/pets/{id}']);
+  assert.deepEqual(Object.keys(doc.paths['/pets/{id}'] as object).sort(), ['delete', 'get']);
   await valid(doc);
+  app.post('/owners', { body: z.object({ name: z.string() }) }, (req) => req.body);
+  const later = await fetchDoc();
+  assert.deepEqual(Object.keys(later.paths).sort(), ['/owners', '/pets/{id}']);
+  await valid(later);
 });

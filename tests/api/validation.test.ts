@@ -295,3 +295,36 @@ test(
     });
   },
 );
+
+test(
+  'a body read as text because of its Content-Type (or its lack) says so in the issue about the whole body',
+  T,
+  async (t) => {
+    const { port } = await withApp(t, (app) => {
+      app.post('/users', { body: z.object({ name: z.string() }) }, (req) => ({ hello: req.body.name }));
+    });
+    const json = new TextEncoder().encode(JSON.stringify({ name: 'ada' }));
+    const send = async (headers: Record<string, string>, body: Uint8Array | string) => {
+      const r = await fetch(`http://127.0.0.1:${port}/users`, { method: 'POST', headers, body });
+      return { status: r.status, type: r.headers.get('content-type'), text: await r.text() };
+    };
+    // fetch() adds no Content-Type to a Uint8Array body.
+    const none = problem(await send({}, json));
+    assert.deepEqual(where(none), ['body #']);
+    assert.match(
+      none.errors[0]?.message as string,
+      /\(the request has no Content-Type header, so its body was read as text; a JSON body needs Content-Type: application\/json\)$/,
+    );
+    const text = problem(await send({ 'content-type': 'text/plain' }, JSON.stringify({ name: 'ada' })));
+    assert.match(
+      text.errors[0]?.message as string,
+      /\(the body was read as text\/plain, its Content-Type; a JSON body needs/,
+    );
+    // With the right header the same bytes pass; an issue inside a JSON body gets no hint.
+    const ok = await send({ 'content-type': 'application/json' }, json);
+    assert.equal(ok.status, 200, ok.text);
+    const inner = problem(await send({ 'content-type': 'application/json' }, JSON.stringify({ name: 1 })));
+    assert.deepEqual(where(inner), ['body #/name']);
+    assert.doesNotMatch(inner.errors[0]?.message as string, /Content-Type/);
+  },
+);

@@ -310,11 +310,11 @@ export class App<S extends object = object> extends Router<S> {
    * query, headers, body and responses described by the JSON Schema its route's schemas export (zod 4, arktype,
    * valibot through `toStandardJsonSchema`, plain JSON Schema / TypeBox), and its summary, tags and other docs; a
    * route without schemas is listed with its path params. WebSocket routes, static mounts, fixed responses and
-   * fetch mounts are not operations and are left out, as are routes with `hidden: true`. Built on every call.
+   * fetch mounts are not operations and are left out, as are routes with `hidden: true`. Built on every call, from
+   * the routes declared by then: serve it from a handler that calls it, and routes added later are in it too.
    *
    * @example
-   * const doc = app.openapi({ info: { title: 'Users API', version: '1.0.0' } });
-   * app.get('/openapi.json', { hidden: true }, () => doc);
+   * app.get('/openapi.json', { hidden: true }, () => app.openapi({ info: { title: 'Users API', version: '1.0.0' } }));
    */
   openapi(options: OpenApiOptions): OpenApiDocument {
     return openApiDocument(this, options);

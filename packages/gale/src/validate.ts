@@ -85,7 +85,7 @@ function apply(req: Request, checks: readonly Check[], results: readonly unknown
     const r = results[i] as StandardResult<unknown>;
     if (r.issues !== undefined) {
       issues ??= [];
-      for (const issue of r.issues) issues.push(toIssue(part, issue));
+      for (const issue of r.issues) issues.push(toIssue(part, issue, part === 'body' ? bodyHint(req) : undefined));
     } else if (part === 'params') (req as { params: unknown }).params = r.value;
     else if (part === 'body') req.body = r.value;
     else req._validated(part, r.value);
@@ -93,7 +93,7 @@ function apply(req: Request, checks: readonly Check[], results: readonly unknown
   if (issues !== undefined) throw new ValidationError(issues);
 }
 
-function toIssue(part: RequestPart, issue: StandardIssue): ValidationIssue {
+function toIssue(part: RequestPart, issue: StandardIssue, hint: string | undefined): ValidationIssue {
   const path = (issue.path ?? []).map((seg) => {
     const key = typeof seg === 'object' && seg !== null ? seg.key : seg;
     return typeof key === 'number' ? key : String(key);
@@ -102,8 +102,24 @@ function toIssue(part: RequestPart, issue: StandardIssue): ValidationIssue {
     in: part,
     pointer: `#${path.map((k) => `/${pointerSegment(String(k))}`).join('')}`,
     path,
-    message: issue.message,
+    // An issue about the whole body, when its Content-Type made it text or bytes: the header is the likely mistake.
+    message: hint !== undefined && path.length === 0 ? `${issue.message} (${hint})` : issue.message,
   };
+}
+
+/**
+ * Why a body may have been read as something other than the client meant: no Content-Type (read as text), or one
+ * that is not JSON or a form; undefined when the header names JSON or a form.
+ */
+function bodyHint(req: Request): string | undefined {
+  const type = req.get('content-type');
+  if (type === undefined) {
+    return 'the request has no Content-Type header, so its body was read as text; a JSON body needs Content-Type: application/json';
+  }
+  const essence = (type.split(';')[0] as string).trim().toLowerCase();
+  if (essence === 'application/json' || essence.endsWith('+json')) return undefined;
+  if (essence === 'application/x-www-form-urlencoded' || essence === 'multipart/form-data') return undefined;
+  return `the body was read as ${essence}, its Content-Type; a JSON body needs Content-Type: application/json`;
 }
 
 /** One JSON Pointer segment (RFC 6901: `~` → `~0`, `/` → `~1`), percent-encoded where a URI fragment needs it. */
