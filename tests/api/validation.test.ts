@@ -305,7 +305,9 @@ test(
     });
     const json = new TextEncoder().encode(JSON.stringify({ name: 'ada' }));
     const send = async (headers: Record<string, string>, body: Uint8Array | string) => {
-      const r = await fetch(`http://127.0.0.1:${port}/users`, { method: 'POST', headers, body });
+      // (TypeScript's DOM types want an ArrayBuffer-backed view; TextEncoder's is one at run time.)
+      const init = { method: 'POST', headers, body: body as BodyInit };
+      const r = await fetch(`http://127.0.0.1:${port}/users`, init);
       return { status: r.status, type: r.headers.get('content-type'), text: await r.text() };
     };
     // fetch() adds no Content-Type to a Uint8Array body.
