@@ -120,8 +120,14 @@ const EXAMPLES: Example[] = [
       assert.equal(created.headers.get('location'), '/users/ada');
       assert.deepEqual(await (await fetch(`${base}/users/ada`)).json(), { name: 'ada' });
       const refused = await fetch(`${base}/users`, json({}));
-      assert.equal(refused.status, 422);
-      assert.equal(await refused.text(), 'name is required');
+      assert.equal(refused.status, 400);
+      assert.equal(refused.headers.get('content-type'), 'application/problem+json');
+      const problem = (await refused.json()) as { code: string; errors: { in: string; pointer: string }[] };
+      assert.equal(problem.code, 'GALE_ERR_VALIDATION');
+      assert.deepEqual(
+        problem.errors.map((e) => `${e.in} ${e.pointer}`),
+        ['body #/name'],
+      );
       assert.equal((await fetch(`${base}/users`, { method: 'POST', body: '{' })).status, 400);
       assert.equal((await fetch(`${base}/users/bob`)).status, 404);
       assert.equal(await (await fetch(`${base}/health`)).text(), 'ok');
