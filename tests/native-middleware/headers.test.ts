@@ -86,6 +86,34 @@ test('cors: simple requests and preflights (through an OPTIONS route) answered a
   assert.equal(ourPre.body.length, 0);
 });
 
+test("cors: app.use(cors()) alone answers preflights of routed paths, as Gale's own cors() does", T, async (t) => {
+  const { port } = await withApp(t, (app) => {
+    app.use(cors() as any);
+    app.put('/items/:id', () => 'put');
+    app.all('/any', () => 'any method');
+  });
+  const ref = realExpress();
+  ref.use(cors());
+  ref.put('/items/:id', (_req, res) => res.send('put'));
+  const e = await startExpress(ref);
+  t.after(() => e.close());
+  const pre = { origin: 'https://app.example', 'access-control-request-method': 'PUT' };
+  const ours = await request(port, 'OPTIONS', '/items/7', pre);
+  const theirs = await request(e.port, 'OPTIONS', '/items/7', pre);
+  assert.equal(ours.status, 204);
+  assert.equal(theirs.status, 204);
+  assert.deepEqual(pick(ours, /^(access-control-|vary)/), pick(theirs, /^(access-control-|vary)/));
+  assert.equal(ours.headers['access-control-allow-methods'], 'GET,HEAD,PUT,PATCH,POST,DELETE');
+  assert.equal((await request(port, 'PUT', '/items/7', { origin: 'https://app.example' })).body.toString(), 'put');
+  // A path with an ALL route still has it run for an OPTIONS request cors() passes on (no preflight headers).
+  assert.equal((await request(port, 'OPTIONS', '/any', pre)).status, 204);
+  const plain = await request(port, 'OPTIONS', '/any');
+  assert.equal(plain.status, 204); // cors() answers every OPTIONS by default (preflightContinue false), as on Express
+  // A path without routes reaches cors() through the app's middleware, as on Express.
+  assert.equal((await request(port, 'OPTIONS', '/nothing', pre)).status, 204);
+  assert.equal((await request(e.port, 'OPTIONS', '/nothing', pre)).status, 204);
+});
+
 test(
   'serve-favicon: /favicon.ico from memory with its caching headers, 304, 405 with Allow, as on Express',
   T,

@@ -13,7 +13,19 @@ type RouteRun = (req: Request, res: Response) => unknown;
 
 /** Is `fn` a cors() middleware. */
 export function isCors(fn: unknown): boolean {
-  return typeof fn === 'function' && (fn as { [CORS_POLICY]?: unknown })[CORS_POLICY] !== undefined;
+  if (typeof fn !== 'function') return false;
+  if ((fn as { [CORS_POLICY]?: unknown })[CORS_POLICY] !== undefined) return true;
+  return isCorsPackage(fn);
+}
+
+/**
+ * The `cors` package's middleware (what Express apps use): its preflights need the same OPTIONS routes. Known by its
+ * name and its source, read once per function at registration (nothing per request).
+ */
+function isCorsPackage(fn: { readonly name: string; readonly length: number }): boolean {
+  if (fn.name !== 'corsMiddleware' || fn.length !== 3) return false;
+  const source = Function.prototype.toString.call(fn);
+  return source.includes('optionsCallback') && source.includes('next');
 }
 
 /** The engine's Allow order (crates/gale-router method.rs); a GET route also answers HEAD. */
