@@ -1,6 +1,8 @@
-// Express middleware that needs node:http's streams or routing, on Gale's native API: the first request through it
-// gets the app's error answer (500, logged) for a GaleError GALE_ERR_NODE_MIDDLEWARE naming @gale-http/express, and
-// nothing wrong goes out (no Content-Encoding on a plain body, no session cookie, no request upstream, no handler).
+// Express middleware that needs node:http's streams or routing, on Gale's native API: the packages Gale recognises
+// (body-parser, express-session, multer, compression) are refused where they are registered; wrapped in a function of
+// the app's own (or not recognised: method-override, http-proxy-middleware) the first request through one gets the
+// app's error answer (500, logged) for a GaleError GALE_ERR_NODE_MIDDLEWARE naming @gale-http/express, and nothing
+// wrong goes out (no Content-Encoding on a plain body, no session cookie, no request upstream, no handler).
 // biome-ignore-all lint/suspicious/noExplicitAny: Express middleware is typed for Express's req/res
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -9,7 +11,9 @@ import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import compression from 'compression';
 import { RedisStore } from 'connect-redis';
+import express from 'express';
 import session from 'express-session';
+import { ErrorCodes, type GaleError, gale } from 'gale';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import methodOverride from 'method-override';
 import morgan from 'morgan';
@@ -19,6 +23,46 @@ import { withRedis } from '../batteries/redis.js';
 import { sleep, T, withApp } from '../helpers.js';
 import { assertRefused, memoryLogger, request } from './helpers.js';
 
+/** `mw` inside a function of the app's own, which registration cannot recognise: refused at its first use. */
+const wrapped =
+  (mw: any): any =>
+  (req: unknown, res: unknown, next: unknown) =>
+    mw(req, res, next);
+
+test('body-parser, express-session, multer and compression are refused at registration, with what to use', () => {
+  const cases: [string, () => void, RegExp][] = [
+    ['express.json()', () => gale().use(express.json() as any), /express\.json\(\).*body schema.*req\.parseBody\(\)/],
+    ['express.urlencoded()', () => gale().use(express.urlencoded() as any), /express\.urlencoded\(\)/],
+    ['express.text()', () => gale().use('/api', express.text() as any), /express\.text\(\)/],
+    ['express.raw() on a route', () => gale().post('/in', express.raw() as any, () => 'x'), /express\.raw\(\)/],
+    [
+      'express-session',
+      () => gale().use(session({ secret: 's', resave: false, saveUninitialized: false }) as any),
+      /express-session.*Gale’s own session\(\)/s,
+    ],
+    ['multer', () => gale().post('/up', multer().single('f') as any, () => 'x'), /multer.*req\.multipart\(\)/],
+    ['compression', () => gale().use(compression() as any), /compression.*gale\(\{ compression: true \}\)/],
+  ];
+  for (const [name, register, what] of cases) {
+    assert.throws(
+      register,
+      (err: GaleError) => {
+        assert.equal(err.code, ErrorCodes.NODE_MIDDLEWARE, name);
+        assert.match(err.message, what, name);
+        assert.match(err.message, /npm install @gale-http\/express/, name);
+        return true;
+      },
+      name,
+    );
+  }
+  // What is not recognised registers as before (a function of the app's own named like one of them included).
+  const app = gale();
+  app.use(function session(_req: unknown, _res: unknown, next: () => void) {
+    next();
+  } as any);
+  app.use(morgan('tiny') as any);
+});
+
 const BIG = JSON.stringify(Array.from({ length: 300 }, (_, i) => ({ i, name: `item number ${i}` })));
 
 test('compression: refused at its first use; the answer carries no Content-Encoding', T, async (t) => {
@@ -27,7 +71,7 @@ test('compression: refused at its first use; the answer carries no Content-Encod
   const { port } = await withApp(
     t,
     (app) => {
-      app.use(compression({ threshold: 0 }) as any);
+      app.use(wrapped(compression({ threshold: 0 })));
       app.get('/big', (_req, res) => {
         ran = true;
         res.type('json').send(BIG);
@@ -58,7 +102,7 @@ test(
       t,
       (app) => {
         app.use(morgan(':status', { stream }) as any);
-        app.use(compression({ threshold: 0 }) as any);
+        app.use(wrapped(compression({ threshold: 0 })));
         app.get('/big', (_req, res) => res.type('json').send(BIG));
         app.get('/written', (_req, res) => {
           res.write(BIG); // compression's own write: refused through node:http's _implicitHeader
@@ -84,7 +128,7 @@ test('express-session (MemoryStore): refused at its first use; no session cookie
   const { port } = await withApp(
     t,
     (app) => {
-      app.use(session({ secret: 'keyboard cat', resave: false, saveUninitialized: true }) as any);
+      app.use(wrapped(session({ secret: 'keyboard cat', resave: false, saveUninitialized: true })));
       app.get('/', () => {
         ran = true;
         return 'hi';
@@ -107,7 +151,7 @@ test('express-session with connect-redis: refused at its first use; nothing is w
     t,
     (app) => {
       app.use(
-        session({ secret: 's', resave: false, saveUninitialized: true, store: new RedisStore({ client }) }) as any,
+        wrapped(session({ secret: 's', resave: false, saveUninitialized: true, store: new RedisStore({ client }) })),
       );
       app.post('/login', (req: any) => {
         req.session.user = 'ada';
@@ -165,7 +209,7 @@ test(
     const { port, url } = await withApp(
       t,
       (app) => {
-        app.post('/upload', multer({ storage: multer.memoryStorage() }).single('doc') as any, () => {
+        app.post('/upload', wrapped(multer({ storage: multer.memoryStorage() }).single('doc')), () => {
           ran = true;
           return 'stored';
         });

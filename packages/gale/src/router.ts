@@ -4,6 +4,7 @@
 import type { ErrorHandler, Handler, Middleware } from './chain.js';
 import { ErrorCodes, GaleError } from './errors.js';
 import { movedError } from './moved.js';
+import { refusalOf } from './node-refusals.js';
 import { checkWsBehavior } from './option-rules.js';
 import type { AnyParams } from './request-api.js';
 import { checkRouteSchema } from './route-schema.js';
@@ -113,8 +114,11 @@ export class Router<S extends object = object> {
       else if (typeof a === 'function' && a.length === 4) {
         this.onError(a as unknown as ErrorHandler);
         continue;
-      } else if (typeof a === 'function') e = { kind: 'use', seq: nextSeq(), prefix, fn: a as Middleware };
-      else throw new GaleError(ErrorCodes.INVALID_MIDDLEWARE, `use(): ${typeof a} is not a middleware or router`);
+      } else if (typeof a === 'function') {
+        const refused = refusalOf(a);
+        if (refused !== undefined) throw refused;
+        e = { kind: 'use', seq: nextSeq(), prefix, fn: a as Middleware };
+      } else throw new GaleError(ErrorCodes.INVALID_MIDDLEWARE, `use(): ${typeof a} is not a middleware or router`);
       this.add(e);
     }
     return this;
@@ -206,6 +210,8 @@ export class Router<S extends object = object> {
     if (fns.length === 0) throw new TypeError(`${method} ${path}: give a handler`);
     for (const f of fns) {
       if (typeof f !== 'function') throw new TypeError(`${method} ${path}: handlers and middleware must be functions`);
+      const refused = refusalOf(f);
+      if (refused !== undefined) throw refused;
     }
     const handler = fns[fns.length - 1] as Handler;
     const mws = fns.slice(0, -1) as Middleware[];
