@@ -125,18 +125,29 @@ export async function runUltimate({ suite, impl, major, node, copy, baseline }) 
     await pool(todo, spaces.list, async ({ script, runs }, ns) => {
       for (const t of runs) {
         writeFileSync(join(copy, 'tests', 'tests', script), t.text);
-        const r = await runScript({ node, copy, script, ns });
-        const failure = r.timedOut
-          ? `timed out after ${TIMEOUT_MS / 1000} s`
-          : r.code !== 0
-            ? `exit ${r.code ?? r.signal}: ${errorLine(r.err)}`
-            : undefined;
+        const attempt = async () => {
+          const r = await runScript({ node, copy, script, ns });
+          const failure = r.timedOut
+            ? `timed out after ${TIMEOUT_MS / 1000} s`
+            : r.code !== 0
+              ? `exit ${r.code ?? r.signal}: ${errorLine(r.err)}`
+              : undefined;
+          return { r, failure, error: failure ?? (t.expected ? compare(t.id, t.expected.out, r.out) : undefined) };
+        };
+        let { r, failure, error } = await attempt();
+        if (error) {
+          // Some scripts print what they timed (routing/async-use.js: a 100 ms timer rounded to 100s), which a loaded
+          // machine can push over; a script that fails gets one more run, and passes only if that one matches. The
+          // first failure is still printed, so a flaky script shows.
+          const first = error;
+          ({ r, failure, error } = await attempt());
+          if (!error) console.log(`  ~ ${t.id}: passed on its second run; the first: ${first}`);
+        }
         const kept = KEPT_OUT[t.id];
         if (impl === 'reference' && !failure && kept?.when?.(r.out)) {
           cases.set(t.id, { id: t.id, file: script, state: 'pending', error: `kept out by the runner: ${kept.why}` });
           continue;
         }
-        const error = failure ?? (t.expected ? compare(t.id, t.expected.out, r.out) : undefined);
         cases.set(t.id, { id: t.id, file: script, state: error ? 'failed' : 'passed', error, out: r.out, ms: r.ms });
       }
     });
