@@ -255,7 +255,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"setTls", crate::setup::set_tls, 1),
         (c"setHttp2", crate::setup::set_http2, 1),
         (c"setHttp3", crate::setup::set_http3, 1),
-        (c"end", crate::reply::end, 6),
+        (c"end", crate::reply::end, 7),
         (c"writeHead", crate::reply::write_head, 5),
         (c"write", crate::reply::write, 2),
         (c"endStream", crate::reply::end_stream, 2),

@@ -161,8 +161,11 @@ impl Body<'_> {
     }
 }
 
+/// `end(id, status, ctype, lines, body, meta, keep)`: the whole response. Returns false when the request is gone;
+/// else, with `keep` true, what `keep(id)` would (the Request's copy for late reads, made in this one crossing), or
+/// true.
 pub(crate) unsafe extern "C" fn end(env: napi_env, info: napi_callback_info) -> napi_value {
-    let (argv, _, data) = nu::args::<6>(env, info);
+    let (argv, _, data) = nu::args::<7>(env, info);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
     let Some(id) = nu::get_u32(env, argv[0]) else {
@@ -177,6 +180,10 @@ pub(crate) unsafe extern "C" fn end(env: napi_env, info: napi_callback_info) -> 
     match with_reply(env, argv[1], argv[2], argv[3], meta.as_ref(), |reply| {
         s.end(id, reply, body.len(), |out| body.append(env, out))
     }) {
+        // The engine holds the request until the end of this turn (ReqPool::retire), so it is still there to copy.
+        Ok(true) if nu::get_bool(env, argv[6]) == Some(true) => s
+            .with_req(id, |r| crate::reqinfo::kept(env, r))
+            .unwrap_or_else(|| nu::boolean(env, true)),
         Ok(ok) => nu::boolean(env, ok),
         Err(e) => e,
     }

@@ -2,6 +2,7 @@
 
 use std::cell::RefCell;
 use std::io::Write;
+use std::net::IpAddr;
 
 use napi::sys::{napi_callback_info, napi_env, napi_value};
 
@@ -76,25 +77,61 @@ thread_local! {
 }
 
 /// `keep(id) → "<minor><secure 0|1><port> <address>\n<head>"`: one copy of what JS may still read of a request after
-/// the engine lets go of it (the Express layer calls it at each response's end, as it cannot know when reads stop) —
-/// the HTTP minor version (2 for HTTP/2), whether it came over TLS, the peer (port and address empty when the
-/// connection is gone), then the head's bytes for `parseKept`, all in one Latin-1 string: one value made per
-/// request, split in JS only when a late read needs it. Undefined when the engine already let go.
+/// the engine lets go of it (every response's end asks for it, as nothing can know when reads stop: `end` returns it,
+/// streamed and file answers call `keep`) — the HTTP minor version (2 for HTTP/2), whether it came over TLS, the peer
+/// (port and address empty when the connection is gone), then the head's bytes for `parseKept`, all in one Latin-1
+/// string: one value made per request, split in JS only when a late read needs it. Undefined when the engine already
+/// let go.
 pub(crate) unsafe extern "C" fn req_keep(env: napi_env, info: napi_callback_info) -> napi_value {
-    on_req(env, info, |r, _| {
-        KEEP.with_borrow_mut(|out| {
-            out.clear();
-            let _ = write!(out, "{}{}", r.minor_version(), u8::from(r.secure()));
-            if let Some(a) = r.peer() {
-                let _ = write!(out, "{} {}", a.port(), a.ip());
-            } else {
+    on_req(env, info, |r, _| kept(env, r))
+}
+
+/// The text `keep` returns, for request `r`. Digits are written by hand: `write!`'s formatting machinery cost more
+/// than the rest of this on every response's end.
+pub(crate) fn kept(env: napi_env, r: &gale_server::ReqView) -> napi_value {
+    KEEP.with_borrow_mut(|out| {
+        out.clear();
+        out.push(b'0' + r.minor_version() % 10);
+        out.push(if r.secure() { b'1' } else { b'0' });
+        match r.peer() {
+            Some(a) => {
+                push_u32(out, u32::from(a.port()));
                 out.push(b' ');
+                match a.ip() {
+                    IpAddr::V4(v4) => {
+                        for (i, o) in v4.octets().into_iter().enumerate() {
+                            if i > 0 {
+                                out.push(b'.');
+                            }
+                            push_u32(out, u32::from(o));
+                        }
+                    }
+                    ip @ IpAddr::V6(_) => {
+                        let _ = write!(out, "{ip}");
+                    }
+                }
             }
-            out.push(b'\n');
-            out.extend_from_slice(r.head_bytes());
-            nu::latin1(env, out)
-        })
+            None => out.push(b' '),
+        }
+        out.push(b'\n');
+        out.extend_from_slice(r.head_bytes());
+        nu::latin1(env, out)
     })
+}
+
+/// Appends `n` in decimal.
+fn push_u32(out: &mut Vec<u8>, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
 }
 
 /// `parseKept(head) → [method, target, flat lower-cased headers]` of a head `keep` copied; undefined if it does not

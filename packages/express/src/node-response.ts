@@ -126,7 +126,8 @@ function outHeaders(res: NodeResponse): object {
 /**
  * node:http keeps a request's fields for as long as the object lives, and Express middleware reads them late (a
  * logger in a later event-loop turn, `send` after the socket was destroyed): copy them out of the engine before it
- * lets go of the request (Gale's rule is the end of the turn the response ended in). A no-op over node:http.
+ * lets go of the request. Gale's own end and destroy do it for every response; this is for the client leaving first.
+ * A no-op over node:http.
  */
 function keepRequest(req: ExpressRequest): void {
   // One copy of the head and peer, parsed only if something reads a field after the engine lets go (node:http's
@@ -425,7 +426,8 @@ export class NodeResponse {
     const data = chunk === undefined || chunk === null ? undefined : toData(chunk, encoding);
     if (!this._header) this._implicitHeader();
     this.finished = true;
-    keepRequest(this.req);
+    // Gale's end keeps the request's head for late reads (in the engine's end, or before a stream's end); over
+    // node:http nothing needs keeping.
     const g = this._g;
     if (!this._destroyed && !g.finished) {
       if (this._streaming) g.end(data);
@@ -466,7 +468,7 @@ export class NodeResponse {
   destroy(err?: Error): this {
     if (this._destroyed) return this;
     this._destroyed = true;
-    keepRequest(this.req);
+    // Gale's destroy keeps the request's head for late reads.
     if (!this._g.finished) this._g.destroy();
     process.nextTick(() => {
       if (err) this.emit('error', err);

@@ -52,7 +52,9 @@ export interface NativeServer {
     headers: string | undefined,
     body: string | Uint8Array | undefined,
     meta?: ReplyMeta,
-  ): boolean;
+    /** True: on success, return what `keep(id)` would (the Request's copy for late reads) instead of true. */
+    keep?: boolean,
+  ): boolean | KeptHead;
   writeHead(
     id: number,
     status: number,

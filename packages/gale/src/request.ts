@@ -175,8 +175,11 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   private _version: number | undefined;
   /** The engine said the request has neither If-None-Match nor If-Modified-Since. */
   private _noValidators: boolean;
-  /** What `_keep` copied (head, HTTP minor version, peer) while no read has needed it. */
-  private _kept: KeptHead | undefined;
+  /**
+   * @internal What `_keep` (or the response's end, in the same crossing) copied — head, HTTP minor version, peer —
+   * while no read has needed it.
+   */
+  _kept: KeptHead | undefined;
   /** @internal */ _abort: AbortController | undefined;
   /** @internal */ _aborted = false;
   /** @internal the app's request options (shared by all its requests) */
@@ -284,9 +287,10 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   }
 
   /**
-   * @internal A cheap `_snapshot` for a layer that cannot know when reads stop (the Express layer, at each response's
-   * end): one crossing copies the head's bytes and the peer, and a field never read before the engine lets go of the
-   * record is parsed from them on first read, instead of every field being copied out at every response.
+   * @internal A cheap `_snapshot` for when reads may go on after the response (nothing can know when they stop: a
+   * timer, an audit log): one crossing copies the head's bytes and the peer, and a field never read before the engine
+   * lets go of the record is parsed from them on first read, instead of every field being copied out at every
+   * response. A whole response's end (`Response.finish`) gets the same copy from the engine's `end` instead.
    */
   _keep(): void {
     if (this._ended || this._kept !== undefined) return;
@@ -310,7 +314,7 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   private lost(what: string): void {
     const k = this._kept;
     if (k === undefined) this.gone(what);
-    this._kept = undefined;
+    // Kept on: rawHeaders (and headersDistinct) are made from it, not from what is parsed here.
     const nl = k.indexOf('\n');
     const p = this._n.parseKept(k.slice(nl + 1));
     if (p === undefined) this.gone(what);

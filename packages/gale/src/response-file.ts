@@ -37,6 +37,7 @@ export function sendFile(res: Response, path: string, options: { root?: string; 
   if (res._ctype !== CT_NONE) lines = `Content-Type: ${contentTypeName(res._ctype)}\r\n${lines}`;
   // Copy what JS may still read before the engine can release the request.
   if (res._t0 !== 0) primeRequestLog(res._req);
+  res._req._keep();
   const code = res._n.sendFile(res._id, full, lines || undefined);
   if (code === 404) throw new HttpError(404, 'Not Found');
   res.finished = true;

@@ -223,6 +223,7 @@ export class Response implements ResponseView {
     if (this.headersSent && !this.finished) {
       this.finished = true;
       this._host.forget(this._id);
+      this._req._keep();
       if (!this._n.endStream(this._id, body)) {
         // The engine had already let go (the client left, or was cut off for not reading): the
         // body did not all arrive, so this is an abort, not a finish.
@@ -268,6 +269,7 @@ export class Response implements ResponseView {
     this.finished = true;
     this.headersSent = true;
     this._host.forget(this._id);
+    this._req._keep();
     this._n.destroy(this._id);
     this._events?.emit('close');
     if (this._t0 !== 0) logRequestDone(this._req, this.statusCode, this._t0, true);
@@ -460,7 +462,9 @@ export class Response implements ResponseView {
     // The engine keeps the request readable until the end of this loop turn (ReqPool::retire): nothing to copy.
     if (req._deferred) this._host.forget(this._id);
     if (this._t0 !== 0) primeRequestLog(req);
-    this._n.end(
+    // Code may read the request after this turn (a timer, an audit log): the engine's end returns a copy of the head
+    // and peer in the same crossing, parsed only if such a read comes.
+    const kept = this._n.end(
       this._id,
       this.statusCode,
       ctype,
@@ -469,7 +473,9 @@ export class Response implements ResponseView {
       this.statusMessage === undefined && this._close === undefined && this._length === undefined
         ? undefined
         : this._meta(),
+      !req._ended && req._kept === undefined,
     );
+    if (typeof kept === 'string') req._kept = kept;
     if (this._events !== undefined) {
       this._events.emit('finish');
       this._events.emit('close');
