@@ -154,7 +154,7 @@ test('operations: docs, query and header params, request bodies and responses fr
   const body = create.requestBody.content['application/json'].schema;
   assert.deepEqual(body.required, ['name', 'email']);
   assert.equal(body.properties.email.format, 'email');
-  assert.deepEqual(Object.keys(create.responses).sort(), ['201', '400']);
+  assert.deepEqual(Object.keys(create.responses).sort(), ['201', '400', '503']);
   assert.deepEqual(create.responses['201'].content['application/json'].schema.required, ['id', 'name']);
   assert.equal(
     create.responses['400'].content['application/problem+json'].schema.$ref,
@@ -173,10 +173,44 @@ test('operations: docs, query and header params, request bodies and responses fr
     type: 'object',
     properties: { item: { type: 'string' } },
   });
-  // Routes without schemas: no body, no responses claimed.
-  assert.deepEqual(paths['/health'].get, {});
+  // Routes without schemas: no body; the handler's answer (default) and the handlerTimeout's 503.
+  assert.deepEqual(paths['/health'].get, {
+    responses: {
+      default: { description: "The handler's answer (the route declares no response schema for it)" },
+      '503': { description: 'The handler did not answer within 30000 ms (handlerTimeout; GALE_ERR_HANDLER_TIMEOUT)' },
+    },
+  });
   app.close();
 });
+
+test(
+  'the responses a route really has: default without a success schema, 400 with input schemas, 503 per handlerTimeout',
+  T,
+  async () => {
+    const app = gale({ handlerTimeout: 5000 });
+    app.delete('/items/:id', { params: z.object({ id: z.coerce.number() }) }, (_req, res) => res.sendStatus(204));
+    app.get('/slow', { handlerTimeout: 60_000, response: { 404: z.object({ error: z.string() }) } }, () => 'x');
+    app.get('/stream', { handlerTimeout: false, response: { 200: z.string() } }, () => 'x');
+    const doc = app.openapi({ info: { title: 't', version: '1' } });
+    const paths = doc.paths as Json;
+    const del = paths['/items/{id}'].delete.responses;
+    assert.deepEqual(Object.keys(del).sort(), ['400', '503', 'default']);
+    assert.match(del['503'].description, /within 5000 ms/);
+    const slow = paths['/slow'].get.responses;
+    assert.deepEqual(Object.keys(slow).sort(), ['404', '503', 'default'], 'a 404 schema is not a success');
+    assert.match(slow['503'].description, /within 60000 ms/);
+    assert.deepEqual(Object.keys(paths['/stream'].get.responses), ['200'], 'no default beside a success, no 503');
+    await valid(doc);
+    const off = gale({ handlerTimeout: false });
+    off.get('/a', () => 'a');
+    assert.deepEqual(
+      Object.keys((off.openapi({ info: { title: 't', version: '1' } }).paths as Json)['/a'].get.responses),
+      ['default'],
+    );
+    app.close();
+    off.close();
+  },
+);
 
 test('recursive schemas are moved to components.schemas, their $refs pointed there', T, async () => {
   const app = build();

@@ -310,14 +310,16 @@ export class App<S extends object = object> extends Router<S> {
    * query, headers, body and responses described by the JSON Schema its route's schemas export (zod 4, arktype,
    * valibot through `toStandardJsonSchema`, plain JSON Schema / TypeBox), and its summary, tags and other docs; a
    * route without schemas is listed with its path params. WebSocket routes, static mounts, fixed responses and
-   * fetch mounts are not operations and are left out, as are routes with `hidden: true`. Built on every call, from
-   * the routes declared by then: serve it from a handler that calls it, and routes added later are in it too.
+   * fetch mounts are not operations and are left out, as are routes with `hidden: true`. Each operation lists the
+   * responses the route really has: its response schemas, `default` (the handler's answer) when none is a success,
+   * 400 when it validates input, 503 while a `handlerTimeout` applies. Built on every call, from the routes declared
+   * by then: serve it from a handler that calls it, and routes added later are in it too.
    *
    * @example
    * app.get('/openapi.json', { hidden: true }, () => app.openapi({ info: { title: 'Users API', version: '1.0.0' } }));
    */
   openapi(options: OpenApiOptions): OpenApiDocument {
-    return openApiDocument(this, options);
+    return openApiDocument(this, options, this.handlerTimeout);
   }
 
   /**

@@ -42,8 +42,12 @@ const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 const PROBLEM = 'GaleValidationProblem';
 
 /** The document for `root`'s routes. */
-export function openApiDocument(root: Router, options: OpenApiOptions): OpenApiDocument {
-  const doc = new DocBuilder();
+export function openApiDocument(
+  root: Router,
+  options: OpenApiOptions,
+  handlerTimeout: number | false = false,
+): OpenApiDocument {
+  const doc = new DocBuilder(handlerTimeout);
   doc.walk(root, '/');
   const given = options.components as { schemas?: Json } | undefined;
   const schemas = { ...doc.schemas, ...given?.schemas };
@@ -60,6 +64,9 @@ export function openApiDocument(root: Router, options: OpenApiOptions): OpenApiD
 class DocBuilder {
   readonly paths: Record<string, Record<string, unknown>> = {};
   readonly schemas: Json = {};
+
+  /** `handlerTimeout`: the app's, which a route without its own answers 503 by. */
+  constructor(private readonly handlerTimeout: number | false) {}
 
   walk(r: Router, prefix: string): void {
     for (const e of r.entries) {
@@ -115,7 +122,18 @@ class DocBuilder {
         content: { 'application/problem+json': { schema: { $ref: `#/components/schemas/${PROBLEM}` } } },
       };
     }
-    if (Object.keys(responses).length > 0) op.responses = responses;
+    // What the route answers besides its declared schemas: the handler's own answer when no success is declared
+    // (OpenAPI wants at least one response), and Gale's 503 when the handler does not answer in time.
+    if (!Object.keys(responses).some((k) => k === 'default' || /^[123]/.test(k))) {
+      responses.default = { description: "The handler's answer (the route declares no response schema for it)" };
+    }
+    const timeout = s.handlerTimeout ?? this.handlerTimeout;
+    if (timeout !== false) {
+      responses['503'] ??= {
+        description: `The handler did not answer within ${timeout} ms (handlerTimeout; GALE_ERR_HANDLER_TIMEOUT)`,
+      };
+    }
+    op.responses = responses;
     return op;
   }
 
