@@ -347,10 +347,9 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   }
 
   /**
-   * The one rule for a request field read after the response ended (docs/guides/requests-and-responses.md, "Requests
-   * after the response"): the engine keeps the request until the end of the event-loop turn in which its response
-   * ended, so 'finish' listeners, microtasks and the code right after `res.send()` read every field; after that a field
-   * that was never read throws this, whatever the field.
+   * A field the engine no longer has and no copy holds. Every response's end keeps a copy (docs/guides/
+   * requests-and-responses.md, "Requests after the response"), and a client leaving copies every field, so this is
+   * what is left: an engine that let go before any of those ran.
    */
   private gone(what: string): never {
     throw new HttpError(
