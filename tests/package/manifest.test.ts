@@ -83,6 +83,7 @@ test('package hygiene: license, engines, sideEffects, repository, provenance, wh
   );
   assert.equal(pkg.peerDependenciesMeta.autocannon.optional, true);
   assert.equal(pkg.peerDependenciesMeta.qs.optional, true, 'qs only for nested parsing, on demand');
+  assert.equal(pkg.peerDependenciesMeta['swagger-ui-dist'].optional, true, 'swagger-ui-dist only for openApiUi()');
 });
 
 test('the loader refuses a missing engine file and names what it tried', () => {

@@ -47,6 +47,7 @@ export type {
 } from './multipart.js';
 export type { SocketView } from './node-socket.js';
 export type { OpenApiDocument, OpenApiOptions } from './openapi.js';
+export { type OpenApiUiOptions, openApiUi } from './openapi-ui.js';
 export type {
   AddressInfo,
   ByteSize,
