@@ -171,3 +171,32 @@ test('CR/LF in a header value cannot inject a header (response splitting)', T, a
   assert.equal(res.get('injected'), undefined, `header injected: ${res.raw.toString('latin1')}`);
   assert.ok(!res.raw.toString('latin1').includes('\r\nInjected: yes'));
 });
+
+test(
+  'string bodies and header values of every length around 4 KiB, with 2-, 3- and 4-byte characters at the end, arrive whole',
+  T,
+  async (t) => {
+    // The engine writes a short string in one call and falls back to measuring it first when it may not fit: every
+    // length near that edge, ending in a character that could be cut, must arrive byte for byte.
+    const bodies: string[] = [];
+    for (let n = 4070; n <= 4100; n++) for (const end of ['é', '€', '😀']) bodies.push('a'.repeat(n) + end);
+    const { port } = await withApp(t, (app) => {
+      app.get('/b/:i', (req, res) => {
+        const body = bodies[Number(req.params.i)] as string;
+        res.header('x-tail', encodeURIComponent(body.slice(-3))).send(body);
+      });
+      app.get('/h/:n', (req, res) => res.header('x-long', 'v'.repeat(Number(req.params.n))).send('ok'));
+    });
+    for (const [i, body] of bodies.entries()) {
+      const res = await fetch(`http://127.0.0.1:${port}/b/${i}`);
+      const bytes = Buffer.from(await res.arrayBuffer());
+      assert.ok(bytes.equals(Buffer.from(body)), `body ${i}: ${bytes.length} bytes, want ${Buffer.byteLength(body)}`);
+      assert.equal(res.headers.get('content-length'), String(Buffer.byteLength(body)));
+    }
+    for (const n of [990, 1000, 1005, 1010, 1020, 5000]) {
+      const res = await fetch(`http://127.0.0.1:${port}/h/${n}`);
+      assert.equal(res.headers.get('x-long')?.length, n);
+      assert.equal(await res.text(), 'ok');
+    }
+  },
+);

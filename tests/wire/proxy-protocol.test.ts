@@ -1,7 +1,7 @@
 // PROXY protocol (v1 text, v2 binary) over the wire: with `proxyProtocol` the header's client address is
-// `req.ip` and `ws.remoteAddress`, LOCAL/UNKNOWN keep the connection's own, a missing or malformed header gets
-// 400; without the option a connection that starts with one gets 400 saying so. Real HAProxy and nginx in front of
-// Gale are tested with the scale-out topology (tests/scale).
+// `req.ip` (after the response too) and `ws.remoteAddress`, LOCAL/UNKNOWN keep the connection's own, a missing or
+// malformed header gets 400; without the option a connection that starts with one gets 400 saying so. Real HAProxy
+// and nginx in front of Gale are tested with the scale-out topology (tests/scale).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRequest, RawConn, T, withApp } from '../helpers.js';
@@ -107,3 +107,30 @@ test(
     assert.equal((await r.json()).ip, '127.0.0.1');
   },
 );
+
+test('proxyProtocol: the client address and port read after the response, IPv4 and IPv6 alike', T, async (t) => {
+  const late: string[] = [];
+  const { port } = await withApp(
+    t,
+    (app) =>
+      app.get('/late', (req, res) => {
+        res.send('ok');
+        // A later turn, nothing read before: the response's end kept the peer.
+        setTimeout(() => late.push(`${req.ip} ${req.remotePort}`), 5);
+      }),
+    { proxyProtocol: true },
+  );
+  const cases: [Buffer, string][] = [
+    [Buffer.from('PROXY TCP4 192.0.2.7 203.0.113.1 56324 443\r\n'), '192.0.2.7 56324'],
+    [Buffer.from('PROXY TCP6 2001:db8::7 2001:db8::1 40001 443\r\n'), '2001:db8::7 40001'],
+    [v2ipv4('198.51.100.9', 258, '10.0.0.1', 80), '198.51.100.9 258'],
+  ];
+  for (const [n, [header, want]] of cases.entries()) {
+    const conn = await RawConn.open(port);
+    await conn.write(Buffer.concat([header, buildRequest({ path: '/late' })]));
+    assert.equal((await conn.readResponse()).text, 'ok');
+    for (let i = 0; i < 100 && late.length <= n; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(late[n], want);
+    conn.socket.destroy();
+  }
+});

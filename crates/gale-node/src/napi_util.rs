@@ -103,6 +103,33 @@ pub fn append_utf8(env: napi_env, v: napi_value, len: usize, out: &mut Vec<u8>) 
     }
 }
 
+/// Appends string `v`'s UTF-8 to `out` in one Node-API call when it fits in `room` bytes, without first asking V8
+/// for its length (which walks the string a second time); false, with `out` as it was, when it may not have fit.
+pub fn append_utf8_within(env: napi_env, v: napi_value, room: usize, out: &mut Vec<u8>) -> bool {
+    out.reserve(room);
+    let start = out.len();
+    let mut written = 0usize;
+    // SAFETY: the spare capacity holds `room` bytes; napi writes at most that many (text and its NUL) and reports how
+    // many text bytes it wrote, all of which are initialised.
+    let st = unsafe {
+        sys::napi_get_value_string_utf8(
+            env,
+            v,
+            out.as_mut_ptr().add(start) as *mut c_char,
+            room,
+            &mut written,
+        )
+    };
+    // A cut string stops short of a character that does not fit (at most 4 bytes) and its NUL: anything further than
+    // that from the end was the whole string.
+    if st != sys::Status::napi_ok || written + 6 > room {
+        return false;
+    }
+    // SAFETY: `written` bytes from `start` were just initialised by napi.
+    unsafe { out.set_len(start + written) };
+    true
+}
+
 /// A JS string as Rust bytes.
 pub fn get_string(env: napi_env, v: napi_value) -> Option<Vec<u8>> {
     let len = utf8_len(env, v)?;

@@ -22,7 +22,13 @@ const CONTENT_TYPES: [&[u8]; 5] = [
 thread_local! {
     /// Scratch for a content-type string and header lines copied out of JS strings.
     static SCRATCH: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    /// A short string body, written here in one call: its length must be known before the head is written, and
+    /// asking V8 for it first would walk the string twice.
+    static SHORT_BODY: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
+
+/// String bodies up to about this many UTF-8 bytes take the one-call path.
+const SHORT_BODY_ROOM: usize = 4096;
 
 /// The optional `meta` argument of end/writeHead: `[reasonPhrase?, close?, length?]`, only passed
 /// when the app set one of them (the common reply passes nothing and reads nothing here).
@@ -106,8 +112,10 @@ fn with_reply<R>(
         };
         let hdrs: &[u8] = if nu::type_of(env, headers) == ValueType::napi_string {
             hdr_buf.clear();
-            let len = nu::utf8_len(env, headers).unwrap_or(0);
-            nu::append_utf8(env, headers, len, hdr_buf);
+            if !nu::append_utf8_within(env, headers, 1024, hdr_buf) {
+                let len = nu::utf8_len(env, headers).unwrap_or(0);
+                nu::append_utf8(env, headers, len, hdr_buf);
+            }
             hdr_buf
         } else {
             b""
@@ -125,6 +133,8 @@ fn with_reply<R>(
 /// A body argument: its length and how to append it.
 enum Body<'a> {
     Str(napi_value, usize),
+    /// A string already in `SHORT_BODY`, this many bytes.
+    Short(usize),
     Bytes(&'a [u8]),
     None,
 }
@@ -132,7 +142,16 @@ enum Body<'a> {
 fn body_arg<'a>(env: napi_env, v: napi_value) -> Result<Body<'a>, napi_value> {
     match nu::type_of(env, v) {
         ValueType::napi_undefined | ValueType::napi_null => Ok(Body::None),
-        ValueType::napi_string => Ok(Body::Str(v, nu::utf8_len(env, v).unwrap_or(0))),
+        ValueType::napi_string => {
+            let short = SHORT_BODY.with_borrow_mut(|b| {
+                b.clear();
+                nu::append_utf8_within(env, v, SHORT_BODY_ROOM, b).then_some(b.len())
+            });
+            Ok(match short {
+                Some(n) => Body::Short(n),
+                None => Body::Str(v, nu::utf8_len(env, v).unwrap_or(0)),
+            })
+        }
         _ => nu::get_bytes(env, v).map(Body::Bytes).ok_or_else(|| {
             nu::throw(
                 env,
@@ -146,7 +165,7 @@ fn body_arg<'a>(env: napi_env, v: napi_value) -> Result<Body<'a>, napi_value> {
 impl Body<'_> {
     fn len(&self) -> usize {
         match self {
-            Body::Str(_, n) => *n,
+            Body::Str(_, n) | Body::Short(n) => *n,
             Body::Bytes(b) => b.len(),
             Body::None => 0,
         }
@@ -155,6 +174,7 @@ impl Body<'_> {
     fn append(&self, env: napi_env, out: &mut Vec<u8>) {
         match self {
             Body::Str(v, n) => nu::append_utf8(env, *v, *n, out),
+            Body::Short(_) => SHORT_BODY.with_borrow(|b| out.extend_from_slice(b)),
             Body::Bytes(b) => out.extend_from_slice(b),
             Body::None => {}
         }

@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 use std::io::Write;
-use std::net::IpAddr;
+use std::net::SocketAddr;
 
 use napi::sys::{napi_callback_info, napi_env, napi_value};
 
@@ -76,62 +76,37 @@ thread_local! {
     static KEEP: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// `keep(id) → "<minor><secure 0|1><port> <address>\n<head>"`: one copy of what JS may still read of a request after
-/// the engine lets go of it (every response's end asks for it, as nothing can know when reads stop: `end` returns it,
-/// streamed and file answers call `keep`) — the HTTP minor version (2 for HTTP/2), whether it came over TLS, the peer
-/// (port and address empty when the connection is gone), then the head's bytes for `parseKept`, all in one Latin-1
-/// string: one value made per request, split in JS only when a late read needs it. Undefined when the engine already
-/// let go.
+/// `keep(id)`: one copy of what JS may still read of a request after the engine lets go of it (every response's end
+/// asks for it, as nothing can know when reads stop: `end` returns it, streamed and file answers call `keep`), in one
+/// Latin-1 string, split in JS only when a late read needs it: the HTTP minor version digit (2 for HTTP/2), `0`/`1`
+/// for TLS, then the peer — `4` and its address's 4 bytes and port's 2 (big-endian) as raw characters, `t` and
+/// `<port> <address>\n` as text for IPv6, or `-` when the connection is gone — then the head's bytes for
+/// `parseKept`. Undefined when the engine already let go.
 pub(crate) unsafe extern "C" fn req_keep(env: napi_env, info: napi_callback_info) -> napi_value {
     on_req(env, info, |r, _| kept(env, r))
 }
 
-/// The text `keep` returns, for request `r`. Digits are written by hand: `write!`'s formatting machinery cost more
-/// than the rest of this on every response's end.
+/// The text `keep` returns, for request `r`. An IPv4 peer goes in as raw bytes: formatting it as text cost more than
+/// the rest of this on every response's end.
 pub(crate) fn kept(env: napi_env, r: &gale_server::ReqView) -> napi_value {
     KEEP.with_borrow_mut(|out| {
         out.clear();
-        out.push(b'0' + r.minor_version() % 10);
-        out.push(if r.secure() { b'1' } else { b'0' });
+        out.extend_from_slice(&[b'0' + r.minor_version() % 10, b'0' + u8::from(r.secure())]);
         match r.peer() {
-            Some(a) => {
-                push_u32(out, u32::from(a.port()));
-                out.push(b' ');
-                match a.ip() {
-                    IpAddr::V4(v4) => {
-                        for (i, o) in v4.octets().into_iter().enumerate() {
-                            if i > 0 {
-                                out.push(b'.');
-                            }
-                            push_u32(out, u32::from(o));
-                        }
-                    }
-                    ip @ IpAddr::V6(_) => {
-                        let _ = write!(out, "{ip}");
-                    }
-                }
+            Some(SocketAddr::V4(a)) => {
+                out.push(b'4');
+                out.extend_from_slice(&a.ip().octets());
+                out.extend_from_slice(&a.port().to_be_bytes());
             }
-            None => out.push(b' '),
+            Some(a) => {
+                out.push(b't');
+                let _ = writeln!(out, "{} {}", a.port(), a.ip());
+            }
+            None => out.push(b'-'),
         }
-        out.push(b'\n');
         out.extend_from_slice(r.head_bytes());
         nu::latin1(env, out)
     })
-}
-
-/// Appends `n` in decimal.
-fn push_u32(out: &mut Vec<u8>, mut n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
 }
 
 /// `parseKept(head) → [method, target, flat lower-cased headers]` of a head `keep` copied; undefined if it does not

@@ -140,8 +140,9 @@ export type KeptRequest = [
  * version (2 for HTTP/2), and the peer (address '' and port undefined when the connection was gone).
  */
 /**
- * `keep`'s one string: `<minor><secure 0|1><port> <address>\n<head>` (port and address empty when the connection is
- * gone); `parseKept` takes the part after the first newline.
+ * `keep`'s one string: the HTTP minor version digit, `0`/`1` for TLS, the peer (`4` then the IPv4 address's 4 bytes
+ * and the port's 2, big-endian, as characters; `t` then `<port> <address>\n`; `-` when the connection was gone), then
+ * the head, which `parseKept` takes (request.ts `keptHead`, `keptPeer`).
  */
 export type KeptHead = string;
 /**

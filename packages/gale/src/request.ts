@@ -315,17 +315,14 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
     const k = this._kept;
     if (k === undefined) this.gone(what);
     // Kept on: rawHeaders (and headersDistinct) are made from it, not from what is parsed here.
-    const nl = k.indexOf('\n');
-    const p = this._n.parseKept(k.slice(nl + 1));
+    const p = this._n.parseKept(keptHead(k));
     if (p === undefined) this.gone(what);
     if (this._method === undefined) this._method = p[0];
     if (this._url === undefined) this._url = p[1];
     if (this._headers === undefined) this._headers = headersOf(p[2]);
     if (this._version === undefined) this._version = k.charCodeAt(0) - 48;
     if (this._ip === undefined) {
-      const space = k.indexOf(' ');
-      this._ip = k.slice(space + 1, nl);
-      this._rport = space > 2 ? Number(k.slice(2, space)) : undefined;
+      [this._ip, this._rport] = keptPeer(k);
       this._tls = k[1] === '1';
     }
   }
@@ -472,7 +469,7 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
     if (this._rawHeaders === undefined) {
       const k = (this._ended ? undefined : this._n.keep(this._id)) ?? this._kept;
       if (k === undefined) this.gone('rawHeaders');
-      this._rawHeaders = rawHeadersOf(k.slice(k.indexOf('\n') + 1));
+      this._rawHeaders = rawHeadersOf(keptHead(k));
     }
     return this._rawHeaders;
   }
@@ -737,4 +734,24 @@ export interface Request<
    * app.get('/', (req) => req.connection.remoteAddress);
    */
   readonly connection: SocketView;
+}
+
+/** The head part of a `KeptHead` (native.ts says its layout). */
+function keptHead(k: KeptHead): string {
+  const kind = k[2];
+  return k.slice(kind === '4' ? 9 : kind === 't' ? k.indexOf('\n') + 1 : 3);
+}
+
+/** The peer a `KeptHead` holds: address and port, or `''` and undefined when the connection was gone. */
+function keptPeer(k: KeptHead): [address: string, port: number | undefined] {
+  const kind = k[2];
+  if (kind === '4') {
+    const ip = `${k.charCodeAt(3)}.${k.charCodeAt(4)}.${k.charCodeAt(5)}.${k.charCodeAt(6)}`;
+    return [ip, k.charCodeAt(7) * 256 + k.charCodeAt(8)];
+  }
+  if (kind === 't') {
+    const space = k.indexOf(' ');
+    return [k.slice(space + 1, k.indexOf('\n')), Number(k.slice(3, space))];
+  }
+  return ['', undefined];
 }
