@@ -4,6 +4,7 @@
 // streamed response and a file. Under load, with connections closing and records reused, a late read never sees
 // another request's data.
 import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { gale, type Request } from 'gale';
 import { deferred, sleep, T, withApp, withTimeout } from '../helpers.js';
@@ -202,5 +203,30 @@ test(
       ip: 'string', // the connection is gone: its peer may be unknown, but reading it does not throw
     });
     await app.close();
+  },
+);
+
+test(
+  'on a dual-stack listener an IPv4 client reads as ::ffff:a.b.c.d after the response, as node:http has it',
+  T,
+  async () => {
+    const app = gale();
+    const late = deferred<string>();
+    app.get('/ip', (req, res) => {
+      res.send('ok');
+      setTimeout(() => late.resolve(`${req.ip} ${req.remotePort}`), 5);
+    });
+    const { port } = await app.listen(0, '::');
+    try {
+      const socket = await new Promise<Socket>((resolve, reject) => {
+        const s = connect(port, '127.0.0.1', () => resolve(s)).once('error', reject);
+      });
+      const local = socket.localPort;
+    socket.write('GET /ip HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      await new Promise((r) => socket.once('end', r).resume());
+      assert.equal(await withTimeout(late.promise, 2000, 'the late read'), `::ffff:127.0.0.1 ${local}`);
+    } finally {
+      await app.close();
+    }
   },
 );

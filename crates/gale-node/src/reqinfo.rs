@@ -79,8 +79,9 @@ thread_local! {
 /// `keep(id)`: one copy of what JS may still read of a request after the engine lets go of it (every response's end
 /// asks for it, as nothing can know when reads stop: `end` returns it, streamed and file answers call `keep`), in one
 /// Latin-1 string, split in JS only when a late read needs it: the HTTP minor version digit (2 for HTTP/2), `0`/`1`
-/// for TLS, then the peer — `4` and its address's 4 bytes and port's 2 (big-endian) as raw characters, `t` and
-/// `<port> <address>\n` as text for IPv6, or `-` when the connection is gone — then the head's bytes for
+/// for TLS, then the peer — `4` (or `m`, an IPv4-mapped IPv6 address) and the IPv4 address's 4 bytes and the port's 2
+/// (big-endian) as raw characters, `t` and `<port> <address>\n` as text for other IPv6 peers, or `-` when the
+/// connection is gone — then the head's bytes for
 /// `parseKept`. Undefined when the engine already let go.
 pub(crate) unsafe extern "C" fn req_keep(env: napi_env, info: napi_callback_info) -> napi_value {
     on_req(env, info, |r, _| kept(env, r))
@@ -96,6 +97,12 @@ pub(crate) fn kept(env: napi_env, r: &gale_server::ReqView) -> napi_value {
             Some(SocketAddr::V4(a)) => {
                 out.push(b'4');
                 out.extend_from_slice(&a.ip().octets());
+                out.extend_from_slice(&a.port().to_be_bytes());
+            }
+            // A dual-stack listener's IPv4 clients (`::ffff:a.b.c.d`, as node:http's own): raw too.
+            Some(SocketAddr::V6(a)) if a.ip().to_ipv4_mapped().is_some() => {
+                out.push(b'm');
+                out.extend_from_slice(&a.ip().octets()[12..]);
                 out.extend_from_slice(&a.port().to_be_bytes());
             }
             Some(a) => {

@@ -12,9 +12,27 @@ export function isBuiltinEtag(fn: object): boolean {
   return builtin.has(fn);
 }
 
-// Gale's engine computes the tag in one call, from the string or the bytes.
-export const strongEtag = (body: string | Uint8Array): string => galeEntityTag(body, false);
-export const weakEtag = (body: string | Uint8Array): string => galeEntityTag(body, true);
+/**
+ * Gale's engine computes the tag in one call, from the string or the bytes. The last string body's tag is kept: a
+ * route that answers the same text every time (a constant, a cached page) is hashed once, and telling a different
+ * body apart costs a string comparison, less than the SHA-1 it saves. Up to 16 KiB, so a big body is not held.
+ */
+function memo(weak: boolean): (body: string | Uint8Array) => string {
+  let lastBody: string | undefined;
+  let lastTag = '';
+  return (body) => {
+    if (typeof body !== 'string') return galeEntityTag(body, weak);
+    if (body === lastBody) return lastTag;
+    const tag = galeEntityTag(body, weak);
+    if (body.length <= 16_384) {
+      lastBody = body;
+      lastTag = tag;
+    }
+    return tag;
+  };
+}
+export const strongEtag = memo(false);
+export const weakEtag = memo(true);
 builtin.add(strongEtag);
 builtin.add(weakEtag);
 

@@ -140,9 +140,10 @@ export type KeptRequest = [
  * version (2 for HTTP/2), and the peer (address '' and port undefined when the connection was gone).
  */
 /**
- * `keep`'s one string: the HTTP minor version digit, `0`/`1` for TLS, the peer (`4` then the IPv4 address's 4 bytes
- * and the port's 2, big-endian, as characters; `t` then `<port> <address>\n`; `-` when the connection was gone), then
- * the head, which `parseKept` takes (request.ts `keptHead`, `keptPeer`).
+ * `keep`'s one string: the HTTP minor version digit, `0`/`1` for TLS, the peer (`4`, or `m` for an IPv4-mapped IPv6
+ * address, then the IPv4 address's 4 bytes and the port's 2, big-endian, as characters; `t` then
+ * `<port> <address>\n`; `-` when the connection was gone), then the head, which `parseKept` takes (request.ts
+ * `keptHead`, `keptPeer`).
  */
 export type KeptHead = string;
 /**

@@ -739,15 +739,15 @@ export interface Request<
 /** The head part of a `KeptHead` (native.ts says its layout). */
 function keptHead(k: KeptHead): string {
   const kind = k[2];
-  return k.slice(kind === '4' ? 9 : kind === 't' ? k.indexOf('\n') + 1 : 3);
+  return k.slice(kind === '4' || kind === 'm' ? 9 : kind === 't' ? k.indexOf('\n') + 1 : 3);
 }
 
 /** The peer a `KeptHead` holds: address and port, or `''` and undefined when the connection was gone. */
 function keptPeer(k: KeptHead): [address: string, port: number | undefined] {
   const kind = k[2];
-  if (kind === '4') {
+  if (kind === '4' || kind === 'm') {
     const ip = `${k.charCodeAt(3)}.${k.charCodeAt(4)}.${k.charCodeAt(5)}.${k.charCodeAt(6)}`;
-    return [ip, k.charCodeAt(7) * 256 + k.charCodeAt(8)];
+    return [kind === 'm' ? `::ffff:${ip}` : ip, k.charCodeAt(7) * 256 + k.charCodeAt(8)];
   }
   if (kind === 't') {
     const space = k.indexOf(' ');
