@@ -3,7 +3,8 @@
 // before/after comparisons of hot-path changes. User-space instructions of the server process only (no kernel, no
 // load tool); JIT code included (--smc-check=all-non-file). Needs valgrind (apt-get install -y valgrind).
 // Run: node --import tsx bench/instructions.ts --app <server.mjs> [--path /] [--requests 20000] [--pipeline 16]
-//      [--connections 16] [--rounds 1]   (the app listens on $PORT; e.g. GALE_IMPL=… picks a build in an A/B app)
+//      [--connections 16] [--rounds 1]   (the app listens on $PORT; e.g. GALE_IMPL=… picks a build in an A/B app;
+//      `{n}` in --path numbers the requests, so each differs: --path '/u/{n}')
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';

@@ -20,9 +20,14 @@ test('countResponses: whole responses only, wherever the reads split them', () =
 
 test('drive: sends exactly the requests asked for and waits for every answer', async () => {
   let served = 0;
+  const seen = new Set<string>();
   const app = gale();
   app.get('/n', () => {
     served++;
+    return 'ok';
+  });
+  app.get('/n/:i', (req) => {
+    seen.add(req.params.i as string);
     return 'ok';
   });
   await app.listen(0, '127.0.0.1');
@@ -32,6 +37,12 @@ test('drive: sends exactly the requests asked for and waits for every answer', a
     assert.equal(served, 1000);
     assert.equal(await drive({ port, path: '/n', requests: 37, connections: 3, pipeline: 1 }), 37);
     assert.equal(served, 1037);
+    // {n} numbers the requests: each one different.
+    assert.equal(await drive({ port, path: '/n/{n}', requests: 100, connections: 2, pipeline: 8 }), 100);
+    assert.deepEqual(
+      [...seen].map(Number).sort((a, b) => a - b),
+      Array.from({ length: 100 }, (_, i) => i),
+    );
   } finally {
     await app.close();
   }

@@ -6,6 +6,7 @@ import net from 'node:net';
 
 export interface DriveOptions {
   port: number;
+  /** The request target; `{n}` in it becomes the request's number (0, 1, …), so each request differs. */
   path: string;
   requests: number;
   connections?: number;
@@ -34,7 +35,16 @@ export function countResponses(buf: Buffer, from = 0): { complete: number; rest:
 export async function drive(o: DriveOptions): Promise<number> {
   const connections = o.connections ?? 16;
   const pipeline = o.pipeline ?? 16;
-  const one = Buffer.from(`GET ${o.path} HTTP/1.1\r\nHost: 127.0.0.1:${o.port}\r\n\r\n`, 'latin1');
+  const head = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${o.port}\r\n\r\n`;
+  const one = Buffer.from(head(o.path), 'latin1');
+  const numbered = o.path.includes('{n}');
+  let next = 0;
+  const requests = (k: number): Buffer => {
+    if (!numbered) return k === 1 ? one : Buffer.concat(Array.from({ length: k }, () => one));
+    let text = '';
+    for (let i = 0; i < k; i++) text += head(o.path.replaceAll('{n}', String(next++)));
+    return Buffer.from(text, 'latin1');
+  };
   let left = o.requests;
   let answered = 0;
   const conn = () =>
@@ -51,7 +61,7 @@ export async function drive(o: DriveOptions): Promise<number> {
         }
         left -= k;
         pending = k;
-        s.write(k === 1 ? one : Buffer.concat(Array.from({ length: k }, () => one)));
+        s.write(requests(k));
       };
       s.on('connect', batch);
       s.on('data', (d: Buffer) => {
