@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 
-use napi::sys::{napi_callback_info, napi_env, napi_value};
+use napi::sys::{napi_callback_info, napi_env, napi_value, ValueType};
 
 use crate::napi_util as nu;
 
@@ -19,10 +19,14 @@ pub(crate) unsafe extern "C" fn etag(env: napi_env, info: napi_callback_info) ->
     let mut tag = Vec::with_capacity(48);
     if let Some(bytes) = nu::get_bytes(env, argv[0]) {
         gale_http::entity_tag(bytes, weak, &mut tag);
-    } else if let Some(len) = nu::utf8_len(env, argv[0]) {
+    } else if nu::type_of(env, argv[0]) == ValueType::napi_string {
         SCRATCH.with_borrow_mut(|buf| {
             buf.clear();
-            nu::append_utf8(env, argv[0], len, buf);
+            // One call for the usual short body; a longer one is measured first.
+            if !nu::append_utf8_within(env, argv[0], 4096, buf) {
+                let len = nu::utf8_len(env, argv[0]).unwrap_or(0);
+                nu::append_utf8(env, argv[0], len, buf);
+            }
             gale_http::entity_tag(buf, weak, &mut tag);
             // A one-off large body does not keep its buffer for the life of the process.
             if buf.capacity() > 64 * 1024 {

@@ -104,8 +104,10 @@ fn with_reply<R>(
             },
             ValueType::napi_string => {
                 ct_buf.clear();
-                let len = nu::utf8_len(env, ctype).unwrap_or(0);
-                nu::append_utf8(env, ctype, len, ct_buf);
+                if !nu::append_utf8_within(env, ctype, 256, ct_buf) {
+                    let len = nu::utf8_len(env, ctype).unwrap_or(0);
+                    nu::append_utf8(env, ctype, len, ct_buf);
+                }
                 ct_buf
             }
             _ => b"",
