@@ -222,7 +222,7 @@ test(
         const s = connect(port, '127.0.0.1', () => resolve(s)).once('error', reject);
       });
       const local = socket.localPort;
-    socket.write('GET /ip HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      socket.write('GET /ip HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       await new Promise((r) => socket.once('end', r).resume());
       assert.equal(await withTimeout(late.promise, 2000, 'the late read'), `::ffff:127.0.0.1 ${local}`);
     } finally {
