@@ -681,14 +681,27 @@ const EXAMPLES: Example[] = [
   },
   {
     file: 'docs/guides/requests-and-responses.md',
-    match: 'const entry = { path: req.path, ip: req.ip, at: Date.now() }; // read now, while the request is alive',
+    match: "// A later turn: the request's fields still read what the client sent.",
     async check(base) {
-      const res = await fetch(`${base}/events`, { method: 'POST' });
+      const res = await fetch(`${base}/events`, { method: 'POST', headers: { 'user-agent': 'audit-test' } });
       assert.equal(res.status, 202);
       assert.equal(await res.text(), 'accepted');
-      await new Promise((resolve) => setTimeout(resolve, 300)); // the example files the entry 100 ms later
-      const audit = (await (await fetch(`${base}/audit`)).json()) as { path: string; ip: string; at: number }[];
-      assert.deepEqual([audit[0]?.path, audit[0]?.ip], ['/events', '127.0.0.1']);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the example reads the request 100 ms later
+      const audit = (await (await fetch(`${base}/audit`)).json()) as { path: string; ip: string; agent: string }[];
+      assert.deepEqual([audit[0]?.path, audit[0]?.ip, audit[0]?.agent], ['/events', '127.0.0.1', 'audit-test']);
+    },
+  },
+  {
+    file: 'docs/guides/routing-and-validation.md',
+    match:
+      "app.use('/docs', openApiUi({ url: '/openapi.json', title: 'Pet store' })); // the UI at http://localhost:3000/docs",
+    async check(base) {
+      const page = await fetch(`${base}/docs`);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /<title>Pet store<\/title>[^]*src="\/docs\/swagger-ui-bundle\.js"/);
+      assert.equal((await fetch(`${base}/docs/swagger-ui-bundle.js`)).status, 200);
+      const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+      assert.deepEqual(Object.keys(doc.paths), ['/pets/{id}']);
     },
   },
   {
