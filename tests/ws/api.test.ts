@@ -220,6 +220,31 @@ test('idle timeout: a silent client is closed with 1001; pings keep a live clien
   live.close();
 });
 
+test(
+  'a loop busy past the idle timeout does not close live clients: they are pinged first, then given time',
+  T,
+  async (t) => {
+    const { port } = await withApp(t, (app) => {
+      app.ws('/pings', { idleTimeout: 1 });
+      app.ws('/nopings', { idleTimeout: 1, sendPings: false });
+    });
+    const live = await connect(wsUrl(port, '/pings'));
+    const silent = await connect(wsUrl(port, '/nopings'));
+    let pings = 0;
+    live.on('ping', () => pings++);
+    const silentClosed = closed(silent);
+    // Synchronous work longer than the timeout (a handler crunching, a process starved of CPU): no tick could ping.
+    const until = Date.now() + 1300;
+    while (Date.now() < until);
+    await sleep(1200);
+    assert.equal(live.readyState, WebSocket.OPEN, 'a client that answers its ping stays open');
+    assert.ok(pings >= 1, `got ${pings} pings`);
+    // Without pings the timeout is the timeout: the silent client still goes, with 1001.
+    assert.equal((await silentClosed).code, 1001);
+    live.close();
+  },
+);
+
 test('message Buffers stay valid after later messages (pooled views are never overwritten)', {
   timeout: 20_000,
 }, async (t) => {

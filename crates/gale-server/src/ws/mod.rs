@@ -113,7 +113,10 @@ pub(crate) struct WsConn {
     pub deflater: Option<Box<Deflater>>,
     /// Server time of the last frame received.
     pub last_recv: u64,
-    pub ping_sent: bool,
+    /// Server time our last ping went out; a ping is unanswered while this is later than `last_recv`.
+    pub ping_at: u64,
+    /// A tick found it quiet past its idle timeout; the next tick closes it if nothing came in between.
+    pub expiring: bool,
     /// Our close frame is out: nothing more may be sent.
     pub close_sent: bool,
     /// What JS hears when the connection ends; 1006 until a close frame is sent or received.
@@ -144,7 +147,8 @@ impl WsConn {
             decoder: Decoder::new(Role::Server, max_payload, deflate),
             deflater: None,
             last_recv: now,
-            ping_sent: false,
+            ping_at: 0,
+            expiring: false,
             close_sent: false,
             close_code: 1006,
             close_reason: Box::default(),

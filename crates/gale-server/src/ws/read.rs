@@ -40,7 +40,6 @@ impl Inner {
             *pos += n;
             if n > 0 {
                 ws.last_recv = now;
-                ws.ping_sent = false;
             }
             match ev {
                 None if n == 0 => return Step::Stop,
@@ -144,7 +143,8 @@ impl Inner {
         });
     }
 
-    /// Idle sockets: ping at half the idle timeout (when enabled), close at the timeout.
+    /// Idle sockets: ping at half the idle timeout (when enabled), close once the timeout passed (and, with pings, half
+    /// of it since the unanswered ping), at the tick after the one that found it so.
     pub(crate) fn ws_tick(&mut self) {
         let now = self.now;
         let mut ping = Vec::new();
@@ -170,16 +170,29 @@ impl Inner {
                 continue;
             }
             let quiet = now.saturating_sub(ws.last_recv);
-            if quiet > opts.idle_timeout_ms {
-                expired.push(cid);
-            } else if opts.send_pings && !ws.ping_sent && quiet > opts.idle_timeout_ms / 2 {
+            let half = opts.idle_timeout_ms / 2;
+            let pinged = ws.ping_at > ws.last_recv;
+            if opts.send_pings && !pinged && quiet > half {
+                // Pinged even when this tick comes past the timeout (the process was busy or starved): a client is
+                // closed only for a ping it had half the timeout to answer.
+                ws.expiring = false;
                 ping.push(cid);
+            } else if quiet > opts.idle_timeout_ms && (!pinged || now - ws.ping_at > half) {
+                // Closed at the next tick if still quiet, not at this one: the loop's poll phase runs between the
+                // two and reads what the client sent while this process was not running.
+                if ws.expiring {
+                    expired.push(cid);
+                } else {
+                    ws.expiring = true;
+                }
+            } else {
+                ws.expiring = false;
             }
         }
         for cid in ping {
             let conn = &mut self.conns[cid];
             if let Some(ws) = conn.ws.as_mut() {
-                ws.ping_sent = true;
+                ws.ping_at = self.now;
                 gale_ws::write_frame(&mut conn.wbuf, Opcode::Ping, b"", false, None);
                 self.touch(cid);
             }
