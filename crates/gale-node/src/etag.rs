@@ -23,10 +23,7 @@ pub(crate) unsafe extern "C" fn etag(env: napi_env, info: napi_callback_info) ->
         SCRATCH.with_borrow_mut(|buf| {
             buf.clear();
             // One call for the usual short body; a longer one is measured first.
-            if !nu::append_utf8_within(env, argv[0], 4096, buf) {
-                let len = nu::utf8_len(env, argv[0]).unwrap_or(0);
-                nu::append_utf8(env, argv[0], len, buf);
-            }
+            nu::append_utf8_any(env, argv[0], 4096, buf);
             gale_http::entity_tag(buf, weak, &mut tag);
             // A one-off large body does not keep its buffer for the life of the process.
             if buf.capacity() > 64 * 1024 {

@@ -130,6 +130,15 @@ pub fn append_utf8_within(env: napi_env, v: napi_value, room: usize, out: &mut V
     true
 }
 
+/// Appends string `v`'s UTF-8 to `out` whatever its length: one Node-API call when it fits in `room` bytes (the usual
+/// case), else its length is asked first and it is appended whole. Nothing is appended when `v` is not a string.
+pub fn append_utf8_any(env: napi_env, v: napi_value, room: usize, out: &mut Vec<u8>) {
+    if !append_utf8_within(env, v, room, out) {
+        let len = utf8_len(env, v).unwrap_or(0);
+        append_utf8(env, v, len, out);
+    }
+}
+
 /// A JS string as Rust bytes.
 pub fn get_string(env: napi_env, v: napi_value) -> Option<Vec<u8>> {
     let len = utf8_len(env, v)?;

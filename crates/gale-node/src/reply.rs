@@ -104,20 +104,14 @@ fn with_reply<R>(
             },
             ValueType::napi_string => {
                 ct_buf.clear();
-                if !nu::append_utf8_within(env, ctype, 256, ct_buf) {
-                    let len = nu::utf8_len(env, ctype).unwrap_or(0);
-                    nu::append_utf8(env, ctype, len, ct_buf);
-                }
+                nu::append_utf8_any(env, ctype, 256, ct_buf);
                 ct_buf
             }
             _ => b"",
         };
         let hdrs: &[u8] = if nu::type_of(env, headers) == ValueType::napi_string {
             hdr_buf.clear();
-            if !nu::append_utf8_within(env, headers, 1024, hdr_buf) {
-                let len = nu::utf8_len(env, headers).unwrap_or(0);
-                nu::append_utf8(env, headers, len, hdr_buf);
-            }
+            nu::append_utf8_any(env, headers, 1024, hdr_buf);
             hdr_buf
         } else {
             b""
