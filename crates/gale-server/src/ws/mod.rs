@@ -113,8 +113,9 @@ pub(crate) struct WsConn {
     pub deflater: Option<Box<Deflater>>,
     /// Server time of the last frame received.
     pub last_recv: u64,
-    /// Server time our last ping went out; a ping is unanswered while this is later than `last_recv`.
-    pub ping_at: u64,
+    /// How long after `last_recv` our ping went out (ms, at least 1); 0 when no ping is unanswered. Kept as an offset
+    /// so it fits in the struct's padding (`ws_conn_stays_small`).
+    pub ping_after: u32,
     /// A tick found it quiet past its idle timeout; the next tick closes it if nothing came in between.
     pub expiring: bool,
     /// Our close frame is out: nothing more may be sent.
@@ -147,7 +148,7 @@ impl WsConn {
             decoder: Decoder::new(Role::Server, max_payload, deflate),
             deflater: None,
             last_recv: now,
-            ping_at: 0,
+            ping_after: 0,
             expiring: false,
             close_sent: false,
             close_code: 1006,

@@ -40,6 +40,7 @@ impl Inner {
             *pos += n;
             if n > 0 {
                 ws.last_recv = now;
+                ws.ping_after = 0;
             }
             match ev {
                 None if n == 0 => return Step::Stop,
@@ -171,13 +172,15 @@ impl Inner {
             }
             let quiet = now.saturating_sub(ws.last_recv);
             let half = opts.idle_timeout_ms / 2;
-            let pinged = ws.ping_at > ws.last_recv;
+            let pinged = ws.ping_after != 0;
             if opts.send_pings && !pinged && quiet > half {
                 // Pinged even when this tick comes past the timeout (the process was busy or starved): a client is
                 // closed only for a ping it had half the timeout to answer.
                 ws.expiring = false;
                 ping.push(cid);
-            } else if quiet > opts.idle_timeout_ms && (!pinged || now - ws.ping_at > half) {
+            } else if quiet > opts.idle_timeout_ms
+                && (!pinged || quiet.saturating_sub(u64::from(ws.ping_after)) > half)
+            {
                 // Closed at the next tick if still quiet, not at this one: the loop's poll phase runs between the
                 // two and reads what the client sent while this process was not running.
                 if ws.expiring {
@@ -192,7 +195,10 @@ impl Inner {
         for cid in ping {
             let conn = &mut self.conns[cid];
             if let Some(ws) = conn.ws.as_mut() {
-                ws.ping_at = self.now;
+                // At least 1: quiet > half (a quiet time past u32's 49 days is kept as that).
+                ws.ping_after = u32::try_from(self.now.saturating_sub(ws.last_recv))
+                    .unwrap_or(u32::MAX)
+                    .max(1);
                 gale_ws::write_frame(&mut conn.wbuf, Opcode::Ping, b"", false, None);
                 self.touch(cid);
             }
