@@ -77,12 +77,20 @@ export class NodeSinkResponse {
   getHeader(name: string): HeaderValue | undefined {
     return this.s.getHeader(name) as HeaderValue | undefined;
   }
+  /** Gale's getHeader for a lower-case name (see Response._getLower). */
+  _getLower(lower: string): HeaderValue | undefined {
+    return this.s.getHeader(lower) as HeaderValue | undefined;
+  }
   getHeaderNames(): string[] {
     return this.s.getHeaderNames();
   }
   removeHeader(name: string): this {
     this.s.removeHeader(name);
     return this;
+  }
+  /** Gale's removeHeader for a lower-case name (see Response._removeLower). */
+  _removeLower(lower: string): this {
+    return this.removeHeader(lower);
   }
   status(code: number): this {
     this.s.statusCode = code;

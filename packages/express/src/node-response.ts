@@ -283,7 +283,7 @@ export class NodeResponse {
     const lower = LOWER.get(name) ?? name.toLowerCase();
     if (lower === 'content-length') return this._clen;
     if (lower === 'transfer-encoding') return this._te;
-    return this._g.getHeader(name);
+    return this._g._getLower(lower);
   }
   getHeaderNames(): string[] {
     const names = this._g.getHeaderNames();
@@ -304,10 +304,10 @@ export class NodeResponse {
   }
   removeHeader(name: string): void {
     if (this._header) throw headersSentError();
-    const lower = name.toLowerCase();
+    const lower = LOWER.get(name) ?? name.toLowerCase();
     if (lower === 'content-length') this._clen = undefined;
     else if (lower === 'transfer-encoding') this._te = undefined;
-    else if (!this._g.headersSent) this._g.removeHeader(name);
+    else if (!this._g.headersSent) this._g._removeLower(lower);
   }
 
   /** Commits status and headers (sent with the first write or the end). */
@@ -374,7 +374,8 @@ export class NodeResponse {
     if (msg !== undefined && msg !== STATUS_CODES[this.statusCode]) g.statusMessage = msg;
     const sink = g as unknown as Sink;
     if (sink.length !== undefined) sink.length(this._clen, this._te);
-    else if (this._clen !== undefined) g.setHeader('Content-Length', this._clen as string | number);
+    // Checked by setHeader with node:http's rules, stricter than Gale's header(): no second check.
+    else if (this._clen !== undefined) g._headerValid('Content-Length', 'content-length', this._clen);
   }
 
   /** @internal sends the head as a streamed response (Content-Length framed when one was set, else chunked) */

@@ -319,7 +319,10 @@ export class Response implements ResponseView {
     return this.header(name, value);
   }
   getHeader(name: string): HeaderValue | undefined {
-    const lower = name.toLowerCase();
+    return this._getLower(name.toLowerCase());
+  }
+  /** @internal getHeader() for a name already in lower case (the Express layer keeps its names' lower case). */
+  _getLower(lower: string): HeaderValue | undefined {
     if (lower === 'content-type') return this._ctype === CT_NONE ? undefined : contentTypeName(this._ctype);
     if (lower === 'content-length') return this._length;
     if (lower === 'connection') return this._close === undefined ? undefined : this._close ? 'close' : 'keep-alive';
@@ -339,7 +342,10 @@ export class Response implements ResponseView {
     return names;
   }
   removeHeader(name: string): this {
-    const lower = name.toLowerCase();
+    return this._removeLower(name.toLowerCase());
+  }
+  /** @internal removeHeader() for a name already in lower case. */
+  _removeLower(lower: string): this {
     if (lower === 'content-type') this._ctype = CT_NONE;
     else if (lower === 'content-length') this._length = undefined;
     else if (lower === 'connection') this._close = undefined;
