@@ -143,7 +143,16 @@ export class ExpressResponse extends NodeResponse {
   _sendBody(body: string | Uint8Array | undefined, encoding: BufferEncoding | undefined): this {
     let chunk: string | Uint8Array | undefined = body;
     const etagFn = this.app.get('etag fn') as Fn | undefined;
-    const generateETag = !this.get('ETag') && typeof etagFn === 'function';
+    // The header methods as this package made them (none replaced on the response, its app's `response` or a
+    // subclass) and the head not sent: Content-Length and a built-in ETag are stored as set() stores them, without
+    // its name lookups and value checks (both values are made here and valid). Otherwise through set(), as Express.
+    const own =
+      this._header === false &&
+      this.set === SET &&
+      this.get === GET &&
+      this.setHeader === SET_HEADER &&
+      this.getHeader === GET_HEADER;
+    const generateETag = !(own ? this._g._getLower('etag') : this.get('ETag')) && typeof etagFn === 'function';
     let len: number | undefined;
     if (chunk !== undefined) {
       if (typeof chunk === 'string') len = Buffer.byteLength(chunk);
@@ -151,14 +160,18 @@ export class ExpressResponse extends NodeResponse {
         if (!Buffer.isBuffer(chunk)) chunk = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
         len = chunk.length;
       }
-      if (!this.get('Transfer-Encoding') || this._compat4()) this.set('Content-Length', len);
+      if (own) {
+        if (!this._te || this._compat4()) this._clen = String(len);
+      } else if (!this.get('Transfer-Encoding') || this._compat4()) this.set('Content-Length', len);
     }
     if (generateETag && len !== undefined) {
       const fn = etagFn as Fn;
       // Express hashes a Buffer of the body; the built-in generators give the same tag from the string.
-      const etag =
-        isBuiltinEtag(fn) || typeof chunk !== 'string' ? fn(chunk) : fn(Buffer.from(chunk as string), undefined);
-      if (etag) this.set('ETag', etag as string);
+      const builtin = isBuiltinEtag(fn);
+      const etag = builtin || typeof chunk !== 'string' ? fn(chunk) : fn(Buffer.from(chunk as string), undefined);
+      if (own && builtin) {
+        if (!this._g.headersSent) this._g._headerValid('ETag', 'etag', etag as string);
+      } else if (etag) this.set('ETag', etag as string);
     }
     if (this.req.fresh) this.statusCode = 304;
     if (204 === this.statusCode || 304 === this.statusCode) {
@@ -440,3 +453,9 @@ export class ExpressResponse extends NodeResponse {
     return false;
   }
 }
+
+// The header methods _sendBody compares against (see `own` there).
+const SET = ExpressResponse.prototype.set;
+const GET = ExpressResponse.prototype.get;
+const SET_HEADER = NodeResponse.prototype.setHeader;
+const GET_HEADER = NodeResponse.prototype.getHeader;
