@@ -12,7 +12,13 @@ import { start } from './helpers.js';
 
 /** How the app touches the header methods before its routes run. */
 type Variant = 'pristine' | 'wrapped setHeader' | 'wrapped getHeader' | 'app.response.set' | 'app.response.get';
-const VARIANTS: Variant[] = ['pristine', 'wrapped setHeader', 'wrapped getHeader', 'app.response.set', 'app.response.get'];
+const VARIANTS: Variant[] = [
+  'pristine',
+  'wrapped setHeader',
+  'wrapped getHeader',
+  'app.response.set',
+  'app.response.get',
+];
 
 interface Seen {
   status: number;
