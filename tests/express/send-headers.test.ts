@@ -1,6 +1,6 @@
-// res.send()'s Content-Length and ETag on @gale-http/express against real Express 5: stored directly when the header
-// methods are the package's own, through set()/setHeader() when an app or middleware replaced one. Either way the
-// same setHeader calls (when wrapped), the same headers at 'finish' and the same bytes on the wire as Express.
+// res.send()'s and res.json()'s Content-Type, Content-Length and ETag on @gale-http/express against real Express 5:
+// stored directly when the header methods are the package's own, through set()/setHeader() when an app or middleware
+// replaced one. Either way the same setHeader calls (when wrapped), headers at 'finish' and bytes on the wire.
 // biome-ignore-all lint/suspicious/noExplicitAny: apps come from @gale-http/express and real Express
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -77,13 +77,29 @@ function makeApp(ex: any, variant: Variant, log: Map<string, { calls: string[]; 
   app.get('/te', (_req: any, res: any) => res.set('Transfer-Encoding', 'chunked').send('chunks'));
   app.get('/empty', (_req: any, res: any) => res.send(''));
   app.get('/status', (_req: any, res: any) => res.status(201).send('made'));
+  app.get('/typed', (_req: any, res: any) => res.type('text/plain; format=flowed').send('typed'));
+  app.get('/vnd', (_req: any, res: any) => res.set('Content-Type', 'application/vnd.api+json').json({ v: 1 }));
+  app.get('/html', (_req: any, res: any) => res.send('<p>hi</p>'));
   const noTag = ex.Router();
   noTag.get('/x', (_req: any, res: any) => res.send('x'));
   app.use('/r', noTag);
   return app;
 }
 
-const PATHS = ['/text', '/json/7', '/json/8', '/bytes', '/preset', '/te', '/empty', '/status', '/r/x'];
+const PATHS = [
+  '/text',
+  '/json/7',
+  '/json/8',
+  '/bytes',
+  '/preset',
+  '/te',
+  '/empty',
+  '/status',
+  '/typed',
+  '/vnd',
+  '/html',
+  '/r/x',
+];
 const WIRE = ['content-type', 'content-length', 'etag', 'transfer-encoding'];
 
 async function run(ex: any, variant: Variant, onGale: boolean): Promise<Seen[]> {

@@ -122,9 +122,11 @@ export class ExpressResponse extends NodeResponse {
     switch (typeof chunk) {
       case 'string': {
         encoding = 'utf8';
-        const type = this.get('Content-Type');
-        if (typeof type === 'string') this.set('Content-Type', setCharset(type));
-        else this.type('html');
+        const own = this._ownHeaders();
+        const type = own ? this._g._getLower('content-type') : this.get('Content-Type');
+        if (typeof type !== 'string') this.type('html');
+        else if (own) this._g._headerValid('Content-Type', 'content-type', this._contentType(setCharset(type)) as string);
+        else this.set('Content-Type', setCharset(type));
         break;
       }
       case 'boolean':
@@ -143,15 +145,9 @@ export class ExpressResponse extends NodeResponse {
   _sendBody(body: string | Uint8Array | undefined, encoding: BufferEncoding | undefined): this {
     let chunk: string | Uint8Array | undefined = body;
     const etagFn = this.app.get('etag fn') as Fn | undefined;
-    // The header methods as this package made them (none replaced on the response, its app's `response` or a
-    // subclass) and the head not sent: Content-Length and a built-in ETag are stored as set() stores them, without
-    // its name lookups and value checks (both values are made here and valid). Otherwise through set(), as Express.
-    const own =
-      this._header === false &&
-      this.set === SET &&
-      this.get === GET &&
-      this.setHeader === SET_HEADER &&
-      this.getHeader === GET_HEADER;
+    // Content-Length and a built-in ETag are stored as set() stores them, without its name lookups and value checks
+    // (both values are made here and valid), while the header methods are the package's own (_ownHeaders).
+    const own = this._ownHeaders();
     const generateETag = !(own ? this._g._getLower('etag') : this.get('ETag')) && typeof etagFn === 'function';
     let len: number | undefined;
     if (chunk !== undefined) {
@@ -193,8 +189,27 @@ export class ExpressResponse extends NodeResponse {
   json(obj?: unknown): this {
     const app = this.app;
     const body = stringify(obj, app.get('json replacer'), app.get('json spaces'), app.get('json escape'));
-    if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
+    if (this._ownHeaders()) {
+      const g = this._g;
+      if (!g._getLower('content-type')) g._headerValid('Content-Type', 'content-type', this._contentType(JSON_TYPE) as string);
+    } else if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
     return this.send(body);
+  }
+
+  /**
+   * @internal The header methods are this package's own (none replaced on the response, its app's `response` or a
+   * subclass) and the head is not sent: send() and json() may then store the headers they make as set() would store
+   * them, without set()'s lookups and checks. Otherwise they go through set() and get(), as in Express, so a
+   * replaced method sees every call.
+   */
+  _ownHeaders(): boolean {
+    return (
+      this._header === false &&
+      this.set === SET &&
+      this.get === GET &&
+      this.setHeader === SET_HEADER &&
+      this.getHeader === GET_HEADER
+    );
   }
 
   jsonp(obj?: unknown): this {
@@ -454,7 +469,8 @@ export class ExpressResponse extends NodeResponse {
   }
 }
 
-// The header methods _sendBody compares against (see `own` there).
+// The header methods _ownHeaders compares against.
+const JSON_TYPE = 'application/json';
 const SET = ExpressResponse.prototype.set;
 const GET = ExpressResponse.prototype.get;
 const SET_HEADER = NodeResponse.prototype.setHeader;
