@@ -3,10 +3,11 @@
 // before/after comparisons of hot-path changes. User-space instructions of the server process only (no kernel, no
 // load tool); JIT code included (--smc-check=all-non-file). Needs valgrind (apt-get install -y valgrind).
 // Run: node --import tsx bench/instructions.ts --app <server.mjs> [--path /] [--requests 20000] [--pipeline 16]
-//      [--connections 16] [--rounds 1]   (the app listens on $PORT; e.g. GALE_IMPL=… picks a build in an A/B app;
-//      `{n}` in --path numbers the requests, so each differs: --path '/u/{n}')
+//      [--connections 16] [--rounds 1] [--keep <file>]   (the app listens on $PORT; e.g. GALE_IMPL=… picks a build in an A/B app;
+//      `{n}` in --path numbers the requests, so each differs: --path '/u/{n}'; --keep saves the counted window's
+//      callgrind file, for `callgrind_annotate --inclusive=yes <file>`)
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,6 +24,7 @@ const { values: v } = parseArgs({
     pipeline: { type: 'string', default: '16' },
     connections: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '1' },
+    keep: { type: 'string' },
   },
 });
 if (v.app === undefined) throw new Error('instructions: --app <server file> is required');
@@ -74,10 +76,15 @@ async function once(): Promise<number> {
     await new Promise((r) => child.once('exit', r));
     // The dump holds the counted window; the file written at exit holds nothing after --instr=off.
     let most = 0;
+    let mostFile = '';
     for (const f of readdirSync(dir)) {
       const m = /^totals:\s+(\d+)/m.exec(readFileSync(join(dir, f), 'utf8'));
-      if (m) most = Math.max(most, Number(m[1]));
+      if (m && Number(m[1]) > most) {
+        most = Number(m[1]);
+        mostFile = join(dir, f);
+      }
     }
+    if (v.keep !== undefined && mostFile !== '') copyFileSync(mostFile, v.keep);
     return most / requests;
   } finally {
     child.kill('SIGKILL');

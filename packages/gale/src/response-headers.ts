@@ -88,9 +88,10 @@ export function headerBlock(headers: Map<string, HeaderEntry>): string {
     i++;
   }
   if (i === n && i === headers.size) return lastBlock;
-  const names = lastNames.slice(0, i);
-  const values = lastValues.slice(0, i);
-  const ends = lastEnds.slice(0, i);
+  // Nothing in common (a response whose only header is its ETag): new lists, not slices of nothing.
+  const names = i === 0 ? [] : lastNames.slice(0, i);
+  const values = i === 0 ? [] : lastValues.slice(0, i);
+  const ends = i === 0 ? [] : lastEnds.slice(0, i);
   let out = i === 0 ? '' : lastBlock.slice(0, ends[i - 1]);
   let j = 0;
   for (const { name, value } of headers.values()) {
