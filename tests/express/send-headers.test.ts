@@ -3,7 +3,7 @@
 // replaced one. Either way the same setHeader calls (when wrapped), headers at 'finish' and bytes on the wire.
 // biome-ignore-all lint/suspicious/noExplicitAny: apps come from @gale-http/express and real Express
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import express from '@gale-http/express';
@@ -131,6 +131,20 @@ async function run(ex: any, variant: Variant, onGale: boolean): Promise<Seen[]> 
       assert.ok(entry, `the middleware ran for ${p}`);
       out.push({ status: res.status, wire, body, calls: entry.calls, atFinish: entry.atFinish });
     }
+    // Conditional GETs with the ETag just received: 304 on both (the tag the engine made is the one compared).
+    for (const p of ['/text', '/json/7', '/bytes']) {
+      const first = await fetch(url + p);
+      await first.arrayBuffer();
+      const tag = first.headers.get('etag') ?? 'none';
+      // node:http, not fetch: fetch answers a 304 to a conditional request it did not make itself as a 200.
+      const again = await new Promise<{ status: number; etag: string | null }>((resolve, reject) => {
+        get(url + p, { headers: { 'if-none-match': tag } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: (res.headers.etag as string) ?? null }));
+        }).on('error', reject);
+      });
+      out.push({ status: again.status, wire: { etag: again.etag }, body: '', calls: [], atFinish: '' });
+    }
     return out;
   } finally {
     await close();
@@ -141,6 +155,14 @@ for (const variant of VARIANTS) {
   test(`res.send's headers with ${variant} header methods: as Express 5's`, { timeout: 20_000 }, async () => {
     const gale = await run(express, variant, true);
     const real = await run(realExpress, variant, false);
+    assert.deepEqual(
+      gale.slice(PATHS.length).map((s) => s.status),
+      [304, 304, 304],
+    );
+    assert.deepEqual(
+      gale.slice(PATHS.length).map((s) => s.wire.etag),
+      real.slice(PATHS.length).map((s) => s.wire.etag),
+    );
     for (let i = 0; i < PATHS.length; i++) {
       const g = gale[i] as Seen;
       const r = real[i] as Seen;

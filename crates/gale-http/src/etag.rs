@@ -59,9 +59,78 @@ pub fn entity_tag(body: &[u8], weak: bool, out: &mut Vec<u8>) {
     out.push(b'"');
 }
 
+/// The last body tagged (up to `TagMemo::MAX` bytes) with its weakness and tag: a route answering the same bytes every
+/// time (a constant, a cached page) is hashed once; another body costs a comparison that stops at its first
+/// differing byte, and a copy.
+pub struct TagMemo {
+    body: Vec<u8>,
+    weak: bool,
+    tag: Vec<u8>,
+}
+
+impl TagMemo {
+    /// Bodies over this many bytes are hashed every time and not kept.
+    pub const MAX: usize = 16 * 1024;
+
+    /// An empty memo (usable in a `const` thread-local).
+    pub const fn new() -> TagMemo {
+        TagMemo {
+            body: Vec::new(),
+            weak: false,
+            tag: Vec::new(),
+        }
+    }
+
+    /// Appends `body`'s entity tag to `out` (as `entity_tag`), remembered from the last call for the same body.
+    pub fn tag(&mut self, body: &[u8], weak: bool, out: &mut Vec<u8>) {
+        if body.len() > Self::MAX {
+            entity_tag(body, weak, out);
+            return;
+        }
+        if self.tag.is_empty() || self.weak != weak || self.body != body {
+            self.body.clear();
+            self.body.extend_from_slice(body);
+            self.weak = weak;
+            self.tag.clear();
+            entity_tag(body, weak, &mut self.tag);
+        }
+        out.extend_from_slice(&self.tag);
+    }
+}
+
+impl Default for TagMemo {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_memo_gives_what_entity_tag_gives() {
+        let mut memo = TagMemo::new();
+        let big = vec![b'x'; TagMemo::MAX + 1];
+        let bodies: [(&[u8], bool); 9] = [
+            (b"", true),
+            (b"", false),
+            (b"hello", true),
+            (b"hello", true),
+            (b"hello", false),
+            (b"hellp", false),
+            (b"hello", false),
+            (&big, true),
+            (&big, true),
+        ];
+        for (body, weak) in bodies {
+            let mut got = b"ETag: ".to_vec();
+            memo.tag(body, weak, &mut got);
+            let mut want = b"ETag: ".to_vec();
+            entity_tag(body, weak, &mut want);
+            assert_eq!(got, want, "{} bytes, weak {weak}", body.len());
+        }
+    }
 
     fn tag(body: &[u8], weak: bool) -> String {
         let mut out = Vec::new();

@@ -49,7 +49,7 @@ pub use encode::{
     parse_response_head, write_chunk_header, Encoded, Framing, ParsedResponse, ResponseHead,
 };
 pub use error::Error;
-pub use etag::{base64_20, entity_tag};
+pub use etag::{base64_20, entity_tag, TagMemo};
 pub use head::{parse_head, BodyKind, RequestHead};
 pub use limits::Limits;
 pub use problem::{prefers_json, status_error_code, write_problem, PROBLEM_JSON};

@@ -75,25 +75,70 @@ fn meta_arg(env: napi_env, v: napi_value) -> Option<Meta> {
     })
 }
 
-/// Reads (status, content type, header lines, meta) arguments into the scratch buffers and runs `f`.
+/// The bits above the status code in `end`'s and `routeAnswer`'s status argument: add an `ETag` line holding the
+/// body's entity tag (the `etag` package's format, as `etag()` computes it), weak or strong. JS asks for it when
+/// nothing read the tag before the end (the Express layer's send), so the body is converted and hashed once, here,
+/// instead of crossing twice and building a header string in JS.
+const ETAG_WEAK: u32 = 1 << 16;
+const ETAG_STRONG: u32 = 2 << 16;
+
+/// The status argument: the code (100–999) and the ETag bits (ETAG_WEAK / ETAG_STRONG), or a thrown error.
+fn status_arg(env: napi_env, status: napi_value) -> Result<(u16, u32), napi_value> {
+    match nu::get_u32(env, status) {
+        Some(s) if (100..=999).contains(&(s & 0xffff)) && s >> 18 == 0 => {
+            Ok(((s & 0xffff) as u16, s & (ETAG_WEAK | ETAG_STRONG)))
+        }
+        _ => Err(nu::throw(
+            env,
+            "status must be an integer from 100 to 999",
+            true,
+        )),
+    }
+}
+
+thread_local! {
+    /// The last body tagged and its tag (a constant answer is hashed once).
+    static LAST_TAG: RefCell<gale_http::TagMemo> = const { RefCell::new(gale_http::TagMemo::new()) };
+}
+
+/// Appends `body`'s entity tag to `out`, remembered from the last call when the body is the same.
+fn tag_of(body: &[u8], weak: bool, out: &mut Vec<u8>) {
+    LAST_TAG.with_borrow_mut(|memo| memo.tag(body, weak, out));
+}
+
+/// Appends `ETag: <tag>\r\n` for `body` when `bits` ask for one (ETAG_WEAK or ETAG_STRONG; both: weak).
+fn etag_line(bits: u32, body: &Body, env: napi_env, out: &mut Vec<u8>) {
+    if bits == 0 {
+        return;
+    }
+    out.extend_from_slice(b"ETag: ");
+    let weak = bits & ETAG_WEAK != 0;
+    match body {
+        Body::Short(_) => SHORT_BODY.with_borrow(|b| tag_of(b, weak, out)),
+        Body::Bytes(b) => tag_of(b, weak, out),
+        Body::None => tag_of(b"", weak, out),
+        Body::Str(..) => {
+            // A long string body (over SHORT_BODY_ROOM): converted once more, to hash it before the head is written.
+            let mut bytes = Vec::with_capacity(body.len());
+            body.append(env, &mut bytes);
+            tag_of(&bytes, weak, out);
+        }
+    }
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Reads (status, content type, header lines, meta) arguments into the scratch buffers, adds the ETag line the status
+/// bits ask for (of `body`), and runs `f`.
 fn with_reply<R>(
     env: napi_env,
     status: napi_value,
     ctype: napi_value,
     headers: napi_value,
     meta: Option<&Meta>,
+    body: &Body,
     f: impl FnOnce(&Reply) -> R,
 ) -> Result<R, napi_value> {
-    let status = match nu::get_u32(env, status) {
-        Some(s) if (100..=999).contains(&s) => s as u16,
-        _ => {
-            return Err(nu::throw(
-                env,
-                "status must be an integer from 100 to 999",
-                true,
-            ))
-        }
-    };
+    let (status, etag) = status_arg(env, status)?;
     SCRATCH.with(|cell| {
         let mut scratch = cell.borrow_mut();
         let (ct_buf, hdr_buf) = &mut *scratch;
@@ -109,13 +154,12 @@ fn with_reply<R>(
             }
             _ => b"",
         };
-        let hdrs: &[u8] = if nu::type_of(env, headers) == ValueType::napi_string {
-            hdr_buf.clear();
+        hdr_buf.clear();
+        if nu::type_of(env, headers) == ValueType::napi_string {
             nu::append_utf8_any(env, headers, 1024, hdr_buf);
-            hdr_buf
-        } else {
-            b""
-        };
+        }
+        etag_line(etag, body, env, hdr_buf);
+        let hdrs: &[u8] = hdr_buf;
         let mut reply = Reply::new(status, ct, hdrs);
         if let Some(m) = meta {
             reply.reason = &m.reason;
@@ -193,9 +237,15 @@ pub(crate) unsafe extern "C" fn end(env: napi_env, info: napi_callback_info) -> 
         Ok(b) => b,
         Err(e) => return e,
     };
-    match with_reply(env, argv[1], argv[2], argv[3], meta.as_ref(), |reply| {
-        s.end(id, reply, body.len(), |out| body.append(env, out))
-    }) {
+    match with_reply(
+        env,
+        argv[1],
+        argv[2],
+        argv[3],
+        meta.as_ref(),
+        &body,
+        |reply| s.end(id, reply, body.len(), |out| body.append(env, out)),
+    ) {
         // The engine holds the request until the end of this turn (ReqPool::retire), so it is still there to copy.
         Ok(true) if nu::get_bool(env, argv[6]) == Some(true) => s
             .with_req(id, |r| crate::reqinfo::kept(env, r))
@@ -213,9 +263,16 @@ pub(crate) unsafe extern "C" fn write_head(env: napi_env, info: napi_callback_in
         return nu::throw(env, "writeHead(): id must be a number", true);
     };
     let meta = meta_arg(env, argv[4]);
-    match with_reply(env, argv[1], argv[2], argv[3], meta.as_ref(), |reply| {
-        s.write_head(id, reply)
-    }) {
+    // A streamed head: no body to tag (JS never asks for an ETag here; the bits would tag the empty body).
+    match with_reply(
+        env,
+        argv[1],
+        argv[2],
+        argv[3],
+        meta.as_ref(),
+        &Body::None,
+        |reply| s.write_head(id, reply),
+    ) {
         Ok(ok) => nu::boolean(env, ok),
         Err(e) => e,
     }
@@ -335,9 +392,16 @@ pub(crate) unsafe extern "C" fn route_answer(
         };
         let mut bytes = Vec::with_capacity(body.len());
         body.append(env, &mut bytes);
-        match with_reply(env, argv[1], argv[2], argv[3], meta.as_ref(), |reply| {
-            s.set_route_answer(&pattern, Some((reply, bytes)))
-        }) {
+        let kept = Body::Bytes(&bytes);
+        match with_reply(
+            env,
+            argv[1],
+            argv[2],
+            argv[3],
+            meta.as_ref(),
+            &kept,
+            |reply| s.set_route_answer(&pattern, Some((reply, bytes.clone()))),
+        ) {
             Ok(r) => r,
             Err(e) => return e,
         }

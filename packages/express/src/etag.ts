@@ -5,11 +5,12 @@ import { entityTag as galeEntityTag } from 'gale';
 import proxyaddr from 'proxy-addr';
 import qs from 'qs';
 
-const builtin = new WeakSet<object>();
+/** The generators made here, and whether each is weak. */
+const builtin = new WeakMap<object, boolean>();
 
-/** True for the generators made here (they accept a string body as it is). */
-export function isBuiltinEtag(fn: object): boolean {
-  return builtin.has(fn);
+/** For the generators made here: true when weak, false when strong; undefined for an app's own function. */
+export function builtinWeak(fn: object): boolean | undefined {
+  return builtin.get(fn);
 }
 
 /**
@@ -33,8 +34,8 @@ function memo(weak: boolean): (body: string | Uint8Array) => string {
 }
 export const strongEtag = memo(false);
 export const weakEtag = memo(true);
-builtin.add(strongEtag);
-builtin.add(weakEtag);
+builtin.set(strongEtag, false);
+builtin.set(weakEtag, true);
 
 /** The `etag` setting: true/'weak', 'strong', false, or a function `(body, encoding) => tag`. */
 export function compileETag(val: unknown): ((body: unknown, encoding?: string) => unknown) | undefined {

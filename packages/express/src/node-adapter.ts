@@ -3,6 +3,7 @@
 // the same req/res classes serve both. No Gale engine here: such an app runs on node:http.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { strongEtag, weakEtag } from './etag.js';
 import type { ServerContext } from './socket.js';
 
 type HeaderValue = string | number | readonly string[];
@@ -76,6 +77,10 @@ export class NodeSinkResponse {
   }
   getHeader(name: string): HeaderValue | undefined {
     return this.s.getHeader(name) as HeaderValue | undefined;
+  }
+  /** Gale's ETag left to the engine (Response._tagLater): node:http has no engine, so it is made and set now. */
+  _tagLater(body: string | Uint8Array, weak: boolean): void {
+    this.header('ETag', (weak ? weakEtag : strongEtag)(body));
   }
   /** Gale's getHeader for a lower-case name (see Response._getLower). */
   _getLower(lower: string): HeaderValue | undefined {

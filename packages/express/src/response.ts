@@ -15,7 +15,7 @@ import send1 from 'send';
 import send0 from 'send-0';
 import statuses from 'statuses';
 import varyHeader from 'vary';
-import { isBuiltinEtag } from './etag.js';
+import { builtinWeak } from './etag.js';
 import { NodeResponse } from './node-response.js';
 import { type FileStream, sendfile } from './sendfile.js';
 
@@ -162,12 +162,17 @@ export class ExpressResponse extends NodeResponse {
     }
     if (generateETag && len !== undefined) {
       const fn = etagFn as Fn;
-      // Express hashes a Buffer of the body; the built-in generators give the same tag from the string.
-      const builtin = isBuiltinEtag(fn);
-      const etag = builtin || typeof chunk !== 'string' ? fn(chunk) : fn(Buffer.from(chunk as string), undefined);
-      if (own && builtin) {
-        if (!this._g.headersSent) this._g._headerValid('ETag', 'etag', etag as string);
-      } else if (etag) this.set('ETag', etag as string);
+      const weak = builtinWeak(fn);
+      if (own && weak !== undefined && chunk !== undefined) {
+        // The built-in tag of this body, made by the engine from the bytes it sends, or here if anything reads the
+        // headers first (Gale's Response._tagLater): the same value, one conversion of the body.
+        if (!this._g.headersSent) this._g._tagLater(chunk, weak);
+      } else {
+        // Express hashes a Buffer of the body; the built-in generators give the same tag from the string.
+        const etag =
+          weak !== undefined || typeof chunk !== 'string' ? fn(chunk) : fn(Buffer.from(chunk as string), undefined);
+        if (etag) this.set('ETag', etag as string);
+      }
     }
     if (this.req.fresh) this.statusCode = 304;
     if (204 === this.statusCode || 304 === this.statusCode) {

@@ -319,5 +319,6 @@ export interface ResponseView extends ResponseHeaders, ResponseHelpers, Response
   /** @internal */ _length: number | undefined;
   /** @internal */ _close: boolean | undefined;
   /** @internal */ _runOnHead(body?: string | Uint8Array): void;
+  /** @internal */ _tagLater(body: string | Uint8Array, weak: boolean): void;
   /** @internal */ _meta(): ReplyMeta | undefined;
 }

@@ -27,6 +27,11 @@ export function requestHeader(req: Request, name: string): string | undefined {
 export function notModified(res: Response, mode: 'weak' | 'strong' | false, body: string | Uint8Array): boolean {
   let headers = res._headers;
   let etag = headers?.get('etag')?.value;
+  if (etag === undefined && mode !== false && res._req._lacksValidators()) {
+    // Nothing to compare the tag with: the engine makes it from the bytes it sends (Response._tagLater).
+    res._tagLater(body, mode === 'weak');
+    return false;
+  }
   if (etag === undefined && mode !== false) {
     etag = entityTag(body, mode === 'weak');
     if (headers === undefined) {

@@ -21,7 +21,7 @@ import {
   type ResponseHost,
   type ResponseView,
 } from './response-api.js';
-import { notModified } from './response-etag.js';
+import { entityTag, notModified } from './response-etag.js';
 import { download, sendFile } from './response-file.js';
 import {
   addLinks,
@@ -90,6 +90,13 @@ export class Response implements ResponseView {
    * before its handler runs; on the prototype (undefined) so other responses carry no field for it
    */
   declare _ser: ((status: number, value: unknown) => string) | undefined;
+  /**
+   * @internal The body whose entity tag is this response's ETag, not made yet (`_tagLater`): the engine adds it to the
+   * head at the end, unless something reads the headers first (then it is made here). On the prototype (undefined).
+   */
+  declare _etagBody: string | Uint8Array | undefined;
+  /** @internal with `_etagBody`: 1 weak, 2 strong (the engine's ETag bits, shifted up 16 in `end`'s status) */
+  declare _etagBits: number;
 
   constructor(n: NativeServer, id: number, req: Request, host: ResponseHost) {
     this._n = n;
@@ -157,6 +164,8 @@ export class Response implements ResponseView {
       }
       return this;
     }
+    // A header set after an ETag left to the engine goes after it, as it would have.
+    if (this._etagBody !== undefined) this._tagNow();
     if (this._headers === undefined) this._headers = new Map();
     this._headers.set(lower, new HeaderEntry(name, value));
     return this;
@@ -323,6 +332,7 @@ export class Response implements ResponseView {
   }
   /** @internal getHeader() for a name already in lower case (the Express layer keeps its names' lower case). */
   _getLower(lower: string): HeaderValue | undefined {
+    if (this._etagBody !== undefined) this._tagNow();
     if (lower === 'content-type') return this._ctype === CT_NONE ? undefined : contentTypeName(this._ctype);
     if (lower === 'content-length') return this._length;
     if (lower === 'connection') return this._close === undefined ? undefined : this._close ? 'close' : 'keep-alive';
@@ -337,6 +347,7 @@ export class Response implements ResponseView {
    * res.getHeaderNames(); // ['x-id', 'content-type']
    */
   getHeaderNames(): string[] {
+    if (this._etagBody !== undefined) this._tagNow();
     const names = this._headers === undefined ? [] : [...this._headers.keys()];
     if (this._ctype !== CT_NONE) names.push('content-type');
     return names;
@@ -346,6 +357,7 @@ export class Response implements ResponseView {
   }
   /** @internal removeHeader() for a name already in lower case. */
   _removeLower(lower: string): this {
+    if (this._etagBody !== undefined) this._tagNow();
     if (lower === 'content-type') this._ctype = CT_NONE;
     else if (lower === 'content-length') this._length = undefined;
     else if (lower === 'connection') this._close = undefined;
@@ -430,7 +442,27 @@ export class Response implements ResponseView {
 
   /** @internal the head's extra header lines, as the engine takes them */
   headerLines(): string | undefined {
+    if (this._etagBody !== undefined) this._tagNow();
     return this._headers === undefined ? undefined : headerBlock(this._headers);
+  }
+
+  /**
+   * @internal Sets the ETag to `body`'s entity tag (weak or strong) without making it yet: when `finish` sends exactly
+   * this body, the engine computes it from the bytes it sends and adds the line (one conversion of the body, no tag
+   * string in JS); a read of the headers (before or after the end), another end or a header set after it makes it
+   * here, so every reader sees it as if it had been set.
+   */
+  _tagLater(body: string | Uint8Array, weak: boolean): void {
+    this._etagBody = body;
+    this._etagBits = weak ? 1 : 2;
+  }
+
+  /** @internal makes the ETag `_tagLater` left to the engine, now (something reads the headers, or another end) */
+  _tagNow(): void {
+    const body = this._etagBody as string | Uint8Array;
+    this._etagBody = undefined;
+    if (this._headers === undefined) this._headers = new Map();
+    this._headers.set('etag', new HeaderEntry('ETag', entityTag(body, this._etagBits === 1)));
   }
 
   /** @internal what the reply rarely carries (reason phrase, Connection: close, declared length), if any */
@@ -461,6 +493,16 @@ export class Response implements ResponseView {
     }
     // Checked before the state changes, so a caller that catches the TypeError can still answer.
     if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) badBody(body);
+    let status = this.statusCode;
+    let tagged = false;
+    if (this._etagBody !== undefined) {
+      // The engine tags the body it is given (the body stays, for a read of the headers after the end); a hook may
+      // read or add headers, and another body needs its own tag.
+      if (body === this._etagBody && this._onHead === undefined && lines === undefined) {
+        status |= this._etagBits << 16;
+        tagged = true;
+      } else this._tagNow();
+    }
     if (this._onHead !== undefined) this._runOnHead(body);
     this.finished = true;
     this.headersSent = true;
@@ -472,9 +514,9 @@ export class Response implements ResponseView {
     // and peer in the same crossing, parsed only if such a read comes.
     const kept = this._n.end(
       this._id,
-      this.statusCode,
+      status,
       ctype,
-      lines === undefined ? this.headerLines() : lines,
+      lines ?? (tagged ? blockOf(this._headers) : this.headerLines()),
       body,
       this.statusMessage === undefined && this._close === undefined && this._length === undefined
         ? undefined
@@ -507,8 +549,15 @@ export class Response implements ResponseView {
 
 Response.prototype._onHead = undefined;
 Response.prototype._ser = undefined;
+Response.prototype._etagBody = undefined;
+Response.prototype._etagBits = 0;
 // node:http's members that Express middleware touches (writeHead for on-headers, removeListener, …; refusals).
 defineResponseMembers(Response.prototype);
+
+/** The header lines of a header map (none: undefined), without making an ETag left to the engine. */
+function blockOf(headers: Map<string, HeaderEntry> | undefined): string | undefined {
+  return headers === undefined ? undefined : headerBlock(headers);
+}
 
 /** A body the engine cannot send: a TypeError naming what to pass instead. */
 function badBody(body: unknown): never {
