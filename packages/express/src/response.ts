@@ -125,7 +125,8 @@ export class ExpressResponse extends NodeResponse {
         const own = this._ownHeaders();
         const type = own ? this._g._getLower('content-type') : this.get('Content-Type');
         if (typeof type !== 'string') this.type('html');
-        else if (own) this._g._headerValid('Content-Type', 'content-type', this._contentType(setCharset(type)) as string);
+        else if (own)
+          this._g._headerValid('Content-Type', 'content-type', this._contentType(setCharset(type)) as string);
         else this.set('Content-Type', setCharset(type));
         break;
       }
@@ -196,7 +197,8 @@ export class ExpressResponse extends NodeResponse {
     const body = stringify(obj, app.get('json replacer'), app.get('json spaces'), app.get('json escape'));
     if (this._ownHeaders()) {
       const g = this._g;
-      if (!g._getLower('content-type')) g._headerValid('Content-Type', 'content-type', this._contentType(JSON_TYPE) as string);
+      if (!g._getLower('content-type'))
+        g._headerValid('Content-Type', 'content-type', this._contentType(JSON_TYPE) as string);
     } else if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
     return this.send(body);
   }
