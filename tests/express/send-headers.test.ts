@@ -80,6 +80,16 @@ function makeApp(ex: any, variant: Variant, log: Map<string, { calls: string[]; 
   app.get('/typed', (_req: any, res: any) => res.type('text/plain; format=flowed').send('typed'));
   app.get('/vnd', (_req: any, res: any) => res.set('Content-Type', 'application/vnd.api+json').json({ v: 1 }));
   app.get('/html', (_req: any, res: any) => res.send('<p>hi</p>'));
+  app.get('/destroyed', (req: any, res: any) => {
+    // json() after the socket is gone: node:http takes the headers and drops the response, without an error.
+    req.socket.destroy();
+    try {
+      res.json({ late: true });
+      log.get(req.url)!.calls.push('sent');
+    } catch (err) {
+      log.get(req.url)!.calls.push(`threw ${(err as Error).message}`);
+    }
+  });
   const noTag = ex.Router();
   noTag.get('/x', (_req: any, res: any) => res.send('x'));
   app.use('/r', noTag);
@@ -131,6 +141,15 @@ async function run(ex: any, variant: Variant, onGale: boolean): Promise<Seen[]> 
       assert.ok(entry, `the middleware ran for ${p}`);
       out.push({ status: res.status, wire, body, calls: entry.calls, atFinish: entry.atFinish });
     }
+    // json() after req.socket.destroy(): the request fails on the client; the handler ran without an error.
+    await fetch(`${url}/destroyed`).then(
+      (r) => r.arrayBuffer(),
+      () => undefined,
+    );
+    for (let i = 0; i < 50 && (log.get('/destroyed')?.calls.length ?? 0) === 0; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    out.push({ status: 0, wire: {}, body: '', calls: log.get('/destroyed')?.calls ?? [], atFinish: '' });
     // Conditional GETs with the ETag just received: 304 on both (the tag the engine made is the one compared).
     for (const p of ['/text', '/json/7', '/bytes']) {
       const first = await fetch(url + p);
@@ -155,13 +174,17 @@ for (const variant of VARIANTS) {
   test(`res.send's headers with ${variant} header methods: as Express 5's`, { timeout: 20_000 }, async () => {
     const gale = await run(express, variant, true);
     const real = await run(realExpress, variant, false);
+    const destroyed = gale[PATHS.length] as Seen;
+    const destroyedReal = real[PATHS.length] as Seen;
+    assert.deepEqual(destroyedReal.calls.slice(-1), ['sent'], 'Express: json() after destroy() does not throw');
+    assert.deepEqual(destroyed.calls.slice(-1), ['sent'], 'json() after destroy() does not throw');
     assert.deepEqual(
-      gale.slice(PATHS.length).map((s) => s.status),
+      gale.slice(PATHS.length + 1).map((s) => s.status),
       [304, 304, 304],
     );
     assert.deepEqual(
-      gale.slice(PATHS.length).map((s) => s.wire.etag),
-      real.slice(PATHS.length).map((s) => s.wire.etag),
+      gale.slice(PATHS.length + 1).map((s) => s.wire.etag),
+      real.slice(PATHS.length + 1).map((s) => s.wire.etag),
     );
     for (let i = 0; i < PATHS.length; i++) {
       const g = gale[i] as Seen;

@@ -167,7 +167,7 @@ export class ExpressResponse extends NodeResponse {
       if (own && weak !== undefined && chunk !== undefined) {
         // The built-in tag of this body, made by the engine from the bytes it sends, or here if anything reads the
         // headers first (Gale's Response._tagLater): the same value, one conversion of the body.
-        if (!this._g.headersSent) this._g._tagLater(chunk, weak);
+        this._g._tagLater(chunk, weak);
       } else {
         // Express hashes a Buffer of the body; the built-in generators give the same tag from the string.
         const etag =
@@ -205,13 +205,14 @@ export class ExpressResponse extends NodeResponse {
 
   /**
    * @internal The header methods are this package's own (none replaced on the response, its app's `response` or a
-   * subclass) and the head is not sent: send() and json() may then store the headers they make as set() would store
-   * them, without set()'s lookups and checks. Otherwise they go through set() and get(), as in Express, so a
-   * replaced method sees every call.
+   * subclass) and the head is not sent (nor the response destroyed: setHeader then keeps headers Gale no longer
+   * takes): send() and json() may then store the headers they make as set() would store them, without set()'s lookups
+   * and checks. Otherwise they go through set() and get(), as in Express, so a replaced method sees every call.
    */
   _ownHeaders(): boolean {
     return (
       this._header === false &&
+      !this._g.headersSent &&
       this.set === SET &&
       this.get === GET &&
       this.setHeader === SET_HEADER &&
