@@ -35,8 +35,19 @@ function iteration(scenario: WsScenarioId, figure: number, steady = true): WsIte
     failure: null,
     toolCpuPct: 50,
     serverCpuS: 1,
+    // Files saved before the second wave existed lack the private (RssAnon) figures too; here they are 3/4 of RSS.
     ...(idle
-      ? { idle: { baselineRssKiB: 50000, openRssKiB: 50000 + figure * 1000, opened: 1000, perConnectionKiB: figure } }
+      ? {
+          idle: {
+            baselineRssKiB: 50000,
+            openRssKiB: 50000 + figure * 1000,
+            opened: 1000,
+            perConnectionKiB: figure,
+            ...(steady
+              ? { baselineAnonKiB: 20000, openAnonKiB: 20000 + figure * 750, perConnectionAnonKiB: figure * 0.75 }
+              : {}),
+          },
+        }
       : {}),
     // ws-idle's second wave on the same server: half the fresh figure here.
     ...(idle && steady
@@ -46,6 +57,9 @@ function iteration(scenario: WsScenarioId, figure: number, steady = true): WsIte
             openRssKiB: 60000 + figure * 500,
             opened: 1000,
             perConnectionKiB: figure / 2,
+            baselineAnonKiB: 30000,
+            openAnonKiB: 30000 + figure * 250,
+            perConnectionAnonKiB: figure / 4,
           },
         }
       : {}),
@@ -120,12 +134,17 @@ test('report <dir>: WebSocket sections and charts from saved ws/*.json', async (
     assert.match(md, /\*\*Fastify 5 \+ @fastify\/websocket: FAILED\*\*: iteration 1: 3 invalid message/);
     assert.match(md, /\| \*\*Gale\*\* \| — not implemented yet \|/);
     // ws-idle: fresh KiB per connection, lower is better; Express 22 vs node:http 11 → 2.00×; then the steady
-    // state's median and min–max (the second waves: 10, 11, 12), and the fresh wave's RSS before and with all open.
+    // state's median and min–max (the second waves: 10, 11, 12), the private medians of both waves (3/4 of 22, 1/4
+    // of 22), and the fresh wave's RSS before and with all open.
     assert.match(
       md,
-      /\| Express 5 \+ express-ws \| 22\.00 \| 1\.00× \| 2\.00× \| 20\.00–24\.00 \| 11\.00 \| 10\.00–12\.00 \| 48\.8 \| 70\.3 \| 1,000 \|/,
+      /\| Express 5 \+ express-ws \| 22\.00 \| 1\.00× \| 2\.00× \| 20\.00–24\.00 \| 11\.00 \| 10\.00–12\.00 \| 16\.50 \/ 5\.50 \| 48\.8 \| 70\.3 \| 1,000 \|/,
     );
-    assert.match(md, /\| ws on node:http \| 11\.00 \| 0\.50× \| 1\.00× \| 10\.00–12\.00 \| — \| — \| 48\.8 \|/);
+    assert.match(
+      md,
+      /\| ws on node:http \| 11\.00 \| 0\.50× \| 1\.00× \| 10\.00–12\.00 \| — \| — \| — \/ — \| 48\.8 \|/,
+    );
+    assert.match(md, /\*\*private\*\*: the same waves measured with `RssAnon`/);
     assert.match(md, /\*\*fresh\*\*: the first wave on a new server process/);
     assert.deepEqual(
       charts.map((c) => c.slice(dir.length + 1)),

@@ -318,24 +318,65 @@ async function runQuick(o: Options, outDir: string, started: Date): Promise<numb
   return q.failed ? 1 : 0;
 }
 
+/**
+ * `--interleave`: one scenario's measurements made in rounds, each server and mode once per round on a server started
+ * for it (its warm-up included), the rounds' iterations joined per server and mode. A round that fails ends that
+ * server and mode's measurement with the round named.
+ */
+async function interleaved(
+  o: Options,
+  scenario: Scenario,
+  progress: (server: ServerDef, mode: Options['modes'][number], round: number) => void,
+): Promise<Measurement[]> {
+  const pairs = o.servers.flatMap((server) => o.modes.map((mode) => ({ server, mode })));
+  const acc: (Measurement | undefined)[] = pairs.map(() => undefined);
+  for (let round = 1; round <= o.iterations; round++) {
+    for (const [k, { server, mode }] of pairs.entries()) {
+      const prev = acc[k];
+      if (prev && (!prev.ok || prev.notRun)) continue;
+      const m = await measure({
+        ...measureOptions(o, server, scenario, mode),
+        iterations: 1,
+        onIteration: () => progress(server, mode, round),
+      });
+      if (!prev || m.notRun) acc[k] = m;
+      else if (!m.ok) acc[k] = { ...m, iterations: prev.iterations, failure: `round ${round}: ${m.failure}` };
+      else {
+        prev.iterations.push(...m.iterations);
+        prev.peakRssKiB = Math.max(prev.peakRssKiB ?? 0, m.peakRssKiB ?? 0) || null;
+        prev.serverStderr += m.serverStderr;
+      }
+    }
+  }
+  return acc.filter((m): m is Measurement => m !== undefined);
+}
+
 async function runMatrix(o: Options, outDir: string, started: Date, total: number): Promise<number> {
   let done = 0;
   let anyFailed = false;
   for (const scenario of o.scenarios) {
     const results: Measurement[] = [];
     const runMeta = meta(o, started);
-    for (const server of o.servers) {
-      for (const mode of o.modes) {
+    const rounds = o.interleave
+      ? await interleaved(o, scenario, (server, mode, round) => {
+          done++;
+          log(`[${done}/${total}] ${scenario.id} ${server.name} ${mode.id} round ${round}/${o.iterations} …`);
+        })
+      : null;
+    for (const [k, server] of o.servers.entries()) {
+      for (const [j, mode] of o.modes.entries()) {
         const before = done;
         const runs = !server.unavailable?.() && !notRun(server, scenario, mode, o.tool);
-        const m = await measure({
-          ...measureOptions(o, server, scenario, mode),
-          onIteration: (i) => {
-            done++;
-            log(`[${done}/${total}] ${scenario.id} ${server.name} ${mode.id} iteration ${i}/${o.iterations} …`);
-          },
-        });
-        if (runs) done = before + o.iterations;
+        const m =
+          rounds?.[k * o.modes.length + j] ??
+          (await measure({
+            ...measureOptions(o, server, scenario, mode),
+            onIteration: (i) => {
+              done++;
+              log(`[${done}/${total}] ${scenario.id} ${server.name} ${mode.id} iteration ${i}/${o.iterations} …`);
+            },
+          }));
+        if (runs && !rounds) done = before + o.iterations;
         results.push(m);
         const s = summarize(m);
         if (m.notRun) continue; // said in the table notes
@@ -442,11 +483,13 @@ async function main(): Promise<number> {
     // Per run: server start (once per server in quick mode), fetch() check, tool start and stop.
     const estimateS = o.quick
       ? runnable.length * 0.5 + pairs * (0.2 + warmS + o.iterations * (runS + 0.1)) + 2
-      : pairs * (1.5 + warmS + o.iterations * (runS + 0.3));
+      : o.interleave
+        ? pairs * o.iterations * (1.8 + warmS + runS)
+        : pairs * (1.5 + warmS + o.iterations * (runS + 0.3));
     log(
       `Gale bench${o.quick ? ' --quick (correctness only)' : ''}: ${o.scenarios.map((s) => s.id).join(', ')} · ` +
         `servers ${o.servers.map((s) => s.name).join(', ')} · ${modes}\n` +
-        `${runShape(meta(o, started))} per server and mode\n` +
+        `${runShape(meta(o, started))} per server and mode${o.interleave ? ', in rounds (--interleave)' : ''}\n` +
         `Expected duration: ~${formatDuration(estimateS)} (${total} counted runs)`,
     );
     code = o.quick ? await runQuick(o, outDir, started) : await runMatrix(o, outDir, started, total);

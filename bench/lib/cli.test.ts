@@ -13,3 +13,12 @@ test('report <dir> parses to the report command, whatever scenarios a run has by
 test('a sweep of a WebSocket scenario is refused, saying why', () => {
   assert.throws(() => parseOptions(['sweep', 'ws-echo']), /WebSocket scenarios cannot be swept/);
 });
+
+test('--interleave asks for rounds; without it the iterations of a server run one after another', () => {
+  const on = parseOptions(['hello', '--interleave', '--iterations', '3']);
+  const off = parseOptions(['hello']);
+  assert.ok(on !== 'help' && off !== 'help');
+  assert.equal(on.interleave, true);
+  assert.equal(on.iterations, 3);
+  assert.equal(off.interleave, false);
+});

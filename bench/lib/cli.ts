@@ -17,6 +17,11 @@ export interface Options extends RunSettings {
   command: 'run' | 'sweep' | 'report';
   /** `--quick`: every server on every scenario it serves, short, correctness only (CI). */
   quick: boolean;
+  /**
+   * `--interleave`: the counted runs go in rounds (each server and mode once per round, on a server started for it),
+   * so a machine that drifts during the run weighs on every server alike.
+   */
+  interleave: boolean;
   /** The results directory `report` reads. */
   reportDir: string | null;
   /** Connection counts of the sweep. */
@@ -80,6 +85,9 @@ Options:
   --duration S        seconds per counted run (default 10)
   --warmup S          seconds of uncounted warm-up per server and mode (default 2; 0 = none)
   --iterations N      counted runs per server and mode (default 3)
+  --interleave        run the iterations in rounds, each server and mode once per round (started afresh, with
+                      its warm-up), so the machine's drift over the run weighs on every server alike; use it to
+                      compare servers whose figures are close (HTTP scenarios)
   --connections N     open connections (default 100)
   --pipeline N        requests per write in pipelined mode (default 16)
   --threads N         load-generator threads (default 1; loadgen is single-threaded)
@@ -139,6 +147,7 @@ export function parseOptions(argv: string[]): Options | 'help' {
       tool: { type: 'string' },
       requests: { type: 'string' },
       quick: { type: 'boolean' },
+      interleave: { type: 'boolean' },
       sweep: { type: 'boolean' },
       'sweep-connections': { type: 'string' },
       out: { type: 'string' },
@@ -227,6 +236,7 @@ export function parseOptions(argv: string[]): Options | 'help' {
   return {
     command,
     quick,
+    interleave: v.interleave === true,
     reportDir,
     sweepConnections,
     requests: num('requests', v.requests, quick ? 5000 : 100000, 1, 50_000_000),

@@ -162,8 +162,11 @@ export function cpuSeconds(pid: number): number | null {
   }
 }
 
-/** A `Vm*` line of /proc/<pid>/status in KiB (VmHWM = peak RSS, VmRSS = current), or null. */
-export function vmKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
+/**
+ * A line of /proc/<pid>/status in KiB (VmHWM = peak RSS, VmRSS = current, RssAnon = the anonymous part of VmRSS: the
+ * process's private memory, without the file-backed pages of its binaries' code it has read in), or null.
+ */
+export function vmKiB(pid: number, field: 'VmHWM' | 'VmRSS' | 'RssAnon'): number | null {
   try {
     const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
     return m ? Number(m[1]) : null;

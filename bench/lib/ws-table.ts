@@ -12,6 +12,7 @@ const lat = (l: LatencySummary | null | undefined): string =>
   l ? `${ms(l.min)} / ${ms(l.mean)} / ${ms(l.median)} / ${ms(l.max)} / ${ms(l.stddev)}` : '—';
 const pct = (p: number | null): string => (p === null ? '—' : `${Math.round(p)}%`);
 const mib = (kib: number | null | undefined): string => (kib == null ? '—' : (kib / 1024).toFixed(1));
+const kib2 = (kib: number | null): string => (kib === null ? '—' : kib.toFixed(2));
 
 /** Server CPU seconds of an iteration and the events they served: acked echoes, or broadcast deliveries. */
 function sioCpu(scenario: WsScenarioId, it: WsIteration): { cpuS: number | null; events: number } {
@@ -51,6 +52,18 @@ export function wsSteadySummary(m: WsMeasurement): { median: number; min: number
   return xs.length ? { median: median(xs), min: Math.min(...xs), max: Math.max(...xs) } : null;
 }
 
+/**
+ * ws-idle: the median private (anonymous RSS) KiB per connection of the fresh (`steady` false) or the second wave, or
+ * null (files saved before it was measured).
+ */
+export function wsPrivateMedian(m: WsMeasurement, steady: boolean): number | null {
+  if (!m.ok) return null;
+  const xs = m.iterations
+    .map((i) => (steady ? i.steady : i.idle)?.perConnectionAnonKiB)
+    .filter((x): x is number => typeof x === 'number');
+  return xs.length ? median(xs) : null;
+}
+
 /** Median, min and max of the headline figure over a passed measurement's iterations, or null. */
 export function wsSummary(m: WsMeasurement): { median: number; min: number; max: number } | null {
   if (!m.ok) return null;
@@ -85,8 +98,8 @@ const HEAD: Record<WsScenarioId, [string, string, string]> = {
     'broadcast',
   ],
   'ws-idle': [
-    '| server | fresh: RSS per connection KiB (median) | vs Express | vs node:http | min–max | steady: RSS per connection KiB (median) | min–max | RSS before MiB | RSS with all open MiB | connections held | connects/s while opening | connect ms min / mean / median / max / stddev | pong ms median / max | loadgen CPU |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| server | fresh: RSS per connection KiB (median) | vs Express | vs node:http | min–max | steady: RSS per connection KiB (median) | min–max | fresh / steady: private KiB per connection (median) | RSS before MiB | RSS with all open MiB | connections held | connects/s while opening | connect ms min / mean / median / max / stddev | pong ms median / max | loadgen CPU |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     'idle',
   ],
 };
@@ -135,8 +148,11 @@ const NOTE: Record<WsScenarioId, string> = {
     "are this wave's. **steady**: once the server has closed the first wave (its descriptors back where they were, " +
     'then 1.5 s), a second wave of as many connections on the same process, measured the same way: what a ' +
     'connection costs once the allocators hold what the first wave left them. After each hold every connection ' +
-    'must answer a ping with its pong. Lower is better (so a ratio below 1 means less memory than the other server; ' +
-    'ratios compare the fresh figures).',
+    'must answer a ping with its pong. **private**: the same waves measured with `RssAnon`, the anonymous part of ' +
+    'the RSS, leaving out file-backed pages: the code of the node binary and of native addons that a fresh process ' +
+    'reads in for the first time during the wave (V8’s optimizing compilers, which start once the upgrade path is ' +
+    'hot, are most of it), which is paid once and held by no connection. Lower is better (so a ratio below 1 means ' +
+    'less memory than the other server; ratios compare the fresh RSS figures).',
 };
 
 /** Whether `m` was measured by socket.io-client (`--sio-client socket.io-client`) rather than gale-loadgen-ws. */
@@ -248,6 +264,7 @@ export function wsTable(scenario: WsScenarioId, ms_: readonly WsMeasurement[]): 
         `${s.min.toFixed(2)}–${s.max.toFixed(2)}`,
         st ? st.median.toFixed(2) : '—',
         st ? `${st.min.toFixed(2)}–${st.max.toFixed(2)}` : '—',
+        `${kib2(wsPrivateMedian(m, false))} / ${kib2(wsPrivateMedian(m, true))}`,
         mib(idle?.baselineRssKiB),
         mib(idle?.openRssKiB),
         int(opened),

@@ -136,6 +136,14 @@ export interface IdleMemory {
   opened: number;
   /** (openRssKiB − baselineRssKiB) / opened. */
   perConnectionKiB: number | null;
+  /**
+   * The same for `RssAnon`, the anonymous (private) part of the RSS: without the pages of the node binary's and the
+   * addons' code a fresh process reads in for the first time (V8's optimizing compilers, run once the upgrade path is
+   * hot, are most of those), which no connection holds. Absent in files saved before it was measured.
+   */
+  baselineAnonKiB?: number | null;
+  openAnonKiB?: number | null;
+  perConnectionAnonKiB?: number | null;
 }
 
 export interface WsMeasurement {

@@ -279,19 +279,33 @@ export async function wsRunOnce(
 ): Promise<WsIteration> {
   const c0 = serverPid ? cpuSeconds(serverPid) : null;
   const baseline = idle && serverPid ? vmKiB(serverPid, 'VmRSS') : null;
+  const baselineAnon = idle && serverPid ? vmKiB(serverPid, 'RssAnon') : null;
   let openRss: number | null = null;
+  let openAnon: number | null = null;
   const onSample = (p: Pinned) => {
     const err = p.stderr();
     if (!serverPid || !err.includes('holding') || err.includes('checking')) return;
     const rss = vmKiB(serverPid, 'VmRSS');
     if (rss !== null) openRss = Math.max(openRss ?? 0, rss);
+    const anon = vmKiB(serverPid, 'RssAnon');
+    if (anon !== null) openAnon = Math.max(openAnon ?? 0, anon);
   };
   const limitMs = (o.limitS ?? o.durationS + 2 * o.timeoutS + 10) * 1000;
   const x = await runPinnedTool(bin, args, { cpu: o.loadCpu, nofile: o.nofile, limitMs, onSample });
   const c1 = serverPid ? cpuSeconds(serverPid) : null;
   const serverCpuS = c0 !== null && c1 !== null ? c1 - c0 : null;
   const base: Pick<WsIteration, 'toolCpuPct' | 'serverCpuS' | 'idle'> = { toolCpuPct: x.toolCpuPct, serverCpuS };
-  if (idle) base.idle = { baselineRssKiB: baseline, openRssKiB: openRss, opened: 0, perConnectionKiB: null };
+  if (idle) {
+    base.idle = {
+      baselineRssKiB: baseline,
+      openRssKiB: openRss,
+      opened: 0,
+      perConnectionKiB: null,
+      baselineAnonKiB: baselineAnon,
+      openAnonKiB: openAnon,
+      perConnectionAnonKiB: null,
+    };
+  }
   const tool = /sio-[a-z-]*client\.mjs$/.test(args[0] ?? '') ? 'the Socket.IO client' : 'gale-loadgen-ws';
   if (x.killed) return { ...base, json: null, failure: `${tool} did not finish within ${limitMs / 1000}s` };
   const line = x.stdout
@@ -313,6 +327,9 @@ export async function wsRunOnce(
     m.opened = json.detail.opened ?? 0;
     if (m.openRssKiB !== null && m.baselineRssKiB !== null && m.opened > 0) {
       m.perConnectionKiB = (m.openRssKiB - m.baselineRssKiB) / m.opened;
+      if (m.openAnonKiB != null && m.baselineAnonKiB != null) {
+        m.perConnectionAnonKiB = (m.openAnonKiB - m.baselineAnonKiB) / m.opened;
+      }
     } else failure ??= "the server's memory could not be read while the connections were open";
   }
   return { ...base, json, failure };
