@@ -15,12 +15,13 @@ export function inClusterWorker(): boolean {
 
 /**
  * Makes `app.publish` and `ws.publish` reach the subscribers of every process: the other workers of a
- * `gale.cluster()` (through the primary), or every process and machine using the same Redis. A process's own
+ * `cluster()` (through the primary), or every process and machine using the same Redis. A process's own
  * subscribers are reached first, without waiting; a topic that no other process has subscribers for sends
  * nothing. If Redis goes away, publishes reach local subscribers only (the error is logged) until it is back.
  *
  * @example
- * import { gale, pubsub } from 'gale';
+ * import { pubsub } from '@gale-http/cluster';
+ * import { gale } from 'gale';
  * const app = gale();
  * pubsub(app, { redis: 'redis://127.0.0.1:6379' });
  * app.ws('/room/:name', {
@@ -48,7 +49,7 @@ function transportFor(options: PubSubOptions): Transport {
   if (env !== undefined && /^rediss?:\/\//.test(env)) return new RedisTransport(env, options.prefix, options.sharded);
   if (inClusterWorker()) return new IpcTransport();
   throw new Error(
-    'pubsub(app): say where other processes are: { redis: "redis://host:6379" }, or run the app in gale.cluster() workers (they use the primary)',
+    'pubsub(app): say where other processes are: { redis: "redis://host:6379" }, or run the app in cluster() workers of @gale-http/cluster (they use the primary)',
   );
 }
 
@@ -60,7 +61,13 @@ export function autoPubsub(app: App): PubSub | undefined {
   return bus;
 }
 
-/** The bus of `app`, if it has one. */
+/**
+ * The bus of `app`, if it has one (`pubsub(app)` made it, or a cluster worker's app got one when it listened).
+ *
+ * @example
+ * import { pubsubOf } from '@gale-http/cluster';
+ * app.get('/debug/pubsub', () => pubsubOf(app)?.stats() ?? { transport: 'none' });
+ */
 export function pubsubOf(app: App): PubSub | undefined {
   return buses.get(app)?.bus;
 }

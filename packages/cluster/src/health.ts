@@ -13,14 +13,26 @@ import { clusterMetrics, setMetricsProvider } from './worker.js';
 /** gale's scale-out hooks, with its App as the app type. */
 const hooks = scaleHooks as ScaleHooks<App>;
 
-/** What health() needs of a prom-client Registry (your own metrics, served along Gale's). */
+/**
+ * What health() needs of a prom-client Registry (your own metrics, served along Gale's).
+ *
+ * @example
+ * import { Registry } from 'prom-client';
+ * const register = new Registry();
+ * health(app, { register });
+ */
 export interface MetricsRegistry {
   metrics(): Promise<string>;
   getMetricsAsJSON(): Promise<unknown[]>;
   getSingleMetric(name: string): unknown;
 }
 
-/** Options of `health(app, options)`. */
+/**
+ * Options of `health(app, options)`.
+ *
+ * @example
+ * health(app, { live: '/live', ready: '/ready', metrics: false, check: async () => (await db.ping()) || 'no database' });
+ */
 export interface HealthOptions {
   /** Liveness path, answered by the engine with 200 `ok` (never enters JavaScript). Default '/healthz'; false: none. */
   live?: string | false;
@@ -36,7 +48,13 @@ export interface HealthOptions {
   defaultMetrics?: boolean;
 }
 
-/** Event-loop delay over the last 10 s window, in ms. */
+/**
+ * Event-loop delay over the last 10 s window, in ms.
+ *
+ * @example
+ * const h = health(app);
+ * const { p99, max } = h.metrics().eventLoopDelay;
+ */
 export interface LoopDelay {
   min: number;
   mean: number;
@@ -45,7 +63,14 @@ export interface LoopDelay {
   max: number;
 }
 
-/** The numbers health() reports. */
+/**
+ * The numbers health() reports.
+ *
+ * @example
+ * const h = health(app);
+ * const m = h.metrics();
+ * console.log(m.ready, m.uptime, m.memory.rss, m.eventLoopDelay.p99, m.worker?.slot);
+ */
 export interface GaleMetrics extends ServerStats {
   /** Not draining (the readiness route also runs `check`). */
   ready: boolean;
@@ -56,11 +81,20 @@ export interface GaleMetrics extends ServerStats {
   eventLoopDelay: LoopDelay;
   memory: NodeJS.MemoryUsage;
   pubsub?: PubSubStats;
-  /** In a gale.cluster() worker: its place and generation. */
+  /** In a cluster() worker: its place and generation. */
   worker?: { slot: number; generation: number };
 }
 
-/** What health() returns. */
+/**
+ * What health() returns.
+ *
+ * @example
+ * const h = health(app);
+ * process.on('SIGTERM', () => {
+ *   h.drain(); // readiness answers 503 while requests still run
+ *   setTimeout(() => app.close(), 5_000);
+ * });
+ */
 export interface Health {
   /** The numbers now, as an object. */
   metrics(): GaleMetrics;
@@ -100,7 +134,8 @@ const ms = (ns: number) => Math.round(ns / 1e4) / 100;
  * before `app.use(...)` middleware that should not apply to them.
  *
  * @example
- * import { gale, health } from 'gale';
+ * import { health } from '@gale-http/cluster';
+ * import { gale } from 'gale';
  * const app = gale();
  * const h = health(app, { check: () => db.isConnected() || 'database down' });
  * setInterval(() => console.log(h.metrics().eventLoopDelay.p99), 10_000).unref();

@@ -3,7 +3,13 @@
 import os from 'node:os';
 import type { Logger } from 'gale';
 
-/** Options of `cluster(entry, options)`. */
+/**
+ * Options of `cluster(entry, options)`.
+ *
+ * @example
+ * import { cluster } from '@gale-http/cluster';
+ * cluster('./server.mjs', { workers: 4, drainTimeout: 5_000, pubsub: process.env.REDIS_URL ?? 'ipc' });
+ */
 export interface ClusterOptions {
   /**
    * Worker processes: a number, `'auto'` or 0 (one per core: `os.availableParallelism()`), or the same as a string
@@ -52,7 +58,14 @@ export interface ClusterOptions {
   memoryInterval?: number;
 }
 
-/** One worker, as `cluster.workers()` reports it. */
+/**
+ * One worker, as `cluster.workers()` reports it.
+ *
+ * @example
+ * const c = cluster('./server.mjs', { workers: 2 });
+ * await c.ready;
+ * for (const w of c.workers()) console.log(w.slot, w.pid, w.state, w.restarts);
+ */
 export interface WorkerInfo {
   /** Its place, 0 … workers-1; a respawned or reloaded worker keeps the place. */
   slot: number;

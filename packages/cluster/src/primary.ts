@@ -75,6 +75,14 @@ function entryUrl(entry: string | URL): string {
  * The primary of a cluster: forks the workers, respawns, reloads and stops them. Made by `cluster()`.
  *
  * Events: `listening` (info), `crash` (info, cause), `respawn` (info), `reload` (ok), `exit` (code).
+ *
+ * @example
+ * import { cluster } from '@gale-http/cluster';
+ * const c = cluster('./server.mjs', { workers: 'auto' });
+ * c.on('crash', (info, cause) => console.error(`worker ${info.slot} crashed:`, cause));
+ * await c.ready; // every worker listens
+ * await c.reload(); // new workers first, then the old ones drain
+ * process.exitCode = await c.shutdown();
  */
 export class Cluster extends EventEmitter {
   private readonly o: ResolvedOptions;
@@ -494,12 +502,13 @@ export function send(worker: Worker, m: ToWorker): void {
  *
  * @example
  * // cluster.mjs — `node cluster.mjs`; `kill -HUP <pid>` reloads; `kill <pid>` stops
- * import { cluster } from 'gale';
+ * import { cluster } from '@gale-http/cluster';
  * cluster('./server.mjs', { workers: 'auto' });
  *
  * @example
  * // One file: the primary forks workers that run this same file (WORKERS=4 node server.mjs).
- * import { cluster, gale } from 'gale';
+ * import { cluster } from '@gale-http/cluster';
+ * import { gale } from 'gale';
  * if (process.env.WORKERS && cluster.isPrimary) await cluster(import.meta.url, { workers: process.env.WORKERS }).done;
  * const app = gale();
  * app.get('/', () => ({ pid: process.pid }));

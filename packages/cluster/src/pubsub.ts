@@ -36,12 +36,17 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-/** Options of `pubsub(app, options)`. */
+/**
+ * Options of `pubsub(app, options)`.
+ *
+ * @example
+ * pubsub(app, { redis: 'redis://127.0.0.1:6379', prefix: 'shop', sharded: false, heartbeat: 2_000 });
+ */
 export interface PubSubOptions {
   /**
    * Redis to carry publishes between processes and machines: a URL (`redis://host:6379`), ioredis options, or an
    * ioredis client (duplicated: the bus opens its own two connections). Needs the `ioredis` package. Without it,
-   * a gale.cluster() worker uses the primary (IPC), and anything else is an error.
+   * a cluster() worker uses the primary (IPC), and anything else is an error.
    */
   redis?: string | Record<string, unknown> | RedisLike;
   /** Prefix of the Redis channels, so several apps can share one Redis. Default 'gale'. */
@@ -54,7 +59,13 @@ export interface PubSubOptions {
   heartbeat?: number;
 }
 
-/** A minimal view of an ioredis client (the package is an optional peer dependency). */
+/**
+ * A minimal view of an ioredis client (the package is an optional peer dependency).
+ *
+ * @example
+ * import { Redis } from 'ioredis';
+ * pubsub(app, { redis: new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') }); // duplicated, not used itself
+ */
 export interface RedisLike {
   duplicate(override?: Record<string, unknown>): RedisLike;
   publish(channel: string, message: string | Buffer): Promise<number>;
@@ -71,7 +82,13 @@ export interface RedisLike {
   readonly status: string;
 }
 
-/** Counters of a bus. */
+/**
+ * Counters of a bus.
+ *
+ * @example
+ * const s = pubsubOf(app)?.stats();
+ * if (s && !s.connected) console.warn(`pub/sub over ${s.transport} is down; ${s.failed} publishes stayed local`);
+ */
 export interface PubSubStats {
   transport: string;
   connected: boolean;

@@ -7,6 +7,9 @@ import type { EioPacket, Transport, TransportOwner } from './transport.js';
 import type { HttpRequest, Message, SendCallback, SendOptions, SessionHost } from './types.js';
 import type { WebSocketTransport } from './websocket.js';
 
+/** Sessions with a 'packetCreate' listener now (see `Socket.watched`). */
+let packetWatchers = 0;
+
 /**
  * An Engine.IO session (engine.io's `Socket`; `socket.conn` in @gale-http/socket.io): its transport, upgrades, and
  * messages — strings, or Buffers for binary data.
@@ -19,9 +22,6 @@ import type { WebSocketTransport } from './websocket.js';
  *   socket.on('close', (reason, description) => console.log('closed:', reason, description));
  * });
  */
-/** Sessions with a 'packetCreate' listener now (see `Socket.watched`). */
-let packetWatchers = 0;
-
 export class Socket extends EventEmitter {
   /**
    * @internal Whether any session has a 'packetCreate' listener: packets the engine writes itself (Socket.IO

@@ -26,7 +26,17 @@ const bump = (): void => {
   bumpScheduled = false;
 };
 
-/** What both WebSocket transports share: packets to frames, volatile sends, and the session's fast paths. */
+/**
+ * What both WebSocket transports share: packets to frames, volatile sends, and the session's fast paths.
+ * `socket.transport` is one once a session has upgraded.
+ *
+ * @example
+ * engine.on('connection', (socket) => {
+ *   socket.on('upgrade', (transport) => {
+ *     if (transport instanceof WebSocketTransport) console.log('now on', transport.name); // 'websocket'
+ *   });
+ * });
+ */
 export abstract class WebSocketTransport extends Transport {
   readonly name = 'websocket' as const;
   private sentEpoch = -1;

@@ -13,7 +13,7 @@
  *
  * @module @gale-http/express
  */
-import { createExpress, type Express } from './create.js';
+import { createExpress, type Express, type RouterConstructor } from './create.js';
 
 export type { Application, ExpressOptions } from './application.js';
 export type { Express } from './create.js';
@@ -46,7 +46,18 @@ export type { ExpressServer } from './server.js';
  */
 const express: Express = createExpress(5);
 
-export const { Router, json, raw, text, urlencoded } = express;
+export const { json, raw, text, urlencoded } = express;
+/**
+ * A router: `Router({ caseSensitive, strict, mergeParams })`, the same function as `express.Router`.
+ *
+ * @example
+ * import express, { Router } from '@gale-http/express';
+ * const app = express();
+ * const users = Router({ mergeParams: true });
+ * users.get('/:id', (req, res) => res.json({ id: req.params.id }));
+ * app.use('/users', users);
+ */
+export const Router: RouterConstructor = express.Router;
 /**
  * The prototype every request of every app inherits (`express.request`).
  *

@@ -50,10 +50,24 @@ export interface FastWsEvent {
   reply(data: unknown): boolean;
 }
 
-/** A client-event listener; a returned promise that rejects is reported like a throw. */
+/**
+ * A client-event listener; a returned promise that rejects is reported like a throw.
+ *
+ * @example
+ * const echo: FastWsListener = (evt) => evt.reply(evt.data);
+ * app.ws('/fast', fastWsHandlers((c) => c.on('echo', echo)));
+ */
 export type FastWsListener = (evt: FastWsEvent) => unknown;
 
-/** Lifecycle events; these names cannot be used as client event names (as in fastWS). */
+/**
+ * Lifecycle events; these names cannot be used as client event names (as in fastWS).
+ *
+ * @example
+ * app.ws('/fast', fastWsHandlers((c) => {
+ *   c.on('close', (code, reason) => console.log('closed', code, reason));
+ *   c.on('error', (err) => console.error('listener failed', err));
+ * }));
+ */
 export interface FastWsLifecycle {
   /** A plain message, frame = ENC(value). */
   message: (data: unknown) => void;
@@ -298,7 +312,13 @@ export class FastWsConnection {
   }
 }
 
-/** Handlers for Gale's `app.ws(path, …)` (or any host with the same callback shapes). */
+/**
+ * Handlers for Gale's `app.ws(path, …)` (or any host with the same callback shapes), as `fastWsHandlers` makes them.
+ *
+ * @example
+ * const handlers: FastWsHandlers<WebSocket> = fastWsHandlers((c) => c.on('echo', (e) => e.reply(e.data)));
+ * app.ws('/fast', handlers);
+ */
 export interface FastWsHandlers<S extends RawSocket> {
   open(ws: S): void;
   message(ws: S, data: string | Uint8Array, isBinary: boolean): void;

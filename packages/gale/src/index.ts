@@ -148,33 +148,88 @@ export const gale: ((options?: GaleOptions) => App) & {
 // still loads and the first call says what to install.
 const CLUSTER = '@gale-http/cluster';
 const FAST_WS = '@gale-http/fast-ws';
-/** Moved to @gale-http/cluster (throws GALE_ERR_MOVED). */
+/**
+ * Moved to @gale-http/cluster (throws GALE_ERR_MOVED). Import it from there:
+ *
+ * @example
+ * import { cluster } from '@gale-http/cluster';
+ * cluster('./server.mjs', { workers: 'auto' });
+ */
 export const cluster = movedFunction('cluster()', CLUSTER, "import { cluster } from '@gale-http/cluster'");
-/** Moved to @gale-http/cluster (throws GALE_ERR_MOVED). */
+/**
+ * Moved to @gale-http/cluster (throws GALE_ERR_MOVED). Import it from there:
+ *
+ * @example
+ * import { pubsub } from '@gale-http/cluster';
+ * pubsub(app, { redis: 'redis://127.0.0.1:6379' });
+ */
 export const pubsub = movedFunction('pubsub()', CLUSTER, "import { pubsub } from '@gale-http/cluster'");
-/** Moved to @gale-http/cluster (throws GALE_ERR_MOVED). */
+/**
+ * Moved to @gale-http/cluster (throws GALE_ERR_MOVED). Import it from there:
+ *
+ * @example
+ * import { pubsubOf } from '@gale-http/cluster';
+ * const bus = pubsubOf(app); // the app's bus, or undefined
+ */
 export const pubsubOf = movedFunction('pubsubOf()', CLUSTER, "import { pubsubOf } from '@gale-http/cluster'");
-/** Moved to @gale-http/cluster (throws GALE_ERR_MOVED). */
+/**
+ * Moved to @gale-http/cluster (throws GALE_ERR_MOVED). Import it from there:
+ *
+ * @example
+ * import { health } from '@gale-http/cluster';
+ * health(app, { check: () => db.isConnected() || 'database down' });
+ */
 export const health = movedFunction('health()', CLUSTER, "import { health } from '@gale-http/cluster'");
-/** Moved to @gale-http/cluster (throws GALE_ERR_MOVED). */
+/**
+ * Moved to @gale-http/cluster (throws GALE_ERR_MOVED). Import it from there:
+ *
+ * @example
+ * import { onShutdown } from '@gale-http/cluster';
+ * onShutdown(() => io.close());
+ */
 export const onShutdown = movedFunction('onShutdown()', CLUSTER, "import { onShutdown } from '@gale-http/cluster'");
-/** Moved to @gale-http/cluster (throws GALE_ERR_MOVED). */
+/**
+ * Moved to @gale-http/cluster (throws GALE_ERR_MOVED). Import it from there:
+ *
+ * @example
+ * import { PubSub } from '@gale-http/cluster';
+ */
 export const PubSub = movedFunction('PubSub', CLUSTER, "import { PubSub } from '@gale-http/cluster'");
-/** Moved to @gale-http/fast-ws (throws GALE_ERR_MOVED). */
+/**
+ * Moved to @gale-http/fast-ws (throws GALE_ERR_MOVED). Import it from there:
+ *
+ * @example
+ * import { fastWsHandlers } from '@gale-http/fast-ws';
+ */
 export const fastWsHandlers = movedFunction(
   'fastWsHandlers()',
   FAST_WS,
   "import { fastWsHandlers } from '@gale-http/fast-ws'",
 );
-/** Moved to @gale-http/fast-ws (throws GALE_ERR_MOVED). */
+/**
+ * Moved to @gale-http/fast-ws (throws GALE_ERR_MOVED). Import it from there:
+ *
+ * @example
+ * import { FastWsConnection } from '@gale-http/fast-ws';
+ */
 export const FastWsConnection = movedFunction(
   'FastWsConnection',
   FAST_WS,
   "import { FastWsConnection } from '@gale-http/fast-ws'",
 );
-/** Moved to @gale-http/fast-ws (throws GALE_ERR_MOVED). */
+/**
+ * Moved to @gale-http/fast-ws (throws GALE_ERR_MOVED). Import it from there:
+ *
+ * @example
+ * import { eventId } from '@gale-http/fast-ws';
+ */
 export const eventId = movedFunction('eventId()', FAST_WS, "import { eventId } from '@gale-http/fast-ws'");
-/** Moved to @gale-http/fast-ws (throws GALE_ERR_MOVED). */
+/**
+ * Moved to @gale-http/fast-ws (throws GALE_ERR_MOVED). Import it from there:
+ *
+ * @example
+ * import { serverEventFrame } from '@gale-http/fast-ws';
+ */
 export const serverEventFrame = movedFunction(
   'serverEventFrame()',
   FAST_WS,

@@ -21,7 +21,14 @@ function consoleArgs(obj: unknown, msg: string | undefined, args: unknown[]): un
   return msg === undefined ? ['gale:', obj, ...args] : [msg, obj, ...args];
 }
 
-/** The logger used when the app has none: errors and warnings to stderr, info to stdout. */
+/**
+ * The logger used when the app has none: errors and warnings to stderr, info to stdout.
+ *
+ * @example
+ * import { consoleLogger, gale } from 'gale';
+ * const app = gale({ logger: process.env.QUIET ? consoleLogger : undefined });
+ * consoleLogger.warn({ port: 3000 }, 'port taken, trying another');
+ */
 export const consoleLogger: Logger = {
   info: (obj, msg, ...args) => console.log(...consoleArgs(obj, msg, args)),
   warn: (obj, msg, ...args) => console.warn(...consoleArgs(obj, msg, args)),

@@ -212,10 +212,23 @@ export interface AddressInfo {
   family: string;
 }
 
-/** The callback of `app.listen(port, cb)`: no argument once listening, or the error that stopped it. */
+/**
+ * The callback of `app.listen(port, cb)`: no argument once listening, or the error that stopped it.
+ *
+ * @example
+ * app.listen(3000, (err) => {
+ *   if (err) throw err; // EADDRINUSE, say
+ *   console.log('listening on', app.address()?.port);
+ * });
+ */
 export type ListenCallback = (err?: Error) => void;
 
-/** The options form of `app.listen`. */
+/**
+ * The options form of `app.listen`.
+ *
+ * @example
+ * await app.listen({ port: 8443, host: '127.0.0.1', tls: { cert: './cert.pem', key: './key.pem' } });
+ */
 export interface ListenOptions {
   /** Port; 0 (the default) picks a free one. */
   port?: number;

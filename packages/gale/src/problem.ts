@@ -2,7 +2,12 @@
 // default 404), and the Accept rule that picks them over plain text: the same rule and codes as the engine's own
 // answers (crates/gale-http/src/problem.rs); problem.test.ts holds both to one table.
 
-/** How Gale writes its own error answers (`gale({ errorFormat })`). */
+/**
+ * How Gale writes its own error answers (`gale({ errorFormat })`).
+ *
+ * @example
+ * const api = gale({ errorFormat: 'problem' }); // 404s, 400s, 500s as application/problem+json
+ */
 export type ErrorFormat = 'negotiate' | 'text' | 'problem';
 
 /**

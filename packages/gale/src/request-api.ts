@@ -84,6 +84,9 @@ export interface Lazy {
 /**
  * The helpers of Request, documented here. Request implements them in request.ts, calling the
  * functions below.
+ *
+ * @example
+ * app.get('/', (req) => ({ ip: req.ip, wantsJson: req.accepts(['html', 'json']) === 'json', ua: req.get('user-agent') }));
  */
 export interface RequestHelpers {
   /**
@@ -230,6 +233,10 @@ export interface RequestHelpers {
 /**
  * The body readers of Request, documented here. Request implements them in request.ts, calling the
  * functions below.
+ *
+ * @example
+ * app.post('/echo', async (req) => ({ got: await req.json() }));
+ * app.post('/raw', async (req) => `${(await req.arrayBuffer()).byteLength} bytes`);
  */
 export interface RequestBodyReaders {
   /**
@@ -329,7 +336,11 @@ export interface RequestApp {
 
 /**
  * A request as the modules below Request see it: the documented helpers and body readers, and the core members
- * they read. Gale's Request implements it.
+ * they read. Gale's Request implements it, so a helper written against it takes Gale's `req`.
+ *
+ * @example
+ * const clientOf = (req: RequestView) => `${req.method} from ${req.ip}`;
+ * app.get('/', (req) => clientOf(req));
  */
 export interface RequestView extends RequestHelpers, RequestBodyReaders {
   readonly params: object;

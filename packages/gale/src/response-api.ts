@@ -23,6 +23,14 @@ export class HeaderEntry {
   ) {}
 }
 
+/**
+ * The app a Response belongs to, as its helpers see it: the app's settings they read (`etag`, `cookieSecret`, views)
+ * and the calls they make back. Gale's app is the host of its responses; an app never implements one.
+ *
+ * @example
+ * // The settings a response reads come from the app's options:
+ * const app = gale({ etag: 'strong', cookieSecret: process.env.COOKIE_SECRET });
+ */
 export interface ResponseHost {
   /** Called when a deferred response finishes or aborts, to forget it. */
   forget(id: number): void;
@@ -45,6 +53,9 @@ export interface ResponseHost {
 /**
  * The header helpers of Response, documented here. Response implements them in response.ts:
  * one-liners inline, the others by calling the functions below.
+ *
+ * @example
+ * app.get('/', (req, res) => res.set('Cache-Control', 'no-store').append('Vary', 'Accept').type('json').send('{}'));
  */
 export interface ResponseHeaders {
   /** Alias of `header`, as in Express. */
@@ -152,6 +163,10 @@ export type FormatHandler = (req: RequestView, res: ResponseView) => unknown;
 /**
  * The Express-style helpers of Response, documented here. Response implements them in response.ts:
  * one-liners inline, the others by calling the functions below.
+ *
+ * @example
+ * app.get('/old', (req, res) => res.redirect(301, '/new'));
+ * app.post('/login', (req, res) => res.cookie('sid', 'abc', { httpOnly: true }).sendStatus(204));
  */
 export interface ResponseHelpers {
   /**
@@ -258,6 +273,9 @@ export interface DownloadOptions {
 /**
  * The file senders of Response, documented here. Response implements them in response.ts by calling
  * the functions below.
+ *
+ * @example
+ * app.get('/files/*name', (req, res) => res.sendFile(req.params.name, { root: '/srv/files' }));
  */
 export interface ResponseFiles {
   /**
@@ -284,7 +302,11 @@ export interface ResponseFiles {
 
 /**
  * A response as the modules below Response see it: the documented helpers and the core members they use. Gale's
- * Response implements it.
+ * Response implements it, so a helper written against it takes Gale's `res`.
+ *
+ * @example
+ * const noStore = (res: ResponseView) => res.set('Cache-Control', 'no-store');
+ * app.get('/me', (req, res) => noStore(res).json({ id: 1 }));
  */
 export interface ResponseView extends ResponseHeaders, ResponseHelpers, ResponseFiles {
   statusCode: number;

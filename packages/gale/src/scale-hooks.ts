@@ -4,7 +4,14 @@
 // `object` here so this file imports nothing above it).
 import type { AddressInfo } from './options.js';
 
-/** A cross-process publish: what `app.publish`/`ws.publish` hand on after the engine published locally. */
+/**
+ * A cross-process publish: what `app.publish`/`ws.publish` hand on after the engine published locally (set by
+ * `@gale-http/cluster`'s `pubsub(app)`; an app does not call it).
+ *
+ * @example
+ * // What @gale-http/cluster sends on for app.publish('news', 'hi'):
+ * const relay: Relay = (topic, data) => console.log('to the other processes:', topic, data);
+ */
 export type Relay = (
   topic: string | readonly string[],
   data: string | Uint8Array,

@@ -2,10 +2,23 @@
 // engine takes (crates/gale-node setup.rs setTls), and re-read from the same files on reload (SIGHUP).
 import { readFileSync } from 'node:fs';
 
-/** PEM text, its bytes, or the path of a PEM file. */
+/**
+ * PEM text, its bytes, or the path of a PEM file.
+ *
+ * @example
+ * import { readFileSync } from 'node:fs';
+ * const fromPath: PemSource = '/etc/ssl/site.crt';
+ * const fromBytes: PemSource = readFileSync('/etc/ssl/site.key');
+ */
 export type PemSource = string | Uint8Array;
 
-/** A certificate chain and its private key. */
+/**
+ * A certificate chain and its private key.
+ *
+ * @example
+ * const site: TlsCertificate = { cert: '/etc/ssl/site.crt', key: '/etc/ssl/site.key' };
+ * await app.listen({ port: 443, tls: site });
+ */
 export interface TlsCertificate {
   /** The certificate chain, server certificate first (PEM). */
   cert: PemSource;

@@ -17,12 +17,28 @@ const KNOWN_METHODS = new Set([
   'TRACE',
 ]);
 
-/** `GET`, or `_OTHER` for a method the conventions do not list. */
+/**
+ * `GET`, or `_OTHER` for a method the conventions do not list.
+ *
+ * @example
+ * normalMethod('GET'); // 'GET'
+ * normalMethod('PURGE'); // '_OTHER'
+ */
 export function normalMethod(method: string): string {
   return KNOWN_METHODS.has(method) ? method : '_OTHER';
 }
 
-/** `{method} {http.route}`, or the method alone without a route (`HTTP` for an unknown method), as the conventions say. */
+/**
+ * `{method} {http.route}`, or the method alone without a route (`HTTP` for an unknown method), as the conventions say.
+ *
+ * @example
+ * import { tracingChannel } from 'node:diagnostics_channel';
+ * import type { RequestTrace } from 'gale';
+ * tracingChannel<unknown, RequestTrace>('gale.request').subscribe({
+ *   start() {}, end() {}, asyncStart() {}, error() {},
+ *   asyncEnd: (trace) => console.log(spanName(trace)), // 'GET /users/:id'
+ * });
+ */
 export function spanName(trace: RequestTrace): string {
   const method = normalMethod(trace.method);
   const shown = method === '_OTHER' ? 'HTTP' : method;
@@ -39,6 +55,14 @@ function portOf(host: string | undefined, scheme: string): number | undefined {
 /**
  * The attributes known when the request starts. Reads the request's headers and connection, so call it while the
  * request is live (in `start`).
+ *
+ * @example
+ * import { tracingChannel } from 'node:diagnostics_channel';
+ * import type { RequestTrace } from 'gale';
+ * tracingChannel<unknown, RequestTrace>('gale.request').subscribe({
+ *   start: (trace) => console.log(startAttributes(trace)['url.path']),
+ *   end() {}, asyncStart() {}, asyncEnd() {}, error() {},
+ * });
  */
 export function startAttributes(trace: RequestTrace): Attributes {
   const req = trace.request;

@@ -23,7 +23,12 @@ enum RequestType {
   BROADCAST_ACK = 9,
 }
 
-/** Options of `createRedisAdapter` (@socket.io/redis-adapter's names and defaults). */
+/**
+ * Options of `createRedisAdapter` (@socket.io/redis-adapter's names and defaults).
+ *
+ * @example
+ * const io = new Server(app, { adapter: createRedisAdapter(pub, sub, { key: 'chat', requestsTimeout: 2_000 }) });
+ */
 export interface RedisAdapterOptions {
   /** Channel prefix. Default 'socket.io'. */
   key?: string;
@@ -88,7 +93,13 @@ export function createRedisAdapter(
   ) => RedisAdapter;
 }
 
-/** The Redis adapter of one namespace (see createRedisAdapter). */
+/**
+ * The Redis adapter of one namespace (see createRedisAdapter).
+ *
+ * @example
+ * const io = new Server(app, { adapter: createRedisAdapter(pub, sub) });
+ * const adapter = io.of('/').adapter; // a RedisAdapter: rooms and broadcasts reach every server
+ */
 export class RedisAdapter extends Adapter {
   readonly uid = uid();
   readonly pubClient: RedisClient;

@@ -4,29 +4,67 @@
 // broadcasts), `emitWithAck` results. Types only; the runtime is untyped (string events, any arguments).
 import type { DisconnectReason } from './types.js';
 
-/** A map of event names to listener signatures. */
+/**
+ * A map of event names to listener signatures.
+ *
+ * @example
+ * interface ClientToServer {
+ *   hello: (name: string, ack: (greeting: string) => void) => void;
+ * }
+ * const io = new Server<ClientToServer>(app);
+ * io.on('connection', (socket) => socket.on('hello', (name, ack) => ack(`hi ${name}`)));
+ */
 export interface EventsMap {
   // biome-ignore lint/suspicious/noExplicitAny: an event's signature is whatever the application declares
   [event: string]: any;
 }
 
-/** The map used when none is given: any event, any arguments. */
+/**
+ * The map used when none is given: any event, any arguments.
+ *
+ * @example
+ * const io = new Server<DefaultEventsMap>(app); // as new Server(app): any event, any arguments
+ * io.emit('anything', 1, 'two', { three: 3 });
+ */
 export interface DefaultEventsMap {
   // biome-ignore lint/suspicious/noExplicitAny: untyped events take anything
   [event: string]: (...args: any[]) => void;
 }
 
-/** The event names of a map. */
+/**
+ * The event names of a map.
+ *
+ * @example
+ * interface Events {
+ *   hello: (name: string, ack: (greeting: string) => void) => void;
+ *   ping: () => void;
+ * }
+ * type N = EventNames<Events>; // 'hello' | 'ping'
+ */
 export type EventNames<Map extends EventsMap> = keyof Map & (string | symbol);
 
-/** The arguments of an event. */
+/**
+ * The arguments of an event.
+ *
+ * @example
+ * interface Events {
+ *   hello: (name: string, ack: (greeting: string) => void) => void;
+ *   ping: () => void;
+ * }
+ * type P = EventParams<Events, 'hello'>; // [name: string, ack: (greeting: string) => void]
+ */
 export type EventParams<Map extends EventsMap, Ev extends EventNames<Map>> = Parameters<Map[Ev]>;
 
 type IsAny<T> = 0 extends 1 & T ? true : false;
 // biome-ignore lint/suspicious/noExplicitAny: a function of any shape
 type AnyFunction = (...args: any[]) => any;
 
-/** The last element of a tuple (of an array: its element type). */
+/**
+ * The last element of a tuple (of an array: its element type).
+ *
+ * @example
+ * type L = Last<[string, number, boolean]>; // boolean
+ */
 export type Last<T extends readonly unknown[]> = T extends readonly [infer Only]
   ? Only
   : T extends readonly [unknown, ...infer Rest]
@@ -35,7 +73,12 @@ export type Last<T extends readonly unknown[]> = T extends readonly [infer Only]
       ? Item
       : never;
 
-/** A tuple without its last element. */
+/**
+ * A tuple without its last element.
+ *
+ * @example
+ * type H = AllButLast<[string, number, boolean]>; // [string, number]
+ */
 // biome-ignore lint/suspicious/noExplicitAny: what socket.io gives for a non-tuple
 export type AllButLast<T extends any[]> = T extends [...infer Head, unknown] ? Head : any[];
 
@@ -47,6 +90,13 @@ type EndsWithAck<Map extends EventsMap, K extends EventNames<Map>> =
  * The events whose last argument is an acknowledgement that answers with a value (every event of an untyped map):
  * what `emitWithAck` can resolve with. An acknowledgement without arguments (or with only the timeout error) has
  * nothing to resolve with, so its event is left out, as in socket.io.
+ *
+ * @example
+ * interface Events {
+ *   hello: (name: string, ack: (greeting: string) => void) => void;
+ *   ping: () => void;
+ * }
+ * type A = EventNamesWithAck<Events>; // 'hello': what emitWithAck takes
  */
 export type EventNamesWithAck<Map extends EventsMap, K extends EventNames<Map> = EventNames<Map>> =
   IsAny<Last<Parameters<Map[K]>> | Map[K]> extends true
@@ -59,7 +109,16 @@ export type EventNamesWithAck<Map extends EventsMap, K extends EventNames<Map> =
         : never
       : never;
 
-/** The events without an acknowledgement (every event of an untyped map). */
+/**
+ * The events without an acknowledgement (every event of an untyped map).
+ *
+ * @example
+ * interface Events {
+ *   hello: (name: string, ack: (greeting: string) => void) => void;
+ *   ping: () => void;
+ * }
+ * type W = EventNamesWithoutAck<Events>; // 'ping'
+ */
 export type EventNamesWithoutAck<Map extends EventsMap, K extends EventNames<Map> = EventNames<Map>> =
   IsAny<Last<Parameters<Map[K]>> | Map[K]> extends true
     ? K
@@ -69,12 +128,29 @@ export type EventNamesWithoutAck<Map extends EventsMap, K extends EventNames<Map
         : K
       : never;
 
-/** The map without its events that take an acknowledgement (a broadcast without timeout cannot collect answers). */
+/**
+ * The map without its events that take an acknowledgement (a broadcast without timeout cannot collect answers).
+ *
+ * @example
+ * interface Events {
+ *   hello: (name: string, ack: (greeting: string) => void) => void;
+ *   ping: () => void;
+ * }
+ * type B = RemoveAcknowledgements<Events>; // { ping: () => void }: what io.emit can broadcast
+ */
 export type RemoveAcknowledgements<E extends EventsMap> = { [K in EventNamesWithoutAck<E>]: E[K] };
 
 type LooseParameters<T> = T extends (...args: infer P) => unknown ? P : never;
 
-/** The events whose acknowledgement takes an error first (after `timeout()`). */
+/**
+ * The events whose acknowledgement takes an error first (after `timeout()`).
+ *
+ * @example
+ * interface Events {
+ *   save: (doc: object, ack: (err: Error, id: number) => void) => void;
+ * }
+ * type E = EventNamesWithError<Events>; // 'save'
+ */
 export type EventNamesWithError<Map extends EventsMap, K extends EventNamesWithAck<Map> = EventNamesWithAck<Map>> =
   IsAny<Last<Parameters<Map[K]>> | Map[K]> extends true
     ? K
@@ -87,6 +163,9 @@ export type EventNamesWithError<Map extends EventsMap, K extends EventNamesWithA
 /**
  * The value an acknowledgement gives (the first argument that is not the timeout error); `any` for an untyped one
  * (socket.io's, so an untyped `emitWithAck` resolves with `any`).
+ *
+ * @example
+ * type V = FirstNonErrorArg<(err: Error, id: number) => void>; // number
  */
 export type FirstNonErrorArg<T> = T extends (...args: infer P) => unknown
   ? P[0] extends Error
@@ -126,29 +205,76 @@ type MultipleResponses<T extends unknown[]> = {
     : T[K];
 };
 
-/** The map after `timeout()`: acknowledgements take the timeout error first. */
+/**
+ * The map after `timeout()`: acknowledgements take the timeout error first.
+ *
+ * @example
+ * interface Events {
+ *   hello: (name: string, ack: (greeting: string) => void) => void;
+ *   ping: () => void;
+ * }
+ * type T = DecorateAcknowledgements<Events>['hello']; // (name, ack: (err: Error, greeting: string) => void) => void
+ */
 export type DecorateAcknowledgements<E> = {
   [K in keyof E]: E[K] extends (...args: infer P) => infer R ? (...args: PrependTimeoutError<P>) => R : E[K];
 };
 
-/** The map of a broadcast with a timeout: the error first, then arrays of answers. */
+/**
+ * The map of a broadcast with a timeout: the error first, then arrays of answers.
+ *
+ * @example
+ * interface Events {
+ *   hello: (name: string, ack: (greeting: string) => void) => void;
+ *   ping: () => void;
+ * }
+ * // io.timeout(1000).emit('hello', …): the error first, then every client's answer
+ * type T = DecorateAcknowledgementsWithTimeoutAndMultipleResponses<Events>['hello'];
+ */
 export type DecorateAcknowledgementsWithTimeoutAndMultipleResponses<E> = {
   [K in keyof E]: E[K] extends (...args: infer P) => infer R
     ? (...args: MultipleResponses<PrependTimeoutError<P>>) => R
     : E[K];
 };
 
-/** The map of a broadcast: arrays of answers. */
+/**
+ * The map of a broadcast: arrays of answers.
+ *
+ * @example
+ * interface Events {
+ *   hello: (name: string, ack: (greeting: string) => void) => void;
+ *   ping: () => void;
+ * }
+ * // An ack of a broadcast gets an array of the clients' answers:
+ * type T = DecorateAcknowledgementsWithMultipleResponses<Events>['hello']; // (name, ack: (greeting: string[]) => void) => void
+ */
 export type DecorateAcknowledgementsWithMultipleResponses<E> = {
   [K in keyof E]: E[K] extends (...args: infer P) => infer R ? (...args: MultipleResponses<P>) => R : E[K];
 };
 
-/** Reserved and user event names together (for `on`). */
+/**
+ * Reserved and user event names together (for `on`).
+ *
+ * @example
+ * interface Events {
+ *   hello: (name: string, ack: (greeting: string) => void) => void;
+ *   ping: () => void;
+ * }
+ * type N = ReservedOrUserEventNames<SocketReservedEventsMap, Events>; // 'disconnect' | 'disconnecting' | 'error' | 'hello' | 'ping'
+ */
 export type ReservedOrUserEventNames<Reserved extends EventsMap, User extends EventsMap> =
   | EventNames<Reserved>
   | EventNames<User>;
 
-/** The listener of a reserved or user event (an untyped listener for a name neither map has). */
+/**
+ * The listener of a reserved or user event (an untyped listener for a name neither map has).
+ *
+ * @example
+ * interface Events {
+ *   hello: (name: string, ack: (greeting: string) => void) => void;
+ *   ping: () => void;
+ * }
+ * type L = ReservedOrUserListener<SocketReservedEventsMap, Events, 'disconnect'>; // (reason, description?) => void
+ */
 export type ReservedOrUserListener<
   Reserved extends EventsMap,
   User extends EventsMap,
@@ -158,7 +284,14 @@ export type ReservedOrUserListener<
 // biome-ignore lint/suspicious/noExplicitAny: the untyped listener
 type OrUntyped<T> = [T] extends [never] ? (...args: any[]) => void | Promise<void> : T;
 
-/** The events a socket itself emits. */
+/**
+ * The events a socket itself emits.
+ *
+ * @example
+ * io.on('connection', (socket) => {
+ *   socket.on('disconnect', (reason) => console.log('gone:', reason)); // typed from this map
+ * });
+ */
 export interface SocketReservedEventsMap {
   // biome-ignore lint/suspicious/noExplicitAny: socket.io's description is untyped
   disconnect: (reason: DisconnectReason, description?: any) => void;
@@ -167,12 +300,32 @@ export interface SocketReservedEventsMap {
   error: (err: Error) => void;
 }
 
-/** An error a namespace middleware refuses a connection with; `data` reaches the client's connect_error. */
+/**
+ * An error a namespace middleware refuses a connection with; `data` reaches the client's connect_error.
+ *
+ * @example
+ * io.use((socket, next) => {
+ *   const err: ExtendedError = new Error('not authorized');
+ *   err.data = { content: 'log in first' }; // the client's connect_error gets it
+ *   next(err);
+ * });
+ */
 export interface ExtendedError extends Error {
   // biome-ignore lint/suspicious/noExplicitAny: whatever the application sends
   data?: any;
 }
 
-/** `[eventName, ...args]`, as socket middlewares (`socket.use`) get an incoming event. */
+/**
+ * `[eventName, ...args]`, as socket middlewares (`socket.use`) get an incoming event.
+ *
+ * @example
+ * io.on('connection', (socket) => {
+ *   socket.use((packet, next) => {
+ *     const [name] = packet as Event; // [eventName, ...args]
+ *     if (name === 'admin') next(new Error('no'));
+ *     else next();
+ *   });
+ * });
+ */
 // biome-ignore lint/suspicious/noExplicitAny: the event's arguments
 export type Event = [string, ...any[]];

@@ -37,7 +37,13 @@ function refuse(event: string | symbol): void {
 // biome-ignore lint/suspicious/noExplicitAny: EventEmitter's listener type
 type Listener = (...args: any[]) => void;
 
-/** Options of a GaleHttpServer (from Nest's application options). */
+/**
+ * Options of a GaleHttpServer, which GaleExpressAdapter fills from Nest's application options (`httpsOptions`,
+ * `forceCloseConnections`).
+ *
+ * @example
+ * const app = await NestFactory.create(AppModule, new GaleExpressAdapter(), { forceCloseConnections: true });
+ */
 export interface GaleHttpServerOptions {
   /** Listen options beside the address: `tls` from Nest's `httpsOptions`. */
   listen?: MoreListenOptions;

@@ -11,13 +11,26 @@ import { type App, gale, HttpError, type WebSocket, type WsBehavior } from 'gale
 import { GaleHttpServer } from './server.js';
 import { unsupported } from './tls.js';
 
-/** The engine's per-route WebSocket settings a GaleWsAdapter may set for all its gateways. */
+/**
+ * The engine's per-route WebSocket settings a GaleWsAdapter may set for all its gateways.
+ *
+ * @example
+ * const settings: GaleWsSettings = { idleTimeout: 60, maxBackpressure: 1024 * 1024 };
+ * app.useWebSocketAdapter(new GaleWsAdapter(app, { websocket: settings }));
+ */
 export type GaleWsSettings = Pick<
   WsBehavior,
   'idleTimeout' | 'sendPings' | 'maxBackpressure' | 'closeOnBackpressureLimit' | 'compressionLevel'
 >;
 
-/** Options of GaleWsAdapter: WsAdapter's, and the engine's WebSocket settings. */
+/**
+ * Options of GaleWsAdapter: WsAdapter's, and the engine's WebSocket settings.
+ *
+ * @example
+ * app.useWebSocketAdapter(
+ *   new GaleWsAdapter(app, { messageParser: (data) => JSON.parse(data.toString()), websocket: { idleTimeout: 0 } }),
+ * );
+ */
 export interface GaleWsAdapterOptions {
   /** As WsAdapter's: turns a message into `{ event, data }` (default: JSON.parse). */
   messageParser?: NonNullable<ConstructorParameters<typeof WsAdapter>[1]>['messageParser'];
@@ -44,7 +57,14 @@ const REFUSED: Record<string, string> = {
   skipUTF8Validation: 'the engine always checks that text messages are UTF-8',
 };
 
-/** A gateway's server: what Nest's WebSocketsController and the gateway's @WebSocketServer() see. */
+/**
+ * A gateway's server: what Nest's WebSocketsController and the gateway's @WebSocketServer() see.
+ *
+ * @example
+ * // In a @WebSocketGateway() class, under @WebSocketServer():
+ * declare const server: GaleWsServer;
+ * for (const client of server.clients ?? []) client.send(JSON.stringify({ event: 'tick', data: Date.now() }));
+ */
 export class GaleWsServer extends EventEmitter {
   /** The path the gateway serves (`@WebSocketGateway({ path })`, '/' by default), as `ws` servers have it. */
   readonly path: string;
