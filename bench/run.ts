@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { type Options, parseOptions, usage } from './lib/cli.ts';
 import {
   failedMeasurement,
+  joinRound,
   type Measurement,
   type MeasureOptions,
   measure,
@@ -339,16 +340,11 @@ async function interleaved(
         iterations: 1,
         onIteration: () => progress(server, mode, round),
       });
-      if (!prev || m.notRun) acc[k] = m;
-      else if (!m.ok) acc[k] = { ...m, iterations: prev.iterations, failure: `round ${round}: ${m.failure}` };
-      else {
-        prev.iterations.push(...m.iterations);
-        prev.peakRssKiB = Math.max(prev.peakRssKiB ?? 0, m.peakRssKiB ?? 0) || null;
-        prev.serverStderr += m.serverStderr;
-      }
+      acc[k] = joinRound(prev, m, round);
     }
   }
-  return acc.filter((m): m is Measurement => m !== undefined);
+  // --iterations is at least 1, so every pair has its measurement (in the order of o.servers × o.modes).
+  return acc as Measurement[];
 }
 
 async function runMatrix(o: Options, outDir: string, started: Date, total: number): Promise<number> {

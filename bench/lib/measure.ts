@@ -178,6 +178,22 @@ function emptyMeasurement(o: MeasureOptions): Measurement {
 }
 
 /** A measurement that failed before it ran (e.g. its server could not start). */
+/**
+ * `--interleave`: one round's measurement of a server and mode joined to the rounds before it (`prev`, undefined for
+ * the first). Iterations add up; a failed round makes the whole measurement failed, naming the round; a "not run"
+ * stands as it is.
+ */
+export function joinRound(prev: Measurement | undefined, m: Measurement, round: number): Measurement {
+  if (!prev || m.notRun) return m;
+  if (!m.ok) return { ...m, iterations: prev.iterations, failure: `round ${round}: ${m.failure}` };
+  return {
+    ...prev,
+    iterations: [...prev.iterations, ...m.iterations],
+    peakRssKiB: Math.max(prev.peakRssKiB ?? 0, m.peakRssKiB ?? 0) || null,
+    serverStderr: prev.serverStderr + m.serverStderr,
+  };
+}
+
 export function failedMeasurement(o: MeasureOptions, failure: string): Measurement {
   const m = emptyMeasurement(o);
   m.notRun = notRunReason(o);
