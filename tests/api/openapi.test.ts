@@ -189,7 +189,9 @@ test(
   async () => {
     const app = gale({ handlerTimeout: 5000 });
     app.delete('/items/:id', { params: z.object({ id: z.coerce.number() }) }, (_req, res) => res.sendStatus(204));
-    app.get('/slow', { handlerTimeout: 60_000, response: { 404: z.object({ error: z.string() }) } }, () => 'x');
+    app.get('/slow', { handlerTimeout: 60_000, response: { 404: z.object({ error: z.string() }) } }, () => ({
+      error: 'x',
+    }));
     app.get('/stream', { handlerTimeout: false, response: { 200: z.string() } }, () => 'x');
     const doc = app.openapi({ info: { title: 't', version: '1' } });
     const paths = doc.paths as Json;

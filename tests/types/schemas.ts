@@ -5,7 +5,15 @@
 import { Type } from '@sinclair/typebox';
 import { toStandardJsonSchema } from '@valibot/to-json-schema';
 import { type } from 'arktype';
-import { derive, gale, type InferOutput, type Query, type StandardJSONSchemaV1, type StandardSchemaV1 } from 'gale';
+import {
+  derive,
+  gale,
+  type InferOutput,
+  type Query,
+  type SimpleQuery,
+  type StandardJSONSchemaV1,
+  type StandardSchemaV1,
+} from 'gale';
 import * as v from 'valibot';
 import { z } from 'zod';
 import { type Equal, ok } from './expect.js';
@@ -98,3 +106,13 @@ const asStandardToo: StandardSchemaV1 = AUser;
 const asJsonSchema: StandardJSONSchemaV1 = toStandardJsonSchema(VUser);
 ok<Equal<InferOutput<typeof VUser>, { name: string; tags: string[] }>>(true);
 void [asStandard, asStandardToo, asJsonSchema];
+
+// No query schema, no Register: the simple parser's record (a string, or an array for a key given twice).
+app.get('/simple-query', (req) => {
+  ok<Equal<typeof req.query, SimpleQuery>>(true);
+  ok<Equal<typeof req.query.page, string | string[] | undefined>>(true);
+  const page = req.query.page;
+  return typeof page === 'string' ? Number(page) : 1;
+});
+// @ts-expect-error a value may be an array: no string method without narrowing
+app.get('/simple-query-unchecked', (req) => req.query.q.toUpperCase());

@@ -4,6 +4,7 @@ import { ErrorCodes, GaleError } from './errors.js';
 import type { Request } from './request.js';
 import type { AnyParams, RequestInput } from './request-api.js';
 import type { Response } from './response.js';
+import type { HandlerReturn, TypedResponse } from './response-types.js';
 import { traceError } from './tracing.js';
 
 /**
@@ -32,18 +33,24 @@ export type Middleware<P extends object = AnyParams, S extends object = object> 
 /**
  * A route handler: answer with `res`, or return a value (string, object, bytes, Web Response). A
  * handler declaring a third parameter gets `next`, as in Express: `next(err)` goes to error handling,
- * `next()` to the notFound answer. `P`, `S` and `I` type its params, state and validated inputs; inline handlers
+ * `next()` to the notFound answer. `P`, `S` and `I` type its params, state and validated inputs; `R`, the route's
+ * `response` schemas, its `res` (see `TypedResponse`) and what it may return (see `HandlerReturn`). Inline handlers
  * get them from the route (`app.get(path, …)`), a handler declared apart can name them.
  *
  * @example
  * const hello: Handler<{ name: string }> = (req) => `Hello ${req.params.name}`;
  * app.get('/hello/:name', hello);
  */
-export type Handler<P extends object = AnyParams, S extends object = object, I extends RequestInput = RequestInput> = (
+export type Handler<
+  P extends object = AnyParams,
+  S extends object = object,
+  I extends RequestInput = RequestInput,
+  R extends object | undefined = undefined,
+> = (
   req: Request<P, S, I>,
-  res: Response,
+  res: [R] extends [object] ? TypedResponse<R> : Response,
   next: Next,
-) => unknown;
+) => [R] extends [object] ? HandlerReturn<R> : unknown;
 /**
  * Handles an error thrown (or passed to `next(err)`) by a middleware or handler in its scope.
  *

@@ -78,7 +78,7 @@ export type {
   RequestInput,
   RequestView,
 } from './request-api.js';
-export type { Query } from './request-config.js';
+export type { ParsedQuery, Query, Register, SimpleQuery } from './request-config.js';
 export { Response } from './response.js';
 export type {
   CookieOptions,
@@ -91,6 +91,7 @@ export type {
   ResponseView,
 } from './response-api.js';
 export { entityTag } from './response-etag.js';
+export type { AnyBody, BodyAt, HandlerReturn, ResponseBodyOf, ResponsesOf, TypedResponse } from './response-types.js';
 export type { RouteParams } from './route-params.js';
 export type {
   InputOf,

@@ -6,7 +6,48 @@ import type { ByteSize, GaleOptions, QueryOptions } from './options.js';
 import { loadQs, type QsParseOptions } from './qs.js';
 
 /**
- * A parsed query string: values are strings, arrays, or (extended parser) nested objects.
+ * A query string as the extended parser (qs) makes it: values are strings, arrays, or nested objects (Express's
+ * `ParsedQs`). `req.query` has this type in an app that declares `query: 'extended'` in `Register`.
+ *
+ * @example
+ * // gale({ query: 'extended' }), GET /search?filter[tag]=a&filter[tag]=b
+ * const q: ParsedQuery = { filter: { tag: ['a', 'b'] } };
+ */
+export interface ParsedQuery {
+  [key: string]: undefined | string | ParsedQuery | (string | ParsedQuery)[];
+}
+
+/**
+ * A query string as the simple parser (the default) makes it: a key given once maps to its string, a key given
+ * several times to the array of them.
+ *
+ * @example
+ * app.get('/search', (req) => {
+ *   const q: SimpleQuery = req.query; // ?tag=a&tag=b&page=2 → { tag: ['a', 'b'], page: '2' }
+ *   return typeof q.page === 'string' ? Number(q.page) : 1;
+ * });
+ */
+export type SimpleQuery = { [key: string]: string | string[] | undefined };
+
+/**
+ * What an app tells Gale's types about itself, by declaration merging (once, anywhere in the app). `query` gives
+ * the type of `req.query` on routes without a query schema: `'extended'` for `gale({ query: 'extended' })` (or qs
+ * options), any type for a parser function of your own; without it (or with `'simple'`), the simple parser's
+ * `SimpleQuery`. TypeScript cannot see which parser `gale()` was given, and the simple one is the default.
+ *
+ * @example
+ * declare module 'gale' {
+ *   interface Register {
+ *     query: 'extended';
+ *   }
+ * }
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by the app through declaration merging
+export interface Register {}
+
+/**
+ * The type of `req.query` on a route without a query schema: `SimpleQuery`, or what the app declares in `Register`
+ * (`ParsedQuery` for `'extended'`).
  *
  * @example
  * app.get('/search', (req) => {
@@ -14,9 +55,13 @@ import { loadQs, type QsParseOptions } from './qs.js';
  *   return q.tag;
  * });
  */
-export interface Query {
-  [key: string]: undefined | string | Query | (string | Query)[];
-}
+export type Query = Register extends { readonly query: infer Q }
+  ? Q extends 'extended'
+    ? ParsedQuery
+    : Q extends 'simple'
+      ? SimpleQuery
+      : Q
+  : SimpleQuery;
 
 export type TrustFn = (addr: string, hop: number) => boolean;
 
@@ -44,7 +89,7 @@ export interface TextConfig {
 
 /** @internal What a Request reads from its app. */
 export interface RequestConfig {
-  query: (search: string) => Query;
+  query: (search: string) => ParsedQuery;
   json: JsonConfig;
   urlencoded: UrlencodedConfig;
   text: TextConfig;
@@ -75,8 +120,8 @@ export function parseBytes(value: ByteSize | undefined, fallback: number, name: 
 }
 
 /** The simple query parser: URLSearchParams; a key given several times maps to an array. */
-export function simpleQuery(search: string): Query {
-  const out = new NullObject<Query>();
+export function simpleQuery(search: string): ParsedQuery {
+  const out = new NullObject<ParsedQuery>();
   for (const [k, v] of new URLSearchParams(search)) {
     const prev = out[k];
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev as string, v];
@@ -84,7 +129,7 @@ export function simpleQuery(search: string): Query {
   return out;
 }
 
-function extendedQuery(o: QueryOptions): (search: string) => Query {
+function extendedQuery(o: QueryOptions): (search: string) => ParsedQuery {
   const qs = loadQs("the query: 'extended' option");
   const opts: QsParseOptions = {
     depth: o.depth ?? 5,
@@ -93,13 +138,13 @@ function extendedQuery(o: QueryOptions): (search: string) => Query {
     // Null-prototype objects: `?constructor=x` or `?hasOwnProperty=x` cannot shadow anything.
     plainObjects: true,
   };
-  return (search) => qs.parse(search, opts) as Query;
+  return (search) => qs.parse(search, opts) as ParsedQuery;
 }
 
-function queryParser(q: GaleOptions['query']): (search: string) => Query {
+function queryParser(q: GaleOptions['query']): (search: string) => ParsedQuery {
   if (q === undefined || q === 'simple') return simpleQuery;
   if (q === 'extended') return extendedQuery({});
-  if (typeof q === 'function') return q as (search: string) => Query;
+  if (typeof q === 'function') return q as (search: string) => ParsedQuery;
   if (typeof q === 'object' && q !== null) return q.parser === 'simple' ? simpleQuery : extendedQuery(q);
   throw new TypeError(`option query must be 'simple', 'extended', qs options or a function, got ${String(q)}`);
 }

@@ -34,7 +34,7 @@ import {
   readText,
   urlencodedConfig,
 } from './request-body.js';
-import { DEFAULT_REQUEST_CONFIG, type Query, type RequestConfig } from './request-config.js';
+import { DEFAULT_REQUEST_CONFIG, type ParsedQuery, type RequestConfig } from './request-config.js';
 import {
   clientIp,
   cookieJar,
@@ -167,7 +167,7 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   private _headers: Headers | undefined;
   private _rawHeaders: string[] | undefined;
   private _distinct: Record<string, string[] | undefined> | undefined;
-  private _query: Query | undefined;
+  private _query: ParsedQuery | undefined;
   private _source: BodySource | undefined;
   private _ip: string | undefined;
   private _rport: number | undefined;
@@ -238,7 +238,7 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
 
   /** @internal a route schema's output for `query`, or for `headers` (laid over them) */
   _validated(part: 'query' | 'headers', value: unknown): void {
-    if (part === 'query') this._query = value as Query;
+    if (part === 'query') this._query = value as ParsedQuery;
     else this._headers = Object.assign(new NullObject<Headers>(), this.headers, value);
   }
 
@@ -430,7 +430,9 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
 
   /**
    * Query parameters, parsed by the app's `query` option: `'simple'` (default; a key given several
-   * times maps to an array) or `'extended'` (qs: nested objects and arrays).
+   * times maps to an array) or `'extended'` (qs: nested objects and arrays). Typed as the query schema's output on a
+   * route with one, else `Query` (`SimpleQuery`, or `ParsedQuery` once the app declares `query: 'extended'` in
+   * `Register`).
    *
    * @example
    * // gale({ query: 'extended' }), GET /search?filter[tag]=a&filter[tag]=b&page=2
@@ -440,7 +442,7 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
     if (this._query === undefined) {
       const url = this.url;
       const q = url.indexOf('?');
-      this._query = q === -1 ? new NullObject<Query>() : this._cfg.query(url.slice(q + 1));
+      this._query = q === -1 ? new NullObject<ParsedQuery>() : this._cfg.query(url.slice(q + 1));
     }
     return this._query as QueryOf<I>;
   }

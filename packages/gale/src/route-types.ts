@@ -3,6 +3,7 @@
 // of `get`/`post`/…/`ws` that thread all of it from the path literal to the handler. Types only.
 import type { Handler, Middleware } from './chain.js';
 import type { AnyParams } from './request-api.js';
+import type { ResponsesOf } from './response-types.js';
 import type { RouteParams } from './route-params.js';
 import type { InferOutput, StandardSchemaV1 } from './standard-schema.js';
 import type { WsBehavior, WsConnectionHandler } from './ws-route.js';
@@ -129,6 +130,17 @@ export type StateMiddleware<T, P extends object = AnyParams, S extends object = 
  */
 export type StateFrom<M> = M extends { readonly '~state'?: infer T } ? (T extends object ? T : unknown) : unknown;
 
+/**
+ * A route schema's keys as RouteSchema has them; any other key's type becomes a sentence naming it, so that a
+ * misspelt key (`bdy`) fails to compile with its name in the error, where TypeScript would take it silently (the
+ * other keys being optional) or blame the middleware forms.
+ */
+type KnownKeys<Sch> = {
+  [K in keyof Sch]: K extends keyof RouteSchema
+    ? Sch[K]
+    : `'${K & string}' is not a route schema key (params, query, headers, body, response, summary, description, tags, operationId, deprecated, hidden, handlerTimeout)`;
+};
+
 type P<Path extends string> = RouteParams<Path>;
 type St<M> = StateFrom<M>;
 
@@ -185,14 +197,14 @@ export interface RouteMethod<Self, S extends object> {
 
   <Path extends string, Sch extends RouteSchema>(
     path: Path,
-    schema: Sch,
-    handler: Handler<ParamsOf<Sch, Path>, S, InputOf<Sch>>,
+    schema: Sch & KnownKeys<Sch>,
+    handler: Handler<ParamsOf<Sch, Path>, S, InputOf<Sch>, ResponsesOf<Sch>>,
   ): Self;
   <Path extends string, Sch extends RouteSchema, M1 extends Middleware<P<Path>, S>>(
     path: Path,
-    schema: Sch,
+    schema: Sch & KnownKeys<Sch>,
     m1: M1,
-    handler: Handler<ParamsOf<Sch, Path>, S & St<M1>, InputOf<Sch>>,
+    handler: Handler<ParamsOf<Sch, Path>, S & St<M1>, InputOf<Sch>, ResponsesOf<Sch>>,
   ): Self;
   <
     Path extends string,
@@ -201,10 +213,10 @@ export interface RouteMethod<Self, S extends object> {
     M2 extends Middleware<P<Path>, S & St<M1>>,
   >(
     path: Path,
-    schema: Sch,
+    schema: Sch & KnownKeys<Sch>,
     m1: M1,
     m2: M2,
-    handler: Handler<ParamsOf<Sch, Path>, S & St<M1> & St<M2>, InputOf<Sch>>,
+    handler: Handler<ParamsOf<Sch, Path>, S & St<M1> & St<M2>, InputOf<Sch>, ResponsesOf<Sch>>,
   ): Self;
   <
     Path extends string,
@@ -214,16 +226,26 @@ export interface RouteMethod<Self, S extends object> {
     M3 extends Middleware<P<Path>, S & St<M1> & St<M2>>,
   >(
     path: Path,
-    schema: Sch,
+    schema: Sch & KnownKeys<Sch>,
     m1: M1,
     m2: M2,
     m3: M3,
-    handler: Handler<ParamsOf<Sch, Path>, S & St<M1> & St<M2> & St<M3>, InputOf<Sch>>,
+    handler: Handler<ParamsOf<Sch, Path>, S & St<M1> & St<M2> & St<M3>, InputOf<Sch>, ResponsesOf<Sch>>,
   ): Self;
+  // Four middleware or more (fewer take the forms above): so that a call with a schema that does not compile has
+  // at most three candidate forms, and TypeScript names what each found wrong (past three it shows only the last
+  // form's error, the plain one's, which says nothing of the schema or the handler's answer).
   <Path extends string, Sch extends RouteSchema>(
     path: Path,
-    schema: Sch,
-    ...fns: [...Middleware<P<Path>, S>[], Handler<ParamsOf<Sch, Path>, S, InputOf<Sch>>]
+    schema: Sch & KnownKeys<Sch>,
+    ...fns: [
+      Middleware<P<Path>, S>,
+      Middleware<P<Path>, S>,
+      Middleware<P<Path>, S>,
+      Middleware<P<Path>, S>,
+      ...Middleware<P<Path>, S>[],
+      Handler<ParamsOf<Sch, Path>, S, InputOf<Sch>, ResponsesOf<Sch>>,
+    ]
   ): Self;
   // Last, so that `Parameters<typeof app.get>` (which reads the last signature) gives the plain form.
   <Path extends string>(path: Path, ...fns: [...Middleware<P<Path>, S>[], Handler<P<Path>, S>]): Self;
