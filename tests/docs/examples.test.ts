@@ -470,12 +470,21 @@ const EXAMPLES: Example[] = [
   },
   {
     file: 'docs/guides/express.md',
-    match: 'app.use(nodeMiddleware(helmet())); // the same middleware functions an Express app uses',
+    match: "app.use(helmet(), morgan('tiny'), responseTime()); // the same middleware functions an Express app uses",
     async check(base) {
       const res = await fetch(base);
       assert.equal(await res.text(), 'hello');
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
       assert.match(res.headers.get('x-response-time') ?? '', /^\d+(\.\d+)?ms$/);
+      // express-rate-limit at the route: five in the window, then 429.
+      const codes = [];
+      for (let i = 0; i < 6; i++) {
+        const login = await fetch(`${base}/login`, { method: 'POST' });
+        codes.push(login.status);
+        if (login.status === 200) assert.equal(await login.text(), 'hello from /login');
+        else await login.arrayBuffer();
+      }
+      assert.deepEqual(codes, [200, 200, 200, 200, 200, 429]);
     },
   },
   {

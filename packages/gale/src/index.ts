@@ -104,7 +104,7 @@ export type {
   StatusRange,
   WsRouteMethod,
 } from './route-types.js';
-export type { StaticMount } from './router.js';
+export type { NodeMiddleware, StaticMount } from './router.js';
 export { Router, router } from './router.js';
 export type { Relay, ScaleHooks } from './scale-hooks.js';
 export { scaleHooks } from './scale-hooks.js';

@@ -5,6 +5,7 @@ import type { Handler, Middleware } from './chain.js';
 import type { AnyParams } from './request-api.js';
 import type { ResponsesOf } from './response-types.js';
 import type { RouteParams } from './route-params.js';
+import type { NodeMiddleware } from './router.js';
 import type { InferOutput, StandardSchemaV1 } from './standard-schema.js';
 import type { WsBehavior, WsConnectionHandler } from './ws-route.js';
 
@@ -135,13 +136,35 @@ export type StateFrom<M> = M extends { readonly '~state'?: infer T } ? (T extend
  * misspelt key (`bdy`) fails to compile with its name in the error, where TypeScript would take it silently (the
  * other keys being optional) or blame the middleware forms.
  */
-type KnownKeys<Sch> = {
-  [K in keyof Sch]: K extends keyof RouteSchema
-    ? Sch[K]
-    : `'${K & string}' is not a route schema key (params, query, headers, body, response, summary, description, tags, operationId, deprecated, hidden, handlerTimeout)`;
-};
+type KnownKeys<Sch> = Sch extends (...args: never[]) => unknown
+  ? ForeignOnly<Sch>
+  : {
+      [K in keyof Sch]: K extends keyof RouteSchema
+        ? Sch[K]
+        : `'${K & string}' is not a route schema key (params, query, headers, body, response, summary, description, tags, operationId, deprecated, hidden, handlerTimeout)`;
+    };
+
+/**
+ * A function in a schema's place must be a middleware typed for Express or node:http: one typed with Gale's Request
+ * (it has `parseBody`) took the middleware forms, where its params and state are checked; here it would not be.
+ */
+type ForeignOnly<F> = F extends (req: infer R, ...rest: never[]) => unknown
+  ? 0 extends 1 & R
+    ? unknown
+    : [R] extends [{ parseBody: unknown }]
+      ? "a Gale middleware that does not fit this route's params or state"
+      : unknown
+  : unknown;
 
 type P<Path extends string> = RouteParams<Path>;
+/**
+ * What the forms with a schema take in its place: a RouteSchema, or a middleware typed for Express or node:http
+ * (`passport.authenticate('local')`). A function has none of a schema's keys, so the handler is typed as on a route
+ * without a schema; those forms take it so that such a middleware needs neither a cast nor forms of its own, which
+ * would be candidates beside every schema form (and past three candidates TypeScript names only the last one's
+ * error when none fits).
+ */
+type SchemaOrNode = RouteSchema | NodeMiddleware;
 type St<M> = StateFrom<M>;
 
 /**
@@ -195,12 +218,12 @@ export interface RouteMethod<Self, S extends object> {
     handler: Handler<P<Path>, S & St<M1> & St<M2> & St<M3> & St<M4>>,
   ): Self;
 
-  <Path extends string, Sch extends RouteSchema>(
+  <Path extends string, Sch extends SchemaOrNode>(
     path: Path,
     schema: Sch & KnownKeys<Sch>,
     handler: Handler<ParamsOf<Sch, Path>, S, InputOf<Sch>, ResponsesOf<Sch>>,
   ): Self;
-  <Path extends string, Sch extends RouteSchema, M1 extends Middleware<P<Path>, S>>(
+  <Path extends string, Sch extends SchemaOrNode, M1 extends Middleware<P<Path>, S>>(
     path: Path,
     schema: Sch & KnownKeys<Sch>,
     m1: M1,
@@ -208,7 +231,7 @@ export interface RouteMethod<Self, S extends object> {
   ): Self;
   <
     Path extends string,
-    Sch extends RouteSchema,
+    Sch extends SchemaOrNode,
     M1 extends Middleware<P<Path>, S>,
     M2 extends Middleware<P<Path>, S & St<M1>>,
   >(
@@ -220,7 +243,7 @@ export interface RouteMethod<Self, S extends object> {
   ): Self;
   <
     Path extends string,
-    Sch extends RouteSchema,
+    Sch extends SchemaOrNode,
     M1 extends Middleware<P<Path>, S>,
     M2 extends Middleware<P<Path>, S & St<M1>>,
     M3 extends Middleware<P<Path>, S & St<M1> & St<M2>>,
@@ -235,7 +258,7 @@ export interface RouteMethod<Self, S extends object> {
   // Four middleware or more (fewer take the forms above): so that a call with a schema that does not compile has
   // at most three candidate forms, and TypeScript names what each found wrong (past three it shows only the last
   // form's error, the plain one's, which says nothing of the schema or the handler's answer).
-  <Path extends string, Sch extends RouteSchema>(
+  <Path extends string, Sch extends SchemaOrNode>(
     path: Path,
     schema: Sch & KnownKeys<Sch>,
     ...fns: [

@@ -27,7 +27,19 @@ export interface StaticMount {
 }
 
 /** What `use` accepts besides paths. */
-export type Usable = Middleware | ErrorHandler4 | Router | StaticMount;
+export type Usable = Middleware | NodeMiddleware | ErrorHandler4 | Router | StaticMount;
+/**
+ * A connect-style middleware typed for Express or node:http (`helmet()`, `morgan()`, `express-session`, `multer`):
+ * Gale's Request and Response carry the node:http and Express members such middleware use, but not their declared
+ * types, so its request and response types are not checked against Gale's — only that it takes a `next` Gale can
+ * give. Gale's own middleware are checked as `Middleware`.
+ *
+ * @example
+ * import helmet from 'helmet';
+ * import morgan from 'morgan';
+ * app.use(helmet(), morgan('tiny'));
+ */
+export type NodeMiddleware = (req: never, res: never, next: (err?: unknown) => void) => unknown;
 /** An Express-style error middleware (four parameters) given to `use`. */
 export type ErrorHandler4 = (err: unknown, req: never, res: never, next: never) => unknown;
 
