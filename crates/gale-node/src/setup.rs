@@ -164,7 +164,13 @@ pub(crate) unsafe extern "C" fn listen(env: napi_env, info: napi_callback_info) 
                 }
                 _ => ("ELISTEN", e.to_string()),
             };
-            let msg = format!("listen {code}: {text} {host}:{port}\0");
+            // An error the engine made (not the system's alone) says what failed: the HTTP/3 UDP bind, say.
+            let msg = match e.get_ref() {
+                Some(why) if code != "ELISTEN" => {
+                    format!("listen {code}: {text} {host}:{port} ({why})\0")
+                }
+                _ => format!("listen {code}: {text} {host}:{port}\0"),
+            };
             let code = format!("{code}\0");
             // SAFETY: both strings are NUL-terminated.
             unsafe {

@@ -13,6 +13,9 @@ use crate::lifecycle::to_io;
 use crate::uv::{UvHandle, UvLoop};
 use crate::{IoBackend, Server};
 
+/// How many ports `listen` on port 0 tries when the UDP port of the number the system picked is taken (HTTP/3).
+const PORT_ZERO_TRIES: u32 = 5;
+
 impl Server {
     /// Binds and starts accepting on `host:port` (port 0 picks a free port) with the default backend. Returns the
     /// bound address.
@@ -40,9 +43,40 @@ impl Server {
         let addr = (host, port).to_socket_addrs()?.next().ok_or_else(|| {
             io::Error::new(io::ErrorKind::InvalidInput, "host resolved to nothing")
         })?;
+        // Port 0 with HTTP/3: the system picks a free TCP port, and the UDP port of the same number may be another
+        // process's. Both are then let go (start_http3) and the system is asked again, a few times. AddrInUse on
+        // port 0 can only be that UDP bind: the TCP one takes whatever port is free.
+        let mut tries = 1;
+        loop {
+            match self.listen_at(addr, io) {
+                Err(e) if e.kind() == io::ErrorKind::AddrInUse && port == 0 => {
+                    if tries == PORT_ZERO_TRIES {
+                        let why = format!("{e}; {tries} ports the system picked were tried, each one's UDP port taken");
+                        return Err(io::Error::new(e.kind(), why));
+                    }
+                    tries += 1;
+                }
+                done => return done,
+            }
+        }
+    }
+
+    /// One try of [`Server::listen_io`] at `addr`.
+    fn listen_at(
+        self: &Rc<Self>,
+        addr: SocketAddr,
+        io: IoBackend,
+    ) -> io::Result<(SocketAddr, Option<String>)> {
         let mut inner = self.inner.borrow_mut();
         if inner.listener.is_some() || inner.closing {
             return Err(io::Error::other("server is already listening or closed"));
+        }
+        #[cfg(unix)]
+        if inner.h3.is_some() && inner.tls.is_none() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "http3 needs tls: HTTP/3 runs over QUIC, which is always encrypted (give listen a tls option)",
+            ));
         }
         let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
         if crate::sys::REUSE_ADDRESS {
@@ -63,6 +97,13 @@ impl Server {
         socket.listen(inner.cfg.backlog)?;
         let std_listener: std::net::TcpListener = socket.into();
         let bound = std_listener.local_addr()?;
+        // HTTP/3's UDP socket on the same port, bound before anything is set up: when that port is taken (port 0
+        // picks a free TCP port only), there is nothing to undo but the TCP socket, closed as this returns.
+        #[cfg(unix)]
+        let udp = match inner.h3 {
+            Some(_) => Some(crate::h3::bind(bound)?),
+            None => None,
+        };
         let mut listener = mio::net::TcpListener::from_std(std_listener);
         if ring.is_none() {
             inner
@@ -98,28 +139,24 @@ impl Server {
             }
         }
         #[cfg(unix)]
-        self.start_http3(bound)?;
+        #[cfg(unix)]
+        if let Some(udp) = udp {
+            self.start_http3(bound, udp)?;
+        }
         Ok((bound, fallback))
     }
 
-    /// With `set_http3`: the HTTP/3 endpoint on UDP at the TLS listener's `bound` address.
+    /// With `set_http3`: the HTTP/3 endpoint on `udp`, bound at the TLS listener's `bound` address.
     #[cfg(unix)]
-    fn start_http3(self: &Rc<Self>, bound: SocketAddr) -> io::Result<()> {
+    fn start_http3(self: &Rc<Self>, bound: SocketAddr, udp: std::net::UdpSocket) -> io::Result<()> {
         let inner = self.inner.borrow();
-        let Some(opts) = inner.h3.clone() else {
+        let (Some(opts), Some(tls)) = (inner.h3.clone(), inner.tls.clone()) else {
+            // listen_at binds `udp` only with both.
             return Ok(());
-        };
-        let Some(tls) = inner.tls.clone() else {
-            drop(inner);
-            self.abandon_listen();
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "http3 needs tls: HTTP/3 runs over QUIC, which is always encrypted (give listen a tls option)",
-            ));
         };
         let cfg = inner.cfg.clone();
         drop(inner);
-        match crate::h3::Quic::start(self, self.uv_loop, bound, &tls, &opts, &cfg) {
+        match crate::h3::Quic::start(self, self.uv_loop, udp, bound, &tls, &opts, &cfg) {
             Ok(q) => {
                 *self.quic.borrow_mut() = Some(Rc::new(q));
                 // Alt-Svc on every HTTP/1.1 and HTTP/2 response: browsers learn HTTP/3 is here (RFC 9114 §3.1.1),

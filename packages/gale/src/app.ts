@@ -518,16 +518,12 @@ export class App<S extends object = object> extends Router<S> {
   private bind(portOrOptions: number | ListenOptions | undefined = 0, hostArg = '0.0.0.0'): AddressInfo {
     const o = this.configure(portOrOptions, hostArg);
     const host = o.host ?? '0.0.0.0';
-    let listened: ReturnType<NativeServer['listen']> | undefined;
-    // Port 0 with HTTP/3: the system picks a free TCP port, and the UDP port of the same number may be taken by
-    // another process; the engine then lets go of both, and another free port is tried (a few times).
-    for (let attempt = 1; listened === undefined; attempt++) {
-      try {
-        listened = this.n.listen(host, o.port ?? 0, ioChoice(o.io));
-      } catch (err) {
-        const udpTaken = /http3: binding UDP .*(Address already in use|os error 98)/.test(String(err));
-        if (!(udpTaken && (o.port ?? 0) === 0 && attempt < 5)) throw listenError(err, host, o.port ?? 0);
-      }
+    let listened: ReturnType<NativeServer['listen']>;
+    try {
+      // On port 0 with HTTP/3 the engine tries other ports when the UDP port of the one picked is taken.
+      listened = this.n.listen(host, o.port ?? 0, ioChoice(o.io));
+    } catch (err) {
+      throw listenError(err, host, o.port ?? 0);
     }
     const [[address, boundPort, family], backend, fallback] = listened;
     this.ioBackend = backend;

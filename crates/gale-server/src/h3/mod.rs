@@ -63,17 +63,18 @@ fn server_config(
 }
 
 impl Quic {
-    /// Binds UDP `addr` (the TLS listener's address and port) and starts accepting QUIC connections for `server`.
+    /// Starts accepting QUIC connections for `server` on `sock`, bound by [`bind`] to `addr` (the TLS listener's
+    /// address and port).
     pub fn start(
         server: &Rc<Server>,
         lp: UvLoop,
+        sock: UdpSocket,
         addr: SocketAddr,
         tls: &Arc<rustls::ServerConfig>,
         opts: &H3Options,
         cfg: &crate::Config,
     ) -> Result<Quic, String> {
         let config = server_config(tls, opts)?;
-        let sock = bind(addr).map_err(|e| format!("http3: binding UDP {addr} failed: {e}"))?;
         let exec = Exec::new(lp)?;
         let udp = UvUdp::new(sock, lp, &exec, opts.segmentation_offload)
             .map_err(|e| format!("http3: {e}"))?;
@@ -172,13 +173,19 @@ fn udp_local(endpoint: &quinn::Endpoint, fallback: SocketAddr) -> SocketAddr {
 }
 
 /// A UDP socket on `addr`; "::" takes IPv4 too, as the TCP listener does.
-fn bind(addr: SocketAddr) -> std::io::Result<UdpSocket> {
-    let socket = Socket::new(Domain::for_address(addr), Type::DGRAM, Some(Protocol::UDP))?;
-    if addr.is_ipv6() {
-        let _ = socket.set_only_v6(false);
-    }
-    socket.bind(&addr.into())?;
-    Ok(socket.into())
+pub(crate) fn bind(addr: SocketAddr) -> std::io::Result<UdpSocket> {
+    let bound = || -> std::io::Result<UdpSocket> {
+        let socket = Socket::new(Domain::for_address(addr), Type::DGRAM, Some(Protocol::UDP))?;
+        if addr.is_ipv6() {
+            let _ = socket.set_only_v6(false);
+        }
+        socket.bind(&addr.into())?;
+        Ok(socket.into())
+    };
+    // The kind stays (listen tries another port when this one is taken); the message says which socket it was.
+    bound().map_err(|e| {
+        std::io::Error::new(e.kind(), format!("http3: binding UDP {addr} failed: {e}"))
+    })
 }
 
 /// What every connection's task shares.
