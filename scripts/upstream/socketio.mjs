@@ -139,8 +139,9 @@ export async function runSocketIO({ suite, impl, node, copy }) {
 }
 
 /**
- * Runs one case of the suite alone (its file, `--fgrep` its full title) against `impl`: resolves to its outcome, or
- * undefined when mocha did not report it.
+ * Runs one case of the suite alone (its file, `--fgrep` its full title) against `impl`: resolves to its outcome
+ * ('failed' too when the run had a problem: a hang, a crash, a process left running), or undefined when mocha did
+ * not report it.
  */
 export async function runSocketIOCase({ suite, impl, node, copy, id }) {
   const [file, title] = id.split(' :: ');
@@ -155,7 +156,9 @@ export async function runSocketIOCase({ suite, impl, node, copy, id }) {
     timeoutMs: 60_000,
     label: `${label}, ${id} alone`,
   });
-  return result.cases.get(id);
+  const got = result.cases.get(id);
+  if (got === undefined || result.problems.length === 0) return got;
+  return { ...got, state: 'failed', error: result.problems.join('; ') };
 }
 
 /**

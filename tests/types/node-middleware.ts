@@ -41,16 +41,17 @@ app.use((req, _res, next) => (req.pth ? next() : next()));
 app.use((_req: string, _res: unknown, next: number) => next);
 
 // At a route: a middleware typed for Express or node:http first, then Gale's middleware and the handler.
-app.post('/login', passport.authenticate('local'), (req) => req.path);
-app.post(
-  '/login/:team',
-  rateLimit({ limit: 5 }),
-  (_req, _res, next) => next(),
-  (req) => req.params.team,
-);
-app.post('/login2/:team', passport.authenticate('local'), (req) => {
+// (express-rate-limit and helmet are typed with Express's and node:http's request: passport.authenticate returns `any`.)
+app.post('/login/:team', rateLimit({ limit: 5 }), (req) => {
   ok<Equal<typeof req.params, { team: string }>>(true);
   return req.params.team;
 });
+app.post(
+  '/secure/:team',
+  helmet(),
+  (_req, _res, next) => next(),
+  (req) => req.params.team,
+);
+app.post('/login', passport.authenticate('local'), (req) => req.path);
 // @ts-expect-error a typo in the params of a route whose first middleware is Express-typed
-app.post('/login3/:team', passport.authenticate('local'), (req) => req.params.tem);
+app.post('/login3/:team', rateLimit({ limit: 5 }), (req) => req.params.tem);

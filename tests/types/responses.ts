@@ -51,7 +51,11 @@ app.get('/res', { response: { 200: Todo, 404: Problem } }, (_req, res) => {
   res.set('cache-control', 'no-store').cookie('seen', '1').status(404).send({ error: 'gone' });
   res.sendStatus(404);
   // @ts-expect-error the 200 body has no `error`
+  res.status(200).json({ error: 'gone' });
+  // Before status() — or after it as a statement of its own — any declared body.
   res.json({ error: 'gone' });
+  // @ts-expect-error no declared body has `name`
+  res.json({ name: 'x' });
   // @ts-expect-error a 404 takes the Problem body
   res.status(404).json({ id: 1, title: 'x' });
   // @ts-expect-error 500 is not declared
@@ -85,8 +89,20 @@ app.get('/default', { response: { 200: Todo, default: Problem } }, (_req, res) =
   res.status(500).json({ error: 'broke' });
   res.status(418).json({ error: 'teapot' });
 });
-// @ts-expect-error 200 is not declared: a bare res.json() answers 200
-app.post('/only-201', { response: { 201: Todo } }, (_req, res) => res.json({ id: 1, title: 'x' }));
+// A status set as a statement of its own is not followed: the body may be any declared one.
+app.get('/separate', { response: { 200: Todo, 404: Problem } }, (_req, res) => {
+  res.status(404);
+  res.json({ error: 'no such todo' });
+});
+// @ts-expect-error 200 is not declared
+app.post('/only-201', { response: { 201: Todo } }, (_req, res) => res.status(200).json({ id: 1, title: 'x' }));
+// Statuses written as string keys.
+app.get('/quoted', { response: { '200': Todo, '404': Problem } }, (_req, res) => {
+  res.status(404).json({ error: 'gone' });
+  // @ts-expect-error a 404 takes the Problem body
+  res.status(404).json({ id: 1, title: 'x' });
+  return res.status(200).json({ id: 1, title: 'x' });
+});
 
 // Standard Schemas: zod, arktype, valibot's Standard JSON Schema.
 const ZTodo = z.object({ id: z.number().int(), done: z.boolean() });
@@ -120,3 +136,19 @@ app.get('/todos-apart/:id', { response: { 200: Todo } }, show);
 // @ts-expect-error the handler's return does not match its declared responses
 const wrong: Handler<{ id: string }, object, object, { 200: typeof Todo }> = () => ({ id: '1', title: 't' });
 void wrong;
+// A handler declared apart without them returns `unknown`, which a route with response schemas does not take:
+// name the schemas as its fourth type (as `show` does).
+const untyped: Handler<{ id: string }> = (req) => ({ id: Number(req.params.id), title: 't' });
+// @ts-expect-error Handler<P> may return anything
+app.get('/todos-untyped/:id', { response: { 200: Todo } }, untyped);
+app.get('/todos-untyped-ok/:id', untyped);
+
+// A misspelt schema key fails to compile (the error names it: "'bdy' is not a route schema key (…)").
+// @ts-expect-error `bdy` for `body`
+app.post('/misspelt', { bdy: ZTodo, summary: 'create' }, () => ({ id: 1, done: false }));
+// With a schema, middleware spread from a tuple take the forms that count them.
+const checks = [
+  (_req: unknown, _res: unknown, next: () => Promise<void>) => next(),
+  (_req: unknown, _res: unknown, next: () => Promise<void>) => next(),
+] as const;
+app.get('/spread-tuple', { response: { 200: Todo } }, ...checks, () => ({ id: 1, title: 'x' }));

@@ -115,4 +115,4 @@ app.get('/simple-query', (req) => {
   return typeof page === 'string' ? Number(page) : 1;
 });
 // @ts-expect-error a value may be an array: no string method without narrowing
-app.get('/simple-query-unchecked', (req) => req.query.q.toUpperCase());
+app.get('/simple-query-unchecked', (req) => (req.query.q ?? '').toUpperCase());

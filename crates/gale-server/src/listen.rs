@@ -13,8 +13,19 @@ use crate::lifecycle::to_io;
 use crate::uv::{UvHandle, UvLoop};
 use crate::{IoBackend, Server};
 
-/// How many ports `listen` on port 0 tries when the UDP port of the number the system picked is taken (HTTP/3).
+/// How many times `listen` on port 0 tries when the UDP port of the number the system picked is taken (HTTP/3).
 const PORT_ZERO_TRIES: u32 = 5;
+
+/// Whether `e` says HTTP/3's UDP port was taken (only unix has HTTP/3).
+#[cfg(unix)]
+fn udp_taken(e: &io::Error) -> bool {
+    crate::h3::udp_port_taken(e)
+}
+
+#[cfg(not(unix))]
+fn udp_taken(_: &io::Error) -> bool {
+    false
+}
 
 impl Server {
     /// Binds and starts accepting on `host:port` (port 0 picks a free port) with the default backend. Returns the
@@ -44,14 +55,14 @@ impl Server {
             io::Error::new(io::ErrorKind::InvalidInput, "host resolved to nothing")
         })?;
         // Port 0 with HTTP/3: the system picks a free TCP port, and the UDP port of the same number may be another
-        // process's. Both are then let go (start_http3) and the system is asked again, a few times. AddrInUse on
-        // port 0 can only be that UDP bind: the TCP one takes whatever port is free.
+        // process's. listen_at then lets go of the TCP socket and the system is asked again, a few times.
         let mut tries = 1;
         loop {
             match self.listen_at(addr, io) {
-                Err(e) if e.kind() == io::ErrorKind::AddrInUse && port == 0 => {
+                Err(e) if port == 0 && udp_taken(&e) => {
                     if tries == PORT_ZERO_TRIES {
-                        let why = format!("{e}; {tries} ports the system picked were tried, each one's UDP port taken");
+                        let why =
+                            format!("{e}; tried {tries} times, each time the UDP port was taken");
                         return Err(io::Error::new(e.kind(), why));
                     }
                     tries += 1;
@@ -71,13 +82,18 @@ impl Server {
         if inner.listener.is_some() || inner.closing {
             return Err(io::Error::other("server is already listening or closed"));
         }
+        // HTTP/3's QUIC settings, made (and refused) before anything is bound or set up.
         #[cfg(unix)]
-        if inner.h3.is_some() && inner.tls.is_none() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "http3 needs tls: HTTP/3 runs over QUIC, which is always encrypted (give listen a tls option)",
-            ));
-        }
+        let quic = match (&inner.h3, &inner.tls) {
+            (None, _) => None,
+            (Some(_), None) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "http3 needs tls: HTTP/3 runs over QUIC, which is always encrypted (give listen a tls option)",
+                ));
+            }
+            (Some(opts), Some(tls)) => Some(crate::h3::server_config(tls, opts).map_err(to_io)?),
+        };
         let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
         if crate::sys::REUSE_ADDRESS {
             socket.set_reuse_address(true)?;
@@ -100,8 +116,8 @@ impl Server {
         // HTTP/3's UDP socket on the same port, bound before anything is set up: when that port is taken (port 0
         // picks a free TCP port only), there is nothing to undo but the TCP socket, closed as this returns.
         #[cfg(unix)]
-        let udp = match inner.h3 {
-            Some(_) => Some(crate::h3::bind(bound)?),
+        let udp = match quic {
+            Some(config) => Some((crate::h3::bind(bound)?, config)),
             None => None,
         };
         let mut listener = mio::net::TcpListener::from_std(std_listener);
@@ -140,23 +156,27 @@ impl Server {
         }
         #[cfg(unix)]
         #[cfg(unix)]
-        if let Some(udp) = udp {
-            self.start_http3(bound, udp)?;
+        if let Some((udp, config)) = udp {
+            self.start_http3(bound, udp, config)?;
         }
         Ok((bound, fallback))
     }
 
-    /// With `set_http3`: the HTTP/3 endpoint on `udp`, bound at the TLS listener's `bound` address.
+    /// With `set_http3`: the HTTP/3 endpoint on `udp`, bound at the TLS listener's `bound` address, with `config`.
     #[cfg(unix)]
-    fn start_http3(self: &Rc<Self>, bound: SocketAddr, udp: std::net::UdpSocket) -> io::Result<()> {
+    fn start_http3(
+        self: &Rc<Self>,
+        bound: SocketAddr,
+        udp: std::net::UdpSocket,
+        config: quinn::ServerConfig,
+    ) -> io::Result<()> {
         let inner = self.inner.borrow();
-        let (Some(opts), Some(tls)) = (inner.h3.clone(), inner.tls.clone()) else {
-            // listen_at binds `udp` only with both.
-            return Ok(());
+        let Some(opts) = inner.h3.clone() else {
+            return Ok(()); // listen_at binds `udp` only with HTTP/3 set
         };
         let cfg = inner.cfg.clone();
         drop(inner);
-        match crate::h3::Quic::start(self, self.uv_loop, udp, bound, &tls, &opts, &cfg) {
+        match crate::h3::Quic::start(self, self.uv_loop, udp, bound, config, &opts, &cfg) {
             Ok(q) => {
                 *self.quic.borrow_mut() = Some(Rc::new(q));
                 // Alt-Svc on every HTTP/1.1 and HTTP/2 response: browsers learn HTTP/3 is here (RFC 9114 §3.1.1),

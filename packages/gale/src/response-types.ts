@@ -39,11 +39,13 @@ export type BodyAt<M, C extends number> = number extends C
   ? AnyBody<M>
   : C extends keyof M
     ? ResponseBodyOf<M[C]>
-    : RangeOf<C> extends keyof M
-      ? ResponseBodyOf<M[RangeOf<C>]>
-      : 'default' extends keyof M
-        ? ResponseBodyOf<M['default' & keyof M]>
-        : never;
+    : `${C}` extends keyof M // a status written as a string key: { '200': … }
+      ? ResponseBodyOf<M[`${C}` & keyof M]>
+      : RangeOf<C> extends keyof M
+        ? ResponseBodyOf<M[RangeOf<C>]>
+        : 'default' extends keyof M
+          ? ResponseBodyOf<M['default' & keyof M]>
+          : never;
 
 /**
  * Any body the route's response schemas describe (what a handler may return: it goes out with whatever status the
@@ -66,9 +68,10 @@ type Declared<M, C extends number> = number extends C
     : C;
 
 /**
- * The `res` of a handler whose route declares `response` schemas `M` (status `C` set, 200 until `status()`):
- * `status()` takes the declared statuses only, and `json()` / `send()` take the body that status's schema
- * describes. It is the same Response at run time, with Response's other members (the header and cookie helpers
+ * The `res` of a handler whose route declares `response` schemas `M`: `status()` takes the declared statuses only
+ * and returns the response narrowed to that status `C`, whose `json()` / `send()` take the body that status's schema
+ * describes; before `status()` (or after it as a statement of its own, which TypeScript cannot follow), `C` is
+ * `number` and they take any declared body. It is the same Response at run time, with Response's other members (the header and cookie helpers
  * return it typed so, `res.set(…).status(404).json(…)` is checked too).
  *
  * @example
@@ -80,7 +83,7 @@ type Declared<M, C extends number> = number extends C
  *   res.json({ id: 1, title: 'write docs' });
  * });
  */
-export interface TypedResponse<M, C extends number = 200>
+export interface TypedResponse<M, C extends number = number>
   extends ResponseHeaders,
     ResponseHelpers,
     ResponseFiles,

@@ -40,7 +40,7 @@ pub(crate) struct Quic {
 }
 
 /// quinn's server config for the listener's TLS config: the same certificates (a reload reaches both), ALPN `h3`.
-fn server_config(
+pub(crate) fn server_config(
     tls: &Arc<rustls::ServerConfig>,
     opts: &H3Options,
 ) -> Result<quinn::ServerConfig, String> {
@@ -64,17 +64,16 @@ fn server_config(
 
 impl Quic {
     /// Starts accepting QUIC connections for `server` on `sock`, bound by [`bind`] to `addr` (the TLS listener's
-    /// address and port).
+    /// address and port), with `config` from [`server_config`] (both made before listening set anything up).
     pub fn start(
         server: &Rc<Server>,
         lp: UvLoop,
         sock: UdpSocket,
         addr: SocketAddr,
-        tls: &Arc<rustls::ServerConfig>,
+        config: quinn::ServerConfig,
         opts: &H3Options,
         cfg: &crate::Config,
     ) -> Result<Quic, String> {
-        let config = server_config(tls, opts)?;
         let exec = Exec::new(lp)?;
         let udp = UvUdp::new(sock, lp, &exec, opts.segmentation_offload)
             .map_err(|e| format!("http3: {e}"))?;
@@ -182,10 +181,31 @@ pub(crate) fn bind(addr: SocketAddr) -> std::io::Result<UdpSocket> {
         socket.bind(&addr.into())?;
         Ok(socket.into())
     };
-    // The kind stays (listen tries another port when this one is taken); the message says which socket it was.
+    // The kind stays, and the payload marks it as this bind's (listen tries again on port 0 when it was taken);
+    // the message says which socket it was.
     bound().map_err(|e| {
-        std::io::Error::new(e.kind(), format!("http3: binding UDP {addr} failed: {e}"))
+        std::io::Error::new(
+            e.kind(),
+            UdpBindError(format!("http3: binding UDP {addr} failed: {e}")),
+        )
     })
+}
+
+/// A failed bind of HTTP/3's UDP socket (see [`bind`]), told apart from the TCP listener's by `listen`.
+#[derive(Debug)]
+pub(crate) struct UdpBindError(String);
+
+impl std::fmt::Display for UdpBindError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UdpBindError {}
+
+/// Whether `e` is [`bind`]'s, with the UDP port taken.
+pub(crate) fn udp_port_taken(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::AddrInUse && e.get_ref().is_some_and(|r| r.is::<UdpBindError>())
 }
 
 /// What every connection's task shares.
