@@ -31,6 +31,18 @@ export type Middleware<P extends object = AnyParams, S extends object = object> 
   next: Next,
 ) => unknown;
 /**
+ * A connect-style middleware typed for Express or node:http (`helmet()`, `morgan()`, `express-session`, `multer`):
+ * Gale's Request and Response carry the node:http and Express members such middleware use, but not their declared
+ * types, so its request and response types are not checked against Gale's — only that it takes a `next` Gale can
+ * give. Gale's own middleware are checked as `Middleware`.
+ *
+ * @example
+ * import helmet from 'helmet';
+ * import morgan from 'morgan';
+ * app.use(helmet(), morgan('tiny'));
+ */
+export type NodeMiddleware = (req: never, res: never, next: (err?: unknown) => void) => unknown;
+/**
  * A route handler: answer with `res`, or return a value (string, object, bytes, Web Response). A
  * handler declaring a third parameter gets `next`, as in Express: `next(err)` goes to error handling,
  * `next()` to the notFound answer. `P`, `S` and `I` type its params, state and validated inputs; `R`, the route's

@@ -24,7 +24,7 @@ import { router } from './router.js';
 
 export { App } from './app.js';
 export { serveStatic } from './app-routes.js';
-export type { ErrorHandler, Handler, Middleware, Next } from './chain.js';
+export type { ErrorHandler, Handler, Middleware, Next, NodeMiddleware } from './chain.js';
 export { derive } from './derive.js';
 export type { HttpErrorOptions, RequestPart, ValidationIssue, ValidationProblem } from './errors.js';
 export { ErrorCodes, GaleError, HttpError, VALIDATION_PROBLEM_TYPE, ValidationError } from './errors.js';
@@ -104,7 +104,7 @@ export type {
   StatusRange,
   WsRouteMethod,
 } from './route-types.js';
-export type { NodeMiddleware, StaticMount } from './router.js';
+export type { StaticMount } from './router.js';
 export { Router, router } from './router.js';
 export type { Relay, ScaleHooks } from './scale-hooks.js';
 export { scaleHooks } from './scale-hooks.js';

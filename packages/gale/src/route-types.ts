@@ -1,11 +1,10 @@
 // The types of a route's declaration: the per-route schema object, what it makes of the handler's request (params,
 // query, headers, body from the schemas' output types), the state `derive()` middleware add, and the call signatures
 // of `get`/`post`/…/`ws` that thread all of it from the path literal to the handler. Types only.
-import type { Handler, Middleware } from './chain.js';
+import type { Handler, Middleware, NodeMiddleware } from './chain.js';
 import type { AnyParams } from './request-api.js';
 import type { ResponsesOf } from './response-types.js';
 import type { RouteParams } from './route-params.js';
-import type { NodeMiddleware } from './router.js';
 import type { InferOutput, StandardSchemaV1 } from './standard-schema.js';
 import type { WsBehavior, WsConnectionHandler } from './ws-route.js';
 

@@ -1,7 +1,7 @@
 // Routers: ordered lists of middleware (`use`), routes and error handlers, mountable at a prefix and
 // nestable. The app flattens them into native routes with a chain precomputed per route. The route methods' types
 // (params from the path, state, schemas) are in route-types.ts; their one implementation is `route`.
-import type { ErrorHandler, Handler, Middleware } from './chain.js';
+import type { ErrorHandler, Handler, Middleware, NodeMiddleware } from './chain.js';
 import { ErrorCodes, GaleError } from './errors.js';
 import { movedError } from './moved.js';
 import { refusalOf } from './node-refusals.js';
@@ -28,18 +28,6 @@ export interface StaticMount {
 
 /** What `use` accepts besides paths. */
 export type Usable = Middleware | NodeMiddleware | ErrorHandler4 | Router | StaticMount;
-/**
- * A connect-style middleware typed for Express or node:http (`helmet()`, `morgan()`, `express-session`, `multer`):
- * Gale's Request and Response carry the node:http and Express members such middleware use, but not their declared
- * types, so its request and response types are not checked against Gale's — only that it takes a `next` Gale can
- * give. Gale's own middleware are checked as `Middleware`.
- *
- * @example
- * import helmet from 'helmet';
- * import morgan from 'morgan';
- * app.use(helmet(), morgan('tiny'));
- */
-export type NodeMiddleware = (req: never, res: never, next: (err?: unknown) => void) => unknown;
 /** An Express-style error middleware (four parameters) given to `use`. */
 export type ErrorHandler4 = (err: unknown, req: never, res: never, next: never) => unknown;
 
