@@ -65,6 +65,12 @@ app.get('/res', { response: { 200: Todo, 404: Problem } }, (_req, res) => {
   // @ts-expect-error checked through the header helpers too
   res.header('x-a', '1').set('x-b', '2').status(404).json({ id: 1 });
 });
+// A union of statuses passes only when every one is declared.
+app.get('/union', { response: { 200: Todo, 404: Problem } }, (_req, res) => {
+  res.status(value<200 | 404>());
+  // @ts-expect-error 500 is not declared, though 200 is
+  res.status(value<200 | 500>());
+});
 // A status known only at run time is not checked; its body is any declared one.
 app.get('/dynamic', { response: { 200: Todo, 404: Problem } }, (_req, res) => {
   const code = value<number>();

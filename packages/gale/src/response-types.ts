@@ -58,14 +58,18 @@ export type BodyAt<M, C extends number> = number extends C
 export type AnyBody<M> = { [K in keyof M]: ResponseBodyOf<M[K]> }[keyof M];
 
 /**
- * `C` when the route's response schemas cover that status, else a message naming it (so the error reads "… is
- * not assignable to 'status 404 is not declared in this route's response schemas'").
+ * `C` when the route's response schemas cover that status (each of them, for a union such as `200 | 500`), else a
+ * message naming the ones they do not (so the error reads "… is not assignable to 'status 404 is not declared in
+ * this route's response schemas'").
  */
 type Declared<M, C extends number> = number extends C
   ? C
-  : [BodyAt<M, C>] extends [never]
-    ? `status ${C} is not declared in this route's response schemas`
-    : C;
+  : [Undeclared<M, C>] extends [never]
+    ? C
+    : `status ${Undeclared<M, C>} is not declared in this route's response schemas`;
+
+/** The statuses of `C` that no response schema of `M` covers (`never` when all are covered). */
+type Undeclared<M, C extends number> = C extends unknown ? ([BodyAt<M, C>] extends [never] ? C : never) : never;
 
 /**
  * The `res` of a handler whose route declares `response` schemas `M`: `status()` takes the declared statuses only
