@@ -5,19 +5,13 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { testPki } from '../h2/h2.js';
+import { ensureCommand } from '../system-tools.js';
 
 const PORT = 40_000;
 
-/** Runs `ip` with `args`; throws with how to get it when iproute2 is missing. */
+/** Runs `ip` (iproute2, installed when missing) with `args`. */
 function ip(...args: string[]): string {
-  try {
-    return execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new Error('this test needs `ip` (iproute2): apt-get install -y iproute2');
-    }
-    throw err;
-  }
+  return execFileSync(ensureCommand('ip', 'iproute2'), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 // In the namespace: hold UDP PORT, listen(0) with HTTP/3 (every pick is PORT, so every try collides), then show
@@ -57,10 +51,14 @@ test('listen(0) with HTTP/3 tries other ports while the picked UDP port is taken
   // Per-namespace: the system has this one port to pick for port 0.
   ip('netns', 'exec', ns, 'sysctl', '-qw', `net.ipv4.ip_local_port_range=${PORT} ${PORT}`);
   const { leaf } = testPki();
-  const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '--input-type=module', '-e', CHILD], {
-    env: { ...process.env, GALE_URL: import.meta.resolve('gale'), CERT: leaf.cert, KEY: leaf.key },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    ensureCommand('ip', 'iproute2'),
+    ['netns', 'exec', ns, process.execPath, '--input-type=module', '-e', CHILD],
+    {
+      env: { ...process.env, GALE_URL: import.meta.resolve('gale'), CERT: leaf.cert, KEY: leaf.key },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => {
