@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from './chromium.js';
+import { closeChromium, launchChromium } from './chromium.js';
 import { type Demo, startDemo } from './demo-server.js';
 
 describe('the demo page in Chromium', { timeout: 180_000 }, () => {
@@ -15,7 +15,7 @@ describe('the demo page in Chromium', { timeout: 180_000 }, () => {
     [demo, browser] = await Promise.all([startDemo(), launchChromium()]);
   });
   after(async () => {
-    await browser?.close();
+    await closeChromium(browser);
     await demo?.stop();
   });
 

@@ -6,7 +6,7 @@ import { createHash, createPublicKey } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { testPki } from '../h2/h2.js';
-import { launchChromium } from './chromium.js';
+import { closeChromium, launchChromium } from './chromium.js';
 import { type Demo, startDemo } from './demo-server.js';
 
 describe('the demo page over HTTP/3 in Chromium', { timeout: 180_000 }, () => {
@@ -27,7 +27,7 @@ describe('the demo page over HTTP/3 in Chromium', { timeout: 180_000 }, () => {
     ]);
   });
   after(async () => {
-    await browser?.close();
+    await closeChromium(browser);
     await demo?.stop();
   });
 

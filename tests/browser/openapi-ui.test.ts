@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { openApiUi, security } from 'gale';
 import { z } from 'zod';
 import { withApp } from '../helpers.js';
-import { launchChromium } from './chromium.js';
+import { closeChromium, launchChromium } from './chromium.js';
 
 test('Swagger UI renders the document and tries an operation, under a script-src self policy', {
   timeout: 120_000,
@@ -24,7 +24,7 @@ test('Swagger UI renders the document and tries an operation, under a script-src
     app.use('/docs', openApiUi({ url: '/openapi.json', title: 'Users API' }));
   });
   const browser = await launchChromium();
-  t.after(() => browser.close());
+  t.after(() => closeChromium(browser));
   const page = await browser.newPage();
   const problems: string[] = [];
   page.on('pageerror', (err) => problems.push(err.message));

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from './chromium.js';
+import { closeChromium, launchChromium } from './chromium.js';
 
 const server = join(import.meta.dirname, '..', '..', 'examples', 'socketio-chat', 'server.mjs');
 
@@ -45,7 +45,7 @@ describe('a Socket.IO chat on a node:http server with an Express app, in Chromiu
     [chat, browser] = await Promise.all([start(), launchChromium()]);
   });
   after(async () => {
-    await browser?.close();
+    await closeChromium(browser);
     if (chat?.child.exitCode === null) {
       chat.child.kill('SIGKILL');
       await once(chat.child, 'exit');

@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { exampleDir, type Kind, type KitServer, startServer } from '../sveltekit/servers.js';
-import { launchChromium } from './chromium.js';
+import { closeChromium, launchChromium } from './chromium.js';
 
 let browser: Browser;
 before(async () => {
   browser = await launchChromium();
 });
-after(() => browser?.close());
+after(() => closeChromium(browser));
 
 for (const kind of ['gale', 'node'] as Kind[]) {
   describe(`SvelteKit on ${kind === 'gale' ? 'adapter-gale' : 'adapter-node'}`, { timeout: 600_000 }, () => {
