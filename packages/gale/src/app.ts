@@ -42,7 +42,15 @@ import type { AnyParams } from './request-api.js';
 import { compileTrust, type RequestConfig, requestConfig } from './request-config.js';
 import { Response, type ResponseHost } from './response.js';
 import { captureAnswer } from './route-answer.js';
-import type { RouteMethod, StateFrom } from './route-types.js';
+import type {
+  MountableRouter,
+  MountedRoutes,
+  Rebuild,
+  RouteMethod,
+  RouterKind,
+  RoutesOf,
+  StateFrom,
+} from './route-types.js';
 import { type Entry, Router, type Usable } from './router.js';
 import { scaleHooks as hooks, type Relay } from './scale-hooks.js';
 import { isStreamSource } from './stream.js';
@@ -67,6 +75,11 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof (v as PromiseLike<unknown> | undefined)?.then === 'function';
 }
 
+/** App's `~kind`: an App with the given state and routes (see `Rebuild`). */
+interface AppOf extends RouterKind {
+  readonly type: App<this['S'], this['R']>;
+}
+
 /**
  * A Gale application. `S` is the state (`req.state`) its routes' requests carry: what the `derive()` middleware
  * given to `app.use` add, for the routes declared on the app `use` returns.
@@ -78,7 +91,9 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
  * app.get('/hello/:name', (req) => `Hello ${req.params.name}`);
  * const { port } = await app.listen(3000);
  */
-export class App<S extends object = object> extends Router<S> {
+export class App<S extends object = object, R extends object = object> extends Router<S, R> {
+  /** Types only: how route methods retype this app (never set at run time). */
+  declare readonly '~kind'?: AppOf;
   private readonly n: NativeServer;
   private readonly routes: Route[] = [];
   /** The patterns whose routes have a native answer (`_answerRoute`). */
@@ -253,7 +268,7 @@ export class App<S extends object = object> extends Router<S> {
    * app.get('trust proxy'); // 'loopback'
    * app.get('/users/:id', (req) => ({ id: req.params.id }));
    */
-  declare get: ((setting: string) => unknown) & RouteMethod<this, S>;
+  declare get: ((setting: string) => unknown) & RouteMethod<this, S, R, 'get'>;
 
   /**
    * Values every rendered view sees (under `res.locals` and the data given to `render`).
@@ -290,11 +305,15 @@ export class App<S extends object = object> extends Router<S> {
    * const authed = app.use(derive((req) => ({ user: req.get('x-user') ?? 'anonymous' })));
    * authed.get('/me', (req) => ({ user: req.state.user }));
    */
-  override use<M1 extends Middleware<AnyParams, S>>(m1: M1): App<S & StateFrom<M1>>;
+  override use<Pre extends string, X extends MountableRouter>(
+    path: Pre,
+    router: X,
+  ): Rebuild<this, S, R & MountedRoutes<Pre, RoutesOf<X>>>;
+  override use<M1 extends Middleware<AnyParams, S>>(m1: M1): App<S & StateFrom<M1>, R>;
   override use<M1 extends Middleware<AnyParams, S>, M2 extends Middleware<AnyParams, S & StateFrom<M1>>>(
     m1: M1,
     m2: M2,
-  ): App<S & StateFrom<M1> & StateFrom<M2>>;
+  ): App<S & StateFrom<M1> & StateFrom<M2>, R>;
   override use(...fns: Middleware<AnyParams, S>[]): this;
   override use(path: string, ...fns: Middleware<AnyParams, S>[]): this;
   override use(...items: (string | Usable)[]): this;

@@ -46,8 +46,9 @@ export type NodeMiddleware = (req: never, res: never, next: (err?: unknown) => v
  * A route handler: answer with `res`, or return a value (string, object, bytes, Web Response). A
  * handler declaring a third parameter gets `next`, as in Express: `next(err)` goes to error handling,
  * `next()` to the notFound answer. `P`, `S` and `I` type its params, state and validated inputs; `R`, the route's
- * `response` schemas, its `res` (see `TypedResponse`) and what it may return (see `HandlerReturn`). Inline handlers
- * get them from the route (`app.get(path, …)`), a handler declared apart can name them.
+ * `response` schemas, its `res` (see `TypedResponse`) and what it may return (see `HandlerReturn`); without them,
+ * `Out` is what it returns (a route method infers it, for `gale/client`). Inline handlers get them from the route
+ * (`app.get(path, …)`), a handler declared apart can name them.
  *
  * @example
  * const hello: Handler<{ name: string }> = (req) => `Hello ${req.params.name}`;
@@ -58,11 +59,12 @@ export type Handler<
   S extends object = object,
   I extends RequestInput = RequestInput,
   R extends object | undefined = undefined,
+  Out = unknown,
 > = (
   req: Request<P, S, I>,
   res: [R] extends [object] ? TypedResponse<R> : Response,
   next: Next,
-) => [R] extends [object] ? HandlerReturn<R> : unknown;
+) => [R] extends [object] ? HandlerReturn<R> : Out;
 /**
  * Handles an error thrown (or passed to `next(err)`) by a middleware or handler in its scope.
  *

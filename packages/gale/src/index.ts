@@ -94,11 +94,18 @@ export { entityTag } from './response-etag.js';
 export type { AnyBody, BodyAt, HandlerReturn, ResponseBodyOf, ResponsesOf, TypedResponse } from './response-types.js';
 export type { RouteParams } from './route-params.js';
 export type {
+  AddRoute,
   InputOf,
+  MountableRouter,
+  MountedRoutes,
   ParamsOf,
+  Rebuild,
   ResponseSchema,
+  RouteEntry,
   RouteMethod,
+  RouterKind,
   RouteSchema,
+  RoutesOf,
   StateFrom,
   StateMiddleware,
   StatusRange,

@@ -2,7 +2,7 @@
 // query, headers, body from the schemas' output types), the state `derive()` middleware add, and the call signatures
 // of `get`/`post`/…/`ws` that thread all of it from the path literal to the handler. Types only.
 import type { Handler, Middleware, NodeMiddleware } from './chain.js';
-import type { AnyParams } from './request-api.js';
+import type { AnyParams, RequestInput } from './request-api.js';
 import type { ResponsesOf } from './response-types.js';
 import type { RouteParams } from './route-params.js';
 import type { InferOutput, StandardSchemaV1 } from './standard-schema.js';
@@ -167,97 +167,208 @@ type SchemaOrNode = RouteSchema | NodeMiddleware;
 type St<M> = StateFrom<M>;
 
 /**
+ * One route as `gale/client` reads it from the app's type: its schema (`undefined` for none) and, for a route
+ * without `response` schemas, what its handler returns. Types only.
+ *
+ * @example
+ * const app = gale().get('/hello', () => 'hi');
+ * type E = RoutesOf<typeof app>['get /hello']; // RouteEntry<undefined, string>
+ */
+export interface RouteEntry<Sch, Out> {
+  readonly schema: Sch;
+  readonly out: Out;
+}
+
+/**
+ * How an app or router type is made anew with another state `S` and routes `R`: a type-level function, which App
+ * and Router name in their `~kind` (so that a route method on either returns that class typed with the new route).
+ *
+ * @example
+ * interface MyRouterOf extends RouterKind {
+ *   readonly type: Router<this['S'], this['R']>;
+ * }
+ */
+export interface RouterKind {
+  readonly S: object;
+  readonly R: object;
+  readonly type: unknown;
+}
+
+/**
+ * `Self` (an app or router type) with state `S` and routes `R`; `Self` itself when it names no `~kind`.
+ *
+ * @example
+ * type A = Rebuild<App, object, { 'get /x': RouteEntry<undefined, string> }>; // App<object, { 'get /x': … }>
+ */
+export type Rebuild<Self, S extends object, R extends object> = Self extends { readonly '~kind'?: infer K }
+  ? NonNullable<K> extends infer Kind extends RouterKind
+    ? (Kind & { readonly S: S; readonly R: R })['type']
+    : Self
+  : Self;
+
+/**
+ * What a route method returns: the same app or router, typed with one route more under the key `'<method> <path>'`
+ * (what `gale/client` reads).
+ *
+ * @example
+ * type A = AddRoute<App, object, object, 'get', '/x', undefined, string>; // App<object, { 'get /x': … }>
+ */
+export type AddRoute<
+  Self,
+  S extends object,
+  R extends object,
+  M extends string,
+  Path extends string,
+  Sch,
+  Out,
+> = Rebuild<Self, S, R & { readonly [K in `${M} ${Path}`]: RouteEntry<Sch, Out> }>;
+
+/** `prefix` joined to `path` as a mount joins them (`/api` + `/` is `/api`). */
+type JoinPath<Pre extends string, Path extends string> = Pre extends '/' | ''
+  ? Path
+  : Path extends '/' | ''
+    ? Pre extends `${infer Head}/`
+      ? Head
+      : Pre
+    : Pre extends `${infer Head}/`
+      ? `${Head}${Path}`
+      : `${Pre}${Path}`;
+
+/**
+ * The routes `R` of a router mounted at `prefix` (`app.use('/api', api)`), keyed by their full paths.
+ *
+ * @example
+ * type R = MountedRoutes<'/api', { 'get /users': RouteEntry<undefined, string> }>; // { 'get /api/users': … }
+ */
+export type MountedRoutes<Pre extends string, R> = {
+  readonly [K in keyof R as K extends `${infer M} ${infer Path}` ? `${M} ${JoinPath<Pre, Path>}` : never]: R[K];
+};
+
+/**
+ * A router to mount, as `use(path, router)` reads its routes' type.
+ *
+ * @example
+ * const mountable: MountableRouter = router().get('/', () => 'index');
+ */
+export interface MountableRouter {
+  readonly '~routes'?: object;
+  readonly entries: readonly unknown[];
+}
+
+/**
+ * The routes of an app or router type (what its `~routes` carries), keyed `'<method> <path>'`.
+ *
+ * @example
+ * const api = router().get('/users/:id', (req) => ({ id: req.params.id }));
+ * type R = RoutesOf<typeof api>; // { 'get /users/:id': RouteEntry<undefined, { id: string }> }
+ */
+export type RoutesOf<X> = X extends { readonly '~routes'?: infer R }
+  ? NonNullable<R> extends infer O extends object
+    ? O
+    : object
+  : object;
+
+/**
  * The call signatures of `get`, `post`, `put`, `patch`, `delete`, `head`, `options` and `all` on an app or router
  * with state `S`: the path, optionally a `RouteSchema`, middleware, then the handler. Params are inferred from the
  * path literal for the middleware and the handler; what up to four `derive()` middleware add to `req.state` is
  * typed for the ones after them and the handler; with a schema, the handler's params, query, headers and body are
- * the schemas' outputs. More middleware than four still type the params, not their state.
+ * the schemas' outputs. More middleware than four still type the params, not their state. Each returns the same app
+ * or router, typed with the route added (`R`, keyed `'<method> <path>'`): chain the calls, or keep what they
+ * return, for `gale/client` to see the routes (`typeof app` after plain statements has none of them).
  *
  * @example
  * app.get('/users/:id', (req) => ({ id: req.params.id }));              // req.params: { id: string }
  * app.get('/files/*path', auth, (req) => `${req.state.user}: ${req.params.path}`);
  */
-export interface RouteMethod<Self, S extends object> {
-  <Path extends string>(path: Path, handler: Handler<P<Path>, S>): Self;
-  <Path extends string, M1 extends Middleware<P<Path>, S>>(
+export interface RouteMethod<Self, S extends object, R extends object = object, M extends string = string> {
+  <Path extends string, Out>(
+    path: Path,
+    handler: Handler<P<Path>, S, RequestInput, undefined, Out>,
+  ): AddRoute<Self, S, R, M, Path, undefined, Out>;
+  <Path extends string, M1 extends Middleware<P<Path>, S>, Out>(
     path: Path,
     m1: M1,
-    handler: Handler<P<Path>, S & St<M1>>,
-  ): Self;
-  <Path extends string, M1 extends Middleware<P<Path>, S>, M2 extends Middleware<P<Path>, S & St<M1>>>(
+    handler: Handler<P<Path>, S & St<M1>, RequestInput, undefined, Out>,
+  ): AddRoute<Self, S, R, M, Path, undefined, Out>;
+  <Path extends string, M1 extends Middleware<P<Path>, S>, M2 extends Middleware<P<Path>, S & St<M1>>, Out>(
     path: Path,
     m1: M1,
     m2: M2,
-    handler: Handler<P<Path>, S & St<M1> & St<M2>>,
-  ): Self;
+    handler: Handler<P<Path>, S & St<M1> & St<M2>, RequestInput, undefined, Out>,
+  ): AddRoute<Self, S, R, M, Path, undefined, Out>;
   <
     Path extends string,
     M1 extends Middleware<P<Path>, S>,
     M2 extends Middleware<P<Path>, S & St<M1>>,
     M3 extends Middleware<P<Path>, S & St<M1> & St<M2>>,
+    Out,
   >(
     path: Path,
     m1: M1,
     m2: M2,
     m3: M3,
-    handler: Handler<P<Path>, S & St<M1> & St<M2> & St<M3>>,
-  ): Self;
+    handler: Handler<P<Path>, S & St<M1> & St<M2> & St<M3>, RequestInput, undefined, Out>,
+  ): AddRoute<Self, S, R, M, Path, undefined, Out>;
   <
     Path extends string,
     M1 extends Middleware<P<Path>, S>,
     M2 extends Middleware<P<Path>, S & St<M1>>,
     M3 extends Middleware<P<Path>, S & St<M1> & St<M2>>,
     M4 extends Middleware<P<Path>, S & St<M1> & St<M2> & St<M3>>,
+    Out,
   >(
     path: Path,
     m1: M1,
     m2: M2,
     m3: M3,
     m4: M4,
-    handler: Handler<P<Path>, S & St<M1> & St<M2> & St<M3> & St<M4>>,
-  ): Self;
+    handler: Handler<P<Path>, S & St<M1> & St<M2> & St<M3> & St<M4>, RequestInput, undefined, Out>,
+  ): AddRoute<Self, S, R, M, Path, undefined, Out>;
 
-  <Path extends string, Sch extends SchemaOrNode>(
+  <Path extends string, Sch extends SchemaOrNode, Out>(
     path: Path,
     schema: Sch & KnownKeys<Sch>,
-    handler: Handler<ParamsOf<Sch, Path>, S, InputOf<Sch>, ResponsesOf<Sch>>,
-  ): Self;
-  <Path extends string, Sch extends SchemaOrNode, M1 extends Middleware<P<Path>, S>>(
+    handler: Handler<ParamsOf<Sch, Path>, S, InputOf<Sch>, ResponsesOf<Sch>, Out>,
+  ): AddRoute<Self, S, R, M, Path, Sch, Out>;
+  <Path extends string, Sch extends SchemaOrNode, M1 extends Middleware<P<Path>, S>, Out>(
     path: Path,
     schema: Sch & KnownKeys<Sch>,
     m1: M1,
-    handler: Handler<ParamsOf<Sch, Path>, S & St<M1>, InputOf<Sch>, ResponsesOf<Sch>>,
-  ): Self;
+    handler: Handler<ParamsOf<Sch, Path>, S & St<M1>, InputOf<Sch>, ResponsesOf<Sch>, Out>,
+  ): AddRoute<Self, S, R, M, Path, Sch, Out>;
   <
     Path extends string,
     Sch extends SchemaOrNode,
     M1 extends Middleware<P<Path>, S>,
     M2 extends Middleware<P<Path>, S & St<M1>>,
+    Out,
   >(
     path: Path,
     schema: Sch & KnownKeys<Sch>,
     m1: M1,
     m2: M2,
-    handler: Handler<ParamsOf<Sch, Path>, S & St<M1> & St<M2>, InputOf<Sch>, ResponsesOf<Sch>>,
-  ): Self;
+    handler: Handler<ParamsOf<Sch, Path>, S & St<M1> & St<M2>, InputOf<Sch>, ResponsesOf<Sch>, Out>,
+  ): AddRoute<Self, S, R, M, Path, Sch, Out>;
   <
     Path extends string,
     Sch extends SchemaOrNode,
     M1 extends Middleware<P<Path>, S>,
     M2 extends Middleware<P<Path>, S & St<M1>>,
     M3 extends Middleware<P<Path>, S & St<M1> & St<M2>>,
+    Out,
   >(
     path: Path,
     schema: Sch & KnownKeys<Sch>,
     m1: M1,
     m2: M2,
     m3: M3,
-    handler: Handler<ParamsOf<Sch, Path>, S & St<M1> & St<M2> & St<M3>, InputOf<Sch>, ResponsesOf<Sch>>,
-  ): Self;
+    handler: Handler<ParamsOf<Sch, Path>, S & St<M1> & St<M2> & St<M3>, InputOf<Sch>, ResponsesOf<Sch>, Out>,
+  ): AddRoute<Self, S, R, M, Path, Sch, Out>;
   // Four middleware or more (fewer take the forms above): so that a call with a schema that does not compile has
   // at most three candidate forms, and TypeScript names what each found wrong (past three it shows only the last
   // form's error, the plain one's, which says nothing of the schema or the handler's answer).
-  <Path extends string, Sch extends SchemaOrNode>(
+  <Path extends string, Sch extends SchemaOrNode, Out>(
     path: Path,
     schema: Sch & KnownKeys<Sch>,
     ...fns: [
@@ -266,11 +377,14 @@ export interface RouteMethod<Self, S extends object> {
       Middleware<P<Path>, S>,
       Middleware<P<Path>, S>,
       ...Middleware<P<Path>, S>[],
-      Handler<ParamsOf<Sch, Path>, S, InputOf<Sch>, ResponsesOf<Sch>>,
+      Handler<ParamsOf<Sch, Path>, S, InputOf<Sch>, ResponsesOf<Sch>, Out>,
     ]
-  ): Self;
+  ): AddRoute<Self, S, R, M, Path, Sch, Out>;
   // Last, so that `Parameters<typeof app.get>` (which reads the last signature) gives the plain form.
-  <Path extends string>(path: Path, ...fns: [...Middleware<P<Path>, S>[], Handler<P<Path>, S>]): Self;
+  <Path extends string, Out>(
+    path: Path,
+    ...fns: [...Middleware<P<Path>, S>[], Handler<P<Path>, S, RequestInput, undefined, Out>]
+  ): AddRoute<Self, S, R, M, Path, undefined, Out>;
 }
 
 /** The last argument of `ws`: a behaviour object, or an express-ws style `(ws, req) => …` function. */

@@ -8,7 +8,17 @@ import { refusalOf } from './node-refusals.js';
 import { checkWsBehavior } from './option-rules.js';
 import type { AnyParams } from './request-api.js';
 import { checkRouteSchema } from './route-schema.js';
-import type { RouteMethod, RouteSchema, StateFrom, WsRouteMethod } from './route-types.js';
+import type {
+  MountableRouter,
+  MountedRoutes,
+  Rebuild,
+  RouteMethod,
+  RouterKind,
+  RouteSchema,
+  RoutesOf,
+  StateFrom,
+  WsRouteMethod,
+} from './route-types.js';
 import { type DeclaredAt, declaredAt } from './unanswered.js';
 import type { WsBehavior, WsConnectionHandler } from './ws-route.js';
 
@@ -68,6 +78,11 @@ function isStaticMount(v: unknown): v is StaticMount {
   return typeof v === 'object' && v !== null && (v as StaticMount).kind === 'gale.static';
 }
 
+/** Router's `~kind`: a Router with the given state and routes (see `Rebuild`). */
+interface RouterOf extends RouterKind {
+  readonly type: Router<this['S'], this['R']>;
+}
+
 /**
  * A group of routes and middleware, mounted with `app.use(prefix, router)`. Routers nest. `S` is the state its
  * routes' requests carry (`req.state`): what the `derive()` middleware given to `use` add, for the routes declared
@@ -79,7 +94,11 @@ function isStaticMount(v: unknown): v is StaticMount {
  * api.get('/users/:id', (req) => ({ id: req.params.id }));
  * app.use('/api', api);
  */
-export class Router<S extends object = object> {
+export class Router<S extends object = object, R extends object = object> {
+  /** Types only: how route methods retype this router (never set at run time). */
+  declare readonly '~kind'?: RouterOf;
+  /** Types only: the routes declared through this type, for `gale/client` (never set at run time). */
+  declare readonly '~routes'?: R;
   /** @internal */ readonly entries: Entry[] = [];
   /** @internal */ readonly errorHandlers: ErrorHandler[] = [];
   /** @internal called when an entry is added after mounting, so apps register it too */
@@ -94,11 +113,15 @@ export class Router<S extends object = object> {
    * const api = router().use(derive((req) => ({ user: req.get('x-user') ?? 'anonymous' })));
    * api.get('/me', (req) => ({ user: req.state.user }));
    */
-  use<M1 extends Middleware<AnyParams, S>>(m1: M1): Router<S & StateFrom<M1>>;
+  use<Pre extends string, X extends MountableRouter>(
+    path: Pre,
+    router: X,
+  ): Rebuild<this, S, R & MountedRoutes<Pre, RoutesOf<X>>>;
+  use<M1 extends Middleware<AnyParams, S>>(m1: M1): Router<S & StateFrom<M1>, R>;
   use<M1 extends Middleware<AnyParams, S>, M2 extends Middleware<AnyParams, S & StateFrom<M1>>>(
     m1: M1,
     m2: M2,
-  ): Router<S & StateFrom<M1> & StateFrom<M2>>;
+  ): Router<S & StateFrom<M1> & StateFrom<M2>, R>;
   use(...fns: Middleware<AnyParams, S>[]): this;
   use(path: string, ...fns: Middleware<AnyParams, S>[]): this;
   use(...items: (string | Usable)[]): this;
@@ -138,56 +161,56 @@ export class Router<S extends object = object> {
    * @example
    * app.get('/users/:id', (req) => ({ id: req.params.id }));
    */
-  declare get: RouteMethod<this, S>;
+  declare get: RouteMethod<this, S, R, 'get'>;
   /**
    * A POST route (see `get`).
    *
    * @example
    * app.post('/users', { body: User }, (req) => ({ created: req.body.name }));
    */
-  declare post: RouteMethod<this, S>;
+  declare post: RouteMethod<this, S, R, 'post'>;
   /**
    * A PUT route (see `get`).
    *
    * @example
    * app.put('/users/:id', async (req) => ({ id: req.params.id, saved: await req.json() }));
    */
-  declare put: RouteMethod<this, S>;
+  declare put: RouteMethod<this, S, R, 'put'>;
   /**
    * A PATCH route (see `get`).
    *
    * @example
    * app.patch('/users/:id', async (req) => ({ id: req.params.id, changes: await req.json() }));
    */
-  declare patch: RouteMethod<this, S>;
+  declare patch: RouteMethod<this, S, R, 'patch'>;
   /**
    * A DELETE route (see `get`).
    *
    * @example
    * app.delete('/users/:id', (req, res) => res.status(204).end());
    */
-  declare delete: RouteMethod<this, S>;
+  declare delete: RouteMethod<this, S, R, 'delete'>;
   /**
    * A HEAD route (GET routes answer HEAD requests too; see `get`).
    *
    * @example
    * app.head('/files/*path', (req, res) => res.header('x-path', req.params.path).end());
    */
-  declare head: RouteMethod<this, S>;
+  declare head: RouteMethod<this, S, R, 'head'>;
   /**
    * An OPTIONS route (see `get`).
    *
    * @example
    * app.options('/upload', (req, res) => res.header('allow', 'POST, OPTIONS').end());
    */
-  declare options: RouteMethod<this, S>;
+  declare options: RouteMethod<this, S, R, 'options'>;
   /**
    * A route for every method (see `get`).
    *
    * @example
    * app.all('/legacy/*rest', (req, res) => res.redirect(301, `/v2/${req.params.rest}`));
    */
-  declare all: RouteMethod<this, S>;
+  declare all: RouteMethod<this, S, R, 'all'>;
 
   /**
    * A WebSocket route: upgrade requests to `path` run the middleware given before the behaviour (auth,

@@ -96,3 +96,18 @@ export type InferOutput<S> = S extends { readonly '~standard': { readonly types?
     ? O
     : unknown
   : unknown;
+
+/**
+ * What a Standard Schema takes: its input type (`unknown` for anything else). `gale/client` types what it sends
+ * with it (a zod `z.coerce.number()` param takes `unknown`, a `z.string().default('x')` query key may be left out).
+ *
+ * @example
+ * import { z } from 'zod';
+ * const Page = z.object({ n: z.string().default('1') });
+ * type In = InferInput<typeof Page>; // { n?: string | undefined }
+ */
+export type InferInput<S> = S extends { readonly '~standard': { readonly types?: infer T } }
+  ? NonNullable<T> extends { readonly input: infer I }
+    ? I
+    : unknown
+  : unknown;
