@@ -13,9 +13,9 @@ const root = join(import.meta.dirname, '..', '..');
 test('docs:api --check names every page that differs from the generated reference', { timeout: 120_000 }, (t) => {
   const copy = join(tempDir(t, 'api-reference'), 'api');
   cpSync(join(root, 'docs', 'api'), copy, { recursive: true });
-  rmSync(join(copy, 'gale', 'functions', 'serve.md'));
-  writeFileSync(join(copy, 'gale', 'functions', 'removedExport.md'), '# removedExport\n');
-  writeFileSync(join(copy, 'gale', 'functions', 'serveStatic.md'), '# edited by hand\n');
+  rmSync(join(copy, 'gale', 'gale', 'functions', 'serve.md'));
+  writeFileSync(join(copy, 'gale', 'gale', 'functions', 'removedExport.md'), '# removedExport\n');
+  writeFileSync(join(copy, 'gale', 'gale', 'functions', 'serveStatic.md'), '# edited by hand\n');
   const r = spawnSync(process.execPath, [join(root, 'scripts', 'docs-api.mjs'), '--check'], {
     cwd: root,
     env: { ...process.env, GALE_DOCS_API_DIR: copy },
@@ -23,7 +23,7 @@ test('docs:api --check names every page that differs from the generated referenc
   });
   assert.equal(r.status, 1, r.stdout + r.stderr);
   assert.match(r.stdout, /docs\/api is not what the code documents \(3 files\); run npm run docs:api/);
-  assert.match(r.stdout, /missing: docs\/api\/gale\/functions\/serve\.md/);
-  assert.match(r.stdout, /not generated any more: docs\/api\/gale\/functions\/removedExport\.md/);
-  assert.match(r.stdout, /differs: docs\/api\/gale\/functions\/serveStatic\.md/);
+  assert.match(r.stdout, /missing: docs\/api\/gale\/gale\/functions\/serve\.md/);
+  assert.match(r.stdout, /not generated any more: docs\/api\/gale\/gale\/functions\/removedExport\.md/);
+  assert.match(r.stdout, /differs: docs\/api\/gale\/gale\/functions\/serveStatic\.md/);
 });
