@@ -1,6 +1,6 @@
-// The todos example (examples/todos) in Chromium: its page calls the API only through gale/client, loaded by the
-// browser as the package's own file — add, list, toggle, remove, a 400 from the body schema shown from its typed
-// problem document, and a 404 — and the server ends on SIGTERM.
+// The todos example (examples/todos: a plugin, hooks, schemas) in Chromium: its page calls the API only through
+// gale/client, loaded by the browser as the package's own file — add, list, toggle, remove, a 400 from the body
+// schema shown from its typed problem document, a 404 from a stale tab — its hooks' headers, and SIGTERM.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -100,6 +100,14 @@ describe('the todos example in Chromium, through gale/client', { timeout: 120_00
     await stale.waitForFunction(() => document.getElementById('status')?.textContent === '1 todo(s) (no todo 2)');
     await stale.waitForSelector('#todos li[data-id="2"]', { state: 'detached' });
     assert.ok(calls.filter((c) => c === 'DELETE /api/todos/2').length === 2, calls.join(', '));
+
+    // The hooks: the app's onSend times every answer made in JS; the plugin's marks its own API answers only.
+    const api = await fetch(`${todos.url}/api/todos`);
+    assert.match(api.headers.get('server-timing') ?? '', /^app;dur=\d+\.\d\d$/);
+    assert.equal(api.headers.get('cache-control'), 'no-store');
+    const script = await fetch(`${todos.url}/gale-client.js`);
+    assert.match(script.headers.get('server-timing') ?? '', /^app;dur=/);
+    assert.equal(script.headers.get('cache-control'), null, "the plugin's hook stays inside it");
 
     assert.deepEqual(calls.slice(0, 2), ['GET /api/todos', 'POST /api/todos']);
     assert.ok(calls.includes('PATCH /api/todos/1'), calls.join(', '));

@@ -109,5 +109,32 @@ const none = client<typeof plain>('http://127.0.0.1:3000');
 // @ts-expect-error the type of `plain` carries no routes
 none.get('/x');
 
+// A plugin that returns its router with the routes chained on it gives them to the app's type, under its prefix;
+// one that returns nothing gives none (its routes still work at run time).
+const withPlugins = gale()
+  .register(
+    (users, options: { names: string[] }) =>
+      users
+        .addHook('onRequest', () => {})
+        .get('/', () => options.names)
+        .get('/:id', (req) => ({ id: req.params.id })),
+    { prefix: '/users', names: ['ada'] },
+  )
+  .register(async (health) => health.get('/health', () => ({ ok: true })))
+  .register((quiet) => {
+    quiet.get('/quiet', () => 'shh');
+  });
+const viaPlugins = client<typeof withPlugins>('http://127.0.0.1:3000');
+async function plugins(): Promise<void> {
+  const users = await viaPlugins.get('/users');
+  if (users.ok) ok<Equal<typeof users.data, string[]>>(true);
+  await viaPlugins.get('/users/:id', { params: { id: 'a' } });
+  const health = await viaPlugins.get('/health');
+  if (health.ok) ok<Equal<typeof health.data, { ok: boolean }>>(true);
+  // @ts-expect-error the plugin returned nothing: its routes are not in the type
+  await viaPlugins.get('/quiet');
+}
+void plugins;
+
 ok<Equal<ClientResponse<never>, never>>(true);
 void value;

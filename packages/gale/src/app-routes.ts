@@ -15,6 +15,7 @@ import {
   type Step,
   usesBefore,
 } from './flatten.js';
+import { type RouteHooks, routeHooks } from './hooks.js';
 import type { NativeServer } from './native.js';
 import type { StaticOptions } from './options.js';
 import type { Request } from './request.js';
@@ -58,6 +59,10 @@ export class Registrar {
   private readonly preflights: Preflights;
   /** Headers every static mount sends too (`gale({ security })`). */
   staticHeaders: Record<string, string> | undefined;
+  /** How to build each route again when a hook or decoration in its scope comes after it (by route id). */
+  private readonly rebuilds = new Map<number, () => void>();
+  /** Routers whose hook changes already rebuild the routes. */
+  private readonly watched = new WeakSet<Router>();
 
   /** `routes` is the app's own array, indexed by the route ids the engine passes to dispatch. */
   constructor(
@@ -106,8 +111,11 @@ export class Registrar {
     });
   }
 
-  /** Registers an entry found at `base` with the outer scopes' error handlers and uses. */
-  register(e: Entry, base: string, scopes: ErrorScopes, outer: readonly ScopedUse[]): void {
+  /**
+   * Registers an entry found at `base` with the outer scopes' error handlers and uses; `owners` are the routers it
+   * is declared through (the app first), whose hooks apply to it.
+   */
+  register(e: Entry, base: string, scopes: ErrorScopes, outer: readonly ScopedUse[], owners: readonly Router[]): void {
     switch (e.kind) {
       case 'use':
         if (isCors(e.fn)) this.preflights.used(joinPath(base, e.prefix), e.seq, e.fn);
@@ -117,15 +125,17 @@ export class Registrar {
         this.mountStatic(joinPath(base, e.prefix), e.mount);
         return;
       case 'route':
-        this.addRoute(e, base, scopes, outer);
+        this.addRoute(e, base, scopes, outer, owners);
         return;
       case 'router': {
         const r = e.router;
         const prefix = joinPath(base, e.prefix);
         const inner: ErrorScopes = [r.errorHandlers, ...scopes];
         const outerHere = [...outer, ...this.usesInScopeBefore(base, e.seq, scopes)];
-        for (const sub of r.entries) this.register(sub, prefix, inner, outerHere);
-        r._listeners.push((sub) => this.register(sub, prefix, inner, outerHere));
+        const ownersHere = [...owners, r];
+        this.watchHooks(r);
+        for (const sub of r.entries) this.register(sub, prefix, inner, outerHere, ownersHere);
+        r._listeners.push((sub) => this.register(sub, prefix, inner, outerHere, ownersHere));
         this.refreshFallback();
         return;
       }
@@ -149,22 +159,15 @@ export class Registrar {
     base: string,
     scopes: ErrorScopes,
     outer: readonly ScopedUse[],
+    owners: readonly Router[],
   ) {
     const path = joinPath(base, e.path);
     const uses = [...outer, ...this.usesInScopeBefore(base, e.seq, scopes)];
     // Handlers and route-level middleware see the router's mount point as req.baseUrl.
     const mount = baseOf(base);
-    const steps: Step[] = [
-      ...middlewareFor(uses, path, this.caseSensitive),
-      ...e.fns.map((fn) => ({ fn, base: mount })),
-    ];
     // An OPTIONS route for a path cors() covers takes the slot of the one made for preflights.
     const slot = e.method === 'OPTIONS' && !e.ws ? this.preflights.takeOver(path) : undefined;
     const id = slot ?? this.routes.length;
-    // A route with schemas runs its handler behind the checks (validate.ts), after its middleware.
-    const handler = e.ws
-      ? (upgradeStep(this.hub, e.ws.behavior, e.ws.onOpen, steps.length === 0) as Handler)
-      : schemaHandler(e.handler, e.schema, `${e.method} ${path}`);
     let names: string[];
     try {
       if (slot !== undefined) names = (this.routes[slot] as Route).names;
@@ -172,17 +175,44 @@ export class Registrar {
     } catch (err) {
       throw new GaleError(ErrorCodes.ROUTE_CONFLICT, (err as Error).message);
     }
-    // A handler that declares `next` goes through the chain runner, which supplies it.
-    const direct = steps.length === 0 && handler.length < 3;
-    // (direct handlers declare at most two parameters, so calling them with two is exact)
-    const run = direct
-      ? (handler as (req: Request, res: Response) => unknown)
-      : compose(steps, handler, mount, scopes, this.chainHost);
-    // (a WebSocket route's request waits for the upgrade, not for an answer: no handlerTimeout)
-    const timeout = e.ws ? false : e.schema?.handlerTimeout;
-    const route: Route = { run, direct, names, scopes, base: mount, pattern: path, timeout, at: e.at };
+    const build = (): Route => {
+      const hooks = routeHooks(
+        owners.map((o) => o._hooks),
+        e.ws !== undefined,
+      );
+      const steps: Step[] = [
+        ...hookSteps(hooks?.front, ''),
+        ...middlewareFor(uses, path, this.caseSensitive),
+        ...e.fns.map((fn) => ({ fn, base: mount })),
+        ...hookSteps(hooks?.beforeBody, ''),
+      ];
+      // A route with schemas runs its handler behind the checks (validate.ts), after its middleware; preHandler
+      // hooks run between the checks and the handler, preValidation ones before the checks.
+      let handler: Handler;
+      if (e.ws) handler = upgradeStep(this.hub, e.ws.behavior, e.ws.onOpen, steps.length === 0) as Handler;
+      else {
+        const inner = hooks?.wrapHandler === undefined ? e.handler : hooks.wrapHandler(e.handler);
+        handler = schemaHandler(inner, e.schema, `${e.method} ${path}`);
+        if (hooks?.wrapChecked !== undefined) handler = hooks.wrapChecked(handler, e.schema?.body !== undefined);
+      }
+      const routeScopes = hooks?.errorScope === undefined ? scopes : [hooks.errorScope, ...scopes];
+      // A handler that declares `next` goes through the chain runner, which supplies it.
+      const direct = steps.length === 0 && handler.length < 3;
+      // (direct handlers declare at most two parameters, so calling them with two is exact)
+      const run = direct
+        ? (handler as (req: Request, res: Response) => unknown)
+        : compose(steps, handler, mount, routeScopes, this.chainHost);
+      // (a WebSocket route's request waits for the upgrade, not for an answer: no handlerTimeout)
+      const timeout = e.ws ? false : e.schema?.handlerTimeout;
+      return { run, direct, names, scopes: routeScopes, base: mount, pattern: path, timeout, at: e.at };
+    };
+    const route = build();
     if (slot !== undefined) this.routes[slot] = route;
     else this.routes.push(route);
+    this.rebuilds.set(id, () => {
+      this.routes[id] = build();
+    });
+    const run = route.run;
     if (!e.ws)
       this.preflights.routed(
         path,
@@ -191,6 +221,19 @@ export class Registrar {
         e.fns.map((fn) => ({ fn })),
         scopes,
       );
+  }
+
+  /**
+   * Rebuilds every route (and the fallback) when a hook or decoration is added to `r` after routes it applies to were
+   * built: hooks apply to the routes of their scope whenever those were declared. Registration-time work only.
+   */
+  watchHooks(r: Router): void {
+    if (this.watched.has(r)) return;
+    this.watched.add(r);
+    r._hookListeners.push(() => {
+      for (const rebuild of this.rebuilds.values()) rebuild();
+      this.refreshFallback();
+    });
   }
 
   /** Tracks which router owns an error-handler list, for scope lookups. */
@@ -206,13 +249,19 @@ export class Registrar {
   refreshFallback(): void {
     const uses = allUses(this.app.entries, '/', joinPath);
     const notFoundHandler = this.notFoundHandler();
-    if (uses.length === 0 && notFoundHandler === undefined) return;
+    // The app's own hooks see unmatched requests too (a 404 is logged by onResponse); a router's do not.
+    const hooks = routeHooks([this.app._hooks], false);
+    if (uses.length === 0 && notFoundHandler === undefined && hooks === undefined) return;
     const handler: Handler = notFoundHandler ?? ((req, res) => this.chainHost.notFound(req, res));
-    const steps = uses.map((u) => ({
-      fn: u.prefix === '/' ? u.fn : guarded(u, this.caseSensitive),
-      base: baseOf(u.prefix),
-    }));
-    const scopes = [this.app.errorHandlers];
+    const steps = [
+      ...hookSteps(hooks?.front, ''),
+      ...uses.map((u) => ({
+        fn: u.prefix === '/' ? u.fn : guarded(u, this.caseSensitive),
+        base: baseOf(u.prefix),
+      })),
+    ];
+    const scopes =
+      hooks?.errorScope === undefined ? [this.app.errorHandlers] : [hooks.errorScope, this.app.errorHandlers];
     // No middleware: the handler is called directly, as a route's (a fetch handler served alone, serve()).
     const direct = steps.length === 0 && handler.length < 3;
     const run = direct
@@ -260,6 +309,11 @@ export class Registrar {
       headers: headers || undefined,
     });
   }
+}
+
+/** Hook steps as chain steps at the route's mount point. */
+function hookSteps(fns: RouteHooks['front'] | undefined, base: string): Step[] {
+  return fns === undefined ? [] : fns.map((fn) => ({ fn, base }));
 }
 
 /**

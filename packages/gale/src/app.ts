@@ -9,6 +9,7 @@ import type { Fetchable, FetchHandler } from './fetch/handler.js';
 import { type FetchMountOptions, mountFetch } from './fetch/mount.js';
 import { sendResponse } from './fetch/send.js';
 import { GlobalResponse } from './fetch/web-response.js';
+import { type HookLists, runCloseHooks } from './hooks.js';
 import { InProcess } from './in-process.js';
 import { configureLogging, consoleLogger, type Logger, requestLogger } from './logging.js';
 import { fixedSecurityHeaders, security } from './middleware/security.js';
@@ -208,6 +209,7 @@ export class App<S extends object = object, R extends object = object> extends R
       () => this.notFoundHandler,
       this.hub,
     );
+    this.registrar.watchHooks(this);
     configureLogging(this.n, { logger: this.logger, custom: logger !== undefined, requests: this.host.logRequests });
     if (options.requestLogging === true && logger === undefined) {
       // Request lines go to the pino-style logger only; asking for them without one would print nothing.
@@ -293,7 +295,7 @@ export class App<S extends object = object, R extends object = object> extends R
   /** @internal every entry added to the app is registered at once */
   override add(e: Entry): void {
     super.add(e);
-    this.registrar.register(e, '/', [this.errorHandlers], []);
+    this.registrar.register(e, '/', [this.errorHandlers], [], [this]);
   }
 
   /**
@@ -495,6 +497,17 @@ export class App<S extends object = object, R extends object = object> extends R
   listen(options: ListenOptions, cb: ListenCallback): this;
   listen(cb: ListenCallback): this;
   listen(...args: unknown[]): Promise<AddressInfo> | this {
+    if (this._plugins.pending !== undefined) {
+      // Plugins still loading (an async register()): listen once they have, or fail with the one that did not.
+      const last = args[args.length - 1];
+      const ready = this.ready();
+      if (typeof last !== 'function') return ready.then(() => this.listen(...(args as [number])));
+      ready.then(
+        () => this.listen(...(args as [number, ListenCallback])),
+        (err: Error) => (last as ListenCallback)(err),
+      );
+      return this;
+    }
     const cb = typeof args[args.length - 1] === 'function' ? (args.pop() as ListenCallback) : undefined;
     const [portOrOptions, hostArg] = args as [number | ListenOptions | undefined, string | undefined];
     if (viaPrimary(typeof portOrOptions === 'object' ? portOrOptions : {}, this.reusePort)) {
@@ -646,6 +659,8 @@ export class App<S extends object = object, R extends object = object> extends R
     if (this.closed !== undefined) {
       return Promise.reject(new GaleError(ErrorCodes.IN_PROCESS, 'app.request(): the app is closed'));
     }
+    // Plugins still loading (an async register()): answer once their routes are there.
+    if (this._plugins.pending !== undefined) return this.ready().then(() => this.request(input, init));
     return this.inProcess.request(input, init);
   }
 
@@ -717,6 +732,16 @@ export class App<S extends object = object, R extends object = object> extends R
    */
   close(options: { timeout?: number; idleGrace?: number } = {}): Promise<void> {
     if (this.closed) return this.closed;
+    const closeHooks = hookListsOf(this);
+    if (closeHooks.length > 0) {
+      // onClose hooks run once the server has closed (in-flight requests answered), before close() resolves.
+      this.closed = this.closeServer(options).then(() => runCloseHooks(closeHooks));
+      return this.closed;
+    }
+    return this.closeServer(options);
+  }
+
+  private closeServer(options: { timeout?: number; idleGrace?: number }): Promise<void> {
     hooks.draining.add(this); // readiness (gale health) answers 503 from now on
     this.offHup?.();
     if (!this.listening && this.inProcess.size === 0) {
@@ -993,6 +1018,15 @@ export class App<S extends object = object, R extends object = object> extends R
       res.end(detail);
     }
   }
+}
+
+/** The hook lists of `r` and of the routers mounted on it (recursively), in the order they were mounted. */
+function hookListsOf(r: Router, out: HookLists[] = [], seen = new Set<Router>()): HookLists[] {
+  if (seen.has(r)) return out;
+  seen.add(r);
+  if (r._hooks !== undefined) out.push(r._hooks);
+  for (const e of r.entries) if (e.kind === 'router') hookListsOf(e.router, out, seen);
+  return out;
 }
 
 // `app.get` is typed by its `declare`d property (the route methods' overloads and the setting reader); this is it.

@@ -136,7 +136,8 @@ export type Jsonify<T> = T extends { toJSON(): infer J }
 /** What a handler's return value arrives as: text for a string, bytes for bytes, JSON for the rest. */
 type Wire<T> = unknown extends T
   ? unknown
-  : T extends globalThis.Response | undefined | void
+  : // biome-ignore lint/suspicious/noConfusingVoidType: a handler that answered with res returns void
+    T extends globalThis.Response | undefined | void
     ? unknown
     : T extends string
       ? string

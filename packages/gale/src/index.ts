@@ -34,6 +34,7 @@ export type { FetchMountOptions } from './fetch/mount.js';
 export { installFetchGlobals, toHandler } from './fetch/mount.js';
 export type { FetchServer, ServeOptions } from './fetch/serve.js';
 export { serve } from './fetch/serve.js';
+export type { HookMap, HookName } from './hooks.js';
 export { escapeHtml, html, raw, SafeHtml } from './html.js';
 export type { Logger } from './logging.js';
 export { consoleLogger } from './logging.js';
@@ -64,6 +65,8 @@ export type {
   TextOptions,
   UrlencodedOptions,
 } from './options.js';
+export type { Plugin, PluginInstance, RegisterOptions } from './plugins.js';
+export { definePlugin } from './plugins.js';
 export type { ErrorFormat, ProblemDocument } from './problem.js';
 export { Request } from './request.js';
 export type {

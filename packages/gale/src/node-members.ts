@@ -23,19 +23,24 @@ const STREAMS_WHY =
 
 /**
  * Runs `hook` just before the response's head goes out (after any hook already waiting): `body` is the whole body
- * when the response is sent whole, undefined for streams and files.
+ * when the response is sent whole, undefined for streams and files. A hook may return another body to send instead
+ * (a whole body only; onSend hooks do), which the hooks after it are given.
  *
  * @example
  * addHeadHook(res, () => res.header('x-took', String(Date.now() - t0)));
  */
-export function addHeadHook(res: Response, hook: (body?: string | Uint8Array) => void): void {
+export function addHeadHook(
+  res: Response,
+  // biome-ignore lint/suspicious/noConfusingVoidType: most hooks only set headers and return nothing
+  hook: (body?: string | Uint8Array) => string | Uint8Array | undefined | void,
+): void {
   const prev = res._onHead;
   res._onHead =
     prev === undefined
       ? hook
       : (body) => {
-          prev(body);
-          hook(body);
+          const first = prev(body) ?? body;
+          return hook(first) ?? first;
         };
 }
 

@@ -337,10 +337,11 @@ export interface ResponseView extends ResponseHeaders, ResponseHelpers, Response
   /** @internal */ _headers: Map<string, HeaderEntry> | undefined;
   /** @internal */ _events: EventEmitter | undefined;
   /** @internal */ _locals: Record<string, unknown> | undefined;
-  /** @internal */ _onHead: ((body?: string | Uint8Array) => void) | undefined;
+  // biome-ignore lint/suspicious/noConfusingVoidType: most head hooks return nothing
+  /** @internal */ _onHead: ((body?: string | Uint8Array) => string | Uint8Array | undefined | void) | undefined;
   /** @internal */ _length: number | undefined;
   /** @internal */ _close: boolean | undefined;
-  /** @internal */ _runOnHead(body?: string | Uint8Array): void;
+  /** @internal */ _runOnHead(body?: string | Uint8Array): string | Uint8Array | undefined;
   /** @internal */ _tagLater(body: string | Uint8Array, weak: boolean): void;
   /** @internal */ _meta(): ReplyMeta | undefined;
 }

@@ -75,7 +75,8 @@ export class Response implements ResponseView {
    * the response is sent whole; on the prototype (undefined) so responses that never set it carry no field for it.
    * Add to it with `addHeadHook` (node-members.ts), which keeps the hooks already there.
    */
-  declare _onHead: ((body?: string | Uint8Array) => void) | undefined;
+  // biome-ignore lint/suspicious/noConfusingVoidType: most head hooks return nothing
+  declare _onHead: ((body?: string | Uint8Array) => string | Uint8Array | undefined | void) | undefined;
   /**
    * The reason phrase to send instead of the standard one (as node:http's `res.statusMessage`); characters a
    * status line cannot hold make the engine send the standard phrase.
@@ -471,11 +472,11 @@ export class Response implements ResponseView {
     return [this.statusMessage, this._close === true, this._length];
   }
 
-  /** @internal runs the before-head hook once */
-  _runOnHead(body?: string | Uint8Array): void {
-    const hook = this._onHead as (body?: string | Uint8Array) => void;
+  /** @internal runs the before-head hook once; returns the body to send (another when an onSend hook replaced it) */
+  _runOnHead(body?: string | Uint8Array): string | Uint8Array | undefined {
+    const hook = this._onHead as (body?: string | Uint8Array) => string | Uint8Array | undefined;
     this._onHead = undefined;
-    hook(body);
+    return hook(body) ?? body;
   }
 
   /**
@@ -495,7 +496,8 @@ export class Response implements ResponseView {
     if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) badBody(body);
     let status = this.statusCode;
     let tagged = false;
-    if (this._etagBody !== undefined) {
+    const autoTag = this._etagBody !== undefined;
+    if (autoTag) {
       // The engine tags the body it is given (the body stays, for a read of the headers after the end); a hook may
       // read or add headers, and another body needs its own tag.
       if (body === this._etagBody && this._onHead === undefined && lines === undefined) {
@@ -503,7 +505,18 @@ export class Response implements ResponseView {
         tagged = true;
       } else this._tagNow();
     }
-    if (this._onHead !== undefined) this._runOnHead(body);
+    if (this._onHead !== undefined) {
+      const sent = this._runOnHead(body);
+      if (sent !== body) {
+        // An onSend hook replaced the body: the ETag (made from the old one above) is the new body's.
+        if (sent !== undefined && typeof sent !== 'string' && !(sent instanceof Uint8Array)) badBody(sent);
+        body = sent;
+        if (autoTag && body !== undefined) {
+          this._tagLater(body, this._etagBits === 1);
+          this._tagNow();
+        }
+      }
+    }
     this.finished = true;
     this.headersSent = true;
     const req = this._req;

@@ -3,9 +3,11 @@
 // (params from the path, state, schemas) are in route-types.ts; their one implementation is `route`.
 import type { ErrorHandler, Handler, Middleware, NodeMiddleware } from './chain.js';
 import { ErrorCodes, GaleError } from './errors.js';
+import { HookLists, type HookMap, type HookName } from './hooks.js';
 import { movedError } from './moved.js';
 import { refusalOf } from './node-refusals.js';
 import { checkWsBehavior } from './option-rules.js';
+import { type PluginState, pluginsReady, registerPlugin } from './plugins.js';
 import type { AnyParams } from './request-api.js';
 import { checkRouteSchema } from './route-schema.js';
 import type {
@@ -103,6 +105,14 @@ export class Router<S extends object = object, R extends object = object> {
   /** @internal */ readonly errorHandlers: ErrorHandler[] = [];
   /** @internal called when an entry is added after mounting, so apps register it too */
   readonly _listeners: ((e: Entry) => void)[] = [];
+  /** @internal this router's hooks and request/response decorations (none: undefined) */
+  _hooks: HookLists | undefined;
+  /** @internal called when a hook or decoration is added, so apps rebuild the routes it applies to */
+  readonly _hookListeners: (() => void)[] = [];
+  /** @internal the plugins registered here still loading */
+  readonly _plugins: PluginState = { pending: undefined };
+  /** @internal what `decorate` added, which the routers of plugins registered here see too */
+  readonly _decorations = new Map<string, unknown>();
 
   /**
    * Adds middleware (for every path, or under `path`), routers, static mounts or error middleware. Given
@@ -145,6 +155,151 @@ export class Router<S extends object = object, R extends object = object> {
       this.add(e);
     }
     return this;
+  }
+
+  /**
+   * Adds a lifecycle hook (Fastify's: see `HookMap` for each one and when it runs) for this router's routes — every
+   * route of the app for the app's hooks, a plugin's own routes for the hooks added in it — whenever they were
+   * declared. Routes no hook applies to run exactly as without hooks.
+   *
+   * @example
+   * app.addHook('onRequest', (req, res) => {
+   *   if (req.get('x-api-key') !== process.env.API_KEY) res.status(401).json({ error: 'no key' });
+   * });
+   * app.addHook('onResponse', (req, res) => console.log(req.method, req.url, res.statusCode));
+   */
+  addHook<K extends HookName>(name: K, hook: HookMap<S>[K]): this {
+    this._hooks ??= new HookLists();
+    this._hooks.add(name, hook as (...args: never[]) => unknown);
+    this._hooksChanged();
+    return this;
+  }
+
+  /**
+   * Registers a plugin (see `Plugin`): it runs with a router of its own mounted at `prefix`, so that the routes,
+   * middleware, hooks and decorations it adds stay inside it, unless it does not encapsulate (`definePlugin(…,
+   * { encapsulate: false })`, or fastify-plugin's mark), when it runs with this router. The options other than
+   * `prefix` are the plugin's. An async plugin is awaited before the app listens (and by `ready()`). A plugin that
+   * returns its router with routes chained on it (`(api) => api.get(…).post(…)`) gives those routes, under the
+   * prefix, to the type this returns, for `gale/client`.
+   *
+   * @example
+   * app.register(async (users, options) => {
+   *   users.addHook('preHandler', (req) => void req.log.info('users route'));
+   *   users.get('/', () => options.list);
+   * }, { prefix: '/users', list: ['ada', 'alan'] });
+   */
+  register<O extends object = Record<string, unknown>, Ret = unknown, Pre extends string = '/'>(
+    plugin: (instance: Router<S>, options: O) => Ret,
+    options?: O & { prefix?: Pre },
+  ): Rebuild<this, S, R & MountedRoutes<Pre, RoutesOf<Awaited<Ret>>>> {
+    registerPlugin<Router>(
+      this as Router,
+      this._plugins,
+      plugin,
+      options as Record<string, unknown> | undefined,
+      () => {
+        const child = new Router();
+        for (const [name, value] of this._decorations) child.decorate(name, value);
+        return child;
+      },
+      (prefix, child) => {
+        this.use(prefix, child);
+      },
+      (child) => (child._plugins.pending === undefined ? undefined : pluginsReady(child._plugins)),
+    );
+    return this as Rebuild<this, S, R & MountedRoutes<Pre, RoutesOf<Awaited<Ret>>>>;
+  }
+
+  /**
+   * Resolves once every plugin registered here (and what those registered) has loaded; rejects with the first that
+   * failed. `listen()` and `app.request()` wait for it themselves.
+   *
+   * @example
+   * app.register(async (instance) => instance.get('/late', () => 'loaded'));
+   * await app.ready();
+   */
+  ready(): Promise<void> {
+    return pluginsReady(this._plugins);
+  }
+
+  /**
+   * Adds a property to this router (the app, or a plugin's router), which the routers of plugins registered on it
+   * afterwards have too; a name already taken is refused. Returns this router typed with it.
+   *
+   * @example
+   * const withDb = app.decorate('db', new Map<string, string>());
+   * withDb.db.set('a', '1');
+   */
+  decorate<K extends string, V>(name: K, value: V): this & { readonly [k in K]: V } {
+    if (typeof name !== 'string' || name === '') throw new TypeError('decorate(): the name must be a non-empty string');
+    if (name in this) {
+      throw new GaleError(
+        ErrorCodes.INVALID_MIDDLEWARE,
+        `decorate('${name}'): this router already has a property ${name}`,
+      );
+    }
+    Object.defineProperty(this, name, { value, enumerable: true, writable: true, configurable: true });
+    this._decorations.set(name, value);
+    return this as this & { readonly [k in K]: V };
+  }
+
+  /**
+   * Whether this router has the decoration `name` (its own, or one it got from the router it was registered on).
+   *
+   * @example
+   * if (!app.hasDecorator('db')) app.decorate('db', new Map());
+   */
+  hasDecorator(name: string): boolean {
+    return this._decorations.has(name);
+  }
+
+  /**
+   * Gives every request of this router's routes the property `name`, set to `value` as each request starts (before
+   * onRequest hooks): a primitive, `null`, or a function (a method, `this` being the request). An object would be
+   * one object shared by all requests, so it is refused: decorate with `null` and set it in a hook. Type it by
+   * adding it to Request: `declare module 'gale' { interface Request { user: User | null } }`.
+   *
+   * @example
+   * app.decorateRequest('user', null);
+   * app.addHook('onRequest', (req) => {
+   *   (req as unknown as { user: string | null }).user = req.get('x-user') ?? null;
+   * });
+   */
+  decorateRequest(name: string, value: unknown): this {
+    this._decorateEach('decorateRequest', name, value).request.push([name, value]);
+    this._hooksChanged();
+    return this;
+  }
+
+  /**
+   * Gives every response of this router's routes the property `name` (as `decorateRequest` does for requests).
+   *
+   * @example
+   * app.decorateReply('startedAt', 0);
+   */
+  decorateReply(name: string, value: unknown): this {
+    this._decorateEach('decorateReply', name, value).reply.push([name, value]);
+    this._hooksChanged();
+    return this;
+  }
+
+  /** @internal checks a per-request decoration and returns the lists it goes in (telling the app after) */
+  private _decorateEach(where: string, name: string, value: unknown): HookLists {
+    if (typeof name !== 'string' || name === '') throw new TypeError(`${where}(): the name must be a non-empty string`);
+    if (typeof value === 'object' && value !== null) {
+      throw new TypeError(
+        `${where}('${name}', an object): every request would share that one object; decorate with null and set ` +
+          'a fresh value in an onRequest hook',
+      );
+    }
+    this._hooks ??= new HookLists();
+    return this._hooks;
+  }
+
+  /** @internal tells the apps this router is mounted on to rebuild its routes with its hooks */
+  private _hooksChanged(): void {
+    for (const l of this._hookListeners) l();
   }
 
   /** Handles errors from this router's middleware and routes (innermost router first, then the app). */
