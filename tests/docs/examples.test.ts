@@ -425,6 +425,17 @@ const EXAMPLES: Example[] = [
     },
   },
   {
+    file: 'docs/guides/hooks-and-plugins.md',
+    match: 'await app.listen(3000); // waits for both plugins; `await app.ready()` waits without listening',
+    async check(base) {
+      assert.deepEqual(await (await fetch(`${base}/users`)).json(), { names: ['ada', 'alan'], caller: 'anonymous' });
+      const named = await fetch(`${base}/users`, { headers: { 'x-user': 'grace' } });
+      assert.deepEqual(await named.json(), { names: ['ada', 'alan'], caller: 'grace' });
+      assert.equal(await (await fetch(`${base}/motd`)).text(), 'hello');
+      assert.equal((await fetch(`${base}/nope`)).status, 404);
+    },
+  },
+  {
     file: 'docs/guides/express.md',
     match: "app.use('/blog', blog); // sub-apps, routers, 4-argument error handlers, next('route')…",
     async check(base) {

@@ -55,3 +55,12 @@ app.post(
 app.post('/login', passport.authenticate('local'), (req) => req.path);
 // @ts-expect-error a typo in the params of a route whose first middleware is Express-typed
 app.post('/login3/:team', rateLimit({ limit: 5 }), (req) => req.params.tem);
+
+// Express-typed middleware after the first, at a route: no cast either.
+app.post('/signup/:team', helmet(), rateLimit({ limit: 5 }), cors(), (req) => {
+  ok<Equal<typeof req.params, { team: string }>>(true);
+  return req.params.team;
+});
+const needsId: import('gale').Middleware<{ id: string }> = (req, _res, next) => (req.params.id ? next() : next());
+// @ts-expect-error a Gale middleware that needs a param the path lacks is still refused among Express ones
+app.post('/teams', helmet(), needsId, rateLimit({ limit: 5 }), () => 'x');

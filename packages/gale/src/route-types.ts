@@ -380,6 +380,12 @@ export interface RouteMethod<Self, S extends object, R extends object = object, 
       Handler<ParamsOf<Sch, Path>, S, InputOf<Sch>, ResponsesOf<Sch>, Out>,
     ]
   ): AddRoute<Self, S, R, M, Path, Sch, Out>;
+  // Middleware typed for Express or node:http anywhere in the list (`helmet(), rateLimit(), handler`): a Gale
+  // middleware typed with a `next` of its own is not one (its `next` returns a promise), so its params stay checked.
+  <Path extends string, Out>(
+    path: Path,
+    ...fns: [...(Middleware<P<Path>, S> | NodeMiddleware)[], Handler<P<Path>, S, RequestInput, undefined, Out>]
+  ): AddRoute<Self, S, R, M, Path, undefined, Out>;
   // Last, so that `Parameters<typeof app.get>` (which reads the last signature) gives the plain form.
   <Path extends string, Out>(
     path: Path,
