@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { test } from 'node:test';
-import { derive, gale } from 'gale';
+import { derive, gale, router } from 'gale';
 import WebSocket from 'ws';
 import { z } from 'zod';
 
@@ -248,4 +248,19 @@ test('a WebSocket route runs onRequest (which may refuse the upgrade) and decora
   await once(ws, 'close');
   // A WebSocket route runs no answer hooks (onSend, onResponse), for a refusal either.
   assert.deepEqual(seen, ['onRequest nobody', 'onRequest nobody']);
+});
+
+test('a router’s hooks apply to its own routes, wherever it is mounted, and not to the app’s', async (t) => {
+  const seen: string[] = [];
+  const app = gale();
+  t.after(() => app.close());
+  const api = router().addHook('preHandler', (req) => {
+    seen.push(`api ${req.path}`);
+  });
+  api.get('/items', () => 'items');
+  app.use('/api', api);
+  app.get('/page', () => 'page');
+  assert.equal(await (await app.request('/api/items')).text(), 'items');
+  assert.equal(await (await app.request('/page')).text(), 'page');
+  assert.deepEqual(seen, ['api /api/items']);
 });
