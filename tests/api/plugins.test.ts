@@ -187,3 +187,27 @@ test('the Fastify plugin ported in docs/guides/hooks-and-plugins.md works as the
   const known = await app.request('/whoami', { headers: { 'x-api-key': 'k1' } });
   assert.deepEqual([known.status, await known.json()], [200, { client: 'acme' }]);
 });
+
+test('decorateReply gives each response of the scope its property; the plugin’s responses only', async (t) => {
+  const app = gale();
+  t.after(() => app.close());
+  app.register(
+    (instance) => {
+      instance.decorateReply('flavour', 'plain');
+      instance.addHook('onSend', (_req, res) => {
+        const r = res as unknown as { flavour: string };
+        res.header('x-flavour', r.flavour);
+        r.flavour = 'changed'; // a fresh value per response: the next one starts from 'plain' again
+      });
+      instance.get('/in', (_req, res) => String((res as unknown as { flavour: string }).flavour));
+    },
+    { prefix: '/p' },
+  );
+  app.get('/out', (_req, res) => String((res as unknown as { flavour?: string }).flavour));
+  for (let i = 0; i < 2; i++) {
+    const inside = await app.request('/p/in');
+    assert.deepEqual([await inside.text(), inside.headers.get('x-flavour')], ['plain', 'plain']);
+  }
+  assert.equal(await (await app.request('/out')).text(), 'undefined');
+  assert.throws(() => app.decorateReply('cache', []), /every request would share that one object/);
+});

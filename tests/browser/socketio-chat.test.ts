@@ -2,47 +2,19 @@
 // loading /socket.io/socket.io.js, as socket.io apps are written — in Chromium: two pages in a room talk over
 // WebSocket, a page in another room hears nothing, and the server ends on SIGTERM.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { closeChromium, launchChromium } from './chromium.js';
-
-const server = join(import.meta.dirname, '..', '..', 'examples', 'socketio-chat', 'server.mjs');
-
-/** Starts the example on a free port; resolves its URL once it says it listens. */
-async function start(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [server], {
-    env: { ...process.env, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the chat server did not start in 20 s: ${out}`)), 20_000);
-    child.stdout?.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1] as string);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`the chat server exited (${code}): ${out}`)));
-  });
-  return { child, url };
-}
+import { type Example, startExample } from './example-server.js';
 
 describe('a Socket.IO chat on a node:http server with an Express app, in Chromium', { timeout: 120_000 }, () => {
-  let chat: { child: ChildProcess; url: string };
+  let chat: Example;
   let browser: Browser;
   const errors: string[] = [];
 
   before(async () => {
-    [chat, browser] = await Promise.all([start(), launchChromium()]);
+    [chat, browser] = await Promise.all([startExample('socketio-chat'), launchChromium()]);
   });
   after(async () => {
     await closeChromium(browser);

@@ -2,49 +2,21 @@
 // gale/client, loaded by the browser as the package's own file — add, list, toggle, remove, a 400 from the body
 // schema shown from its typed problem document, a 404 from a stale tab — its hooks' headers, and SIGTERM.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { closeChromium, launchChromium } from './chromium.js';
-
-const server = join(import.meta.dirname, '..', '..', 'examples', 'todos', 'server.mjs');
-
-/** Starts the example on a free port; resolves its URL once it says it listens. */
-async function start(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [server], {
-    env: { ...process.env, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the todos server did not start in 20 s: ${out}`)), 20_000);
-    child.stdout?.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1] as string);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`the todos server exited (${code}): ${out}`)));
-  });
-  return { child, url };
-}
+import { type Example, startExample } from './example-server.js';
 
 describe('the todos example in Chromium, through gale/client', { timeout: 120_000 }, () => {
-  let todos: { child: ChildProcess; url: string };
+  let todos: Example;
   let browser: Browser;
   let page: Page;
   const errors: string[] = [];
   const calls: string[] = [];
 
   before(async () => {
-    [todos, browser] = await Promise.all([start(), launchChromium()]);
+    [todos, browser] = await Promise.all([startExample('todos'), launchChromium()]);
     page = await (await browser.newContext()).newPage();
     page.on('pageerror', (err) => errors.push(err.message));
     page.on('request', (r) => {

@@ -79,6 +79,11 @@ async function checkClient(api: ReturnType<typeof client<ReturnType<typeof makeA
   assert.deepEqual(raw.data, { type: 'text/plain;charset=utf-8', body: 'hello' });
   const json = await api.post('/raw', { body: [1, 'two'] });
   assert.deepEqual(json.data, { type: 'application/json', body: '[1,"two"]' });
+  const streamed = await api.post('/raw', {
+    body: new Blob(['stre', 'amed']).stream(),
+    headers: { 'content-type': 'text/plain' },
+  });
+  assert.deepEqual(streamed.data, { type: 'text/plain', body: 'streamed' });
   const form = await api.post('/form', { body: new URLSearchParams({ a: '1', b: '2' }) });
   assert.deepEqual(form.data, { form: { a: '1', b: '2' } });
 

@@ -64,11 +64,12 @@ export interface InProcess {
 export function client<A extends InProcess>(app: A, options?: ClientOptions): Client<A>;
 export function client<A>(baseUrl: string | URL, options?: ClientOptions): Client<A>;
 export function client(target: string | URL | InProcess, options: ClientOptions = {}): Client<unknown> {
-  const base = typeof target === 'object' && 'request' in target ? '' : String(target).replace(/\/+$/, '');
+  const app = typeof target === 'object' && 'request' in target ? target : undefined;
+  const base = app === undefined ? String(target).replace(/\/+$/, '') : '';
   const send =
-    typeof target === 'object' && 'request' in target
-      ? (url: string, init: RequestInit) => target.request(url, init)
-      : (options.fetch ?? ((url: string, init: RequestInit) => fetch(url, init)));
+    app === undefined
+      ? (options.fetch ?? ((url: string, init: RequestInit) => fetch(url, init)))
+      : (url: string, init: RequestInit) => app.request(url, init);
   const call =
     (method: ClientMethod) =>
     async (path: string, opts: CallOptions = {}): Promise<unknown> => {
@@ -80,7 +81,11 @@ export function client(target: string | URL | InProcess, options: ClientOptions 
         if (value !== undefined) headers[name.toLowerCase()] = String(value);
       }
       const init: RequestInit = { ...options.init, ...opts.init, method: method.toUpperCase(), headers };
-      if (opts.body !== undefined) init.body = encodeBody(opts.body, headers);
+      if (opts.body !== undefined) {
+        init.body = encodeBody(opts.body, headers);
+        // fetch sends a stream only when told the request goes out before the answer comes (Node requires it).
+        if (init.body instanceof ReadableStream) (init as RequestInit & { duplex: 'half' }).duplex = 'half';
+      }
       const response = await send(url, init);
       const data = await decodeBody(response, method);
       return { status: response.status, ok: response.ok, data, response };

@@ -234,10 +234,7 @@ export class Router<S extends object = object, R extends object = object> {
   decorate<K extends string, V>(name: K, value: V): this & { readonly [k in K]: V } {
     if (typeof name !== 'string' || name === '') throw new TypeError('decorate(): the name must be a non-empty string');
     if (name in this) {
-      throw new GaleError(
-        ErrorCodes.INVALID_MIDDLEWARE,
-        `decorate('${name}'): this router already has a property ${name}`,
-      );
+      throw new TypeError(`decorate('${name}'): this router already has a property ${name}`);
     }
     Object.defineProperty(this, name, { value, enumerable: true, writable: true, configurable: true });
     this._decorations.set(name, value);
