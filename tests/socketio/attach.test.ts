@@ -1,7 +1,8 @@
 // @gale-http/socket.io wherever socket.io apps attach it, each compared with socket.io 4 where both can run: a
 // node:http server with a request listener of its own (which keeps its requests), node:https, `io.attach(server,
 // options)`, `new Server(port)`, the server @gale-http/express's listen() returns (served by the engine), the browser
-// bundle (ETag and 304, compression, CORS, serveClient: false), URLs under the path, close(cb) and attaching again.
+// bundle (ETag and 304, compression, CORS, serveClient: false), URLs under the path, close(cb) and attaching again,
+// and close(cb) ending although clients keep using keep-alive connections that were busy at close().
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import http from 'node:http';
@@ -14,7 +15,7 @@ import { Server as GaleServer } from '@gale-http/socket.io';
 import { App } from 'gale';
 import { Server as SioServer } from 'socket.io';
 import { type Socket as ClientSocket, io as connectClient } from 'socket.io-client';
-import { T, withTimeout } from '../helpers.js';
+import { RawConn, sleep, T, withTimeout } from '../helpers.js';
 import { makePki } from '../tls/certs.js';
 
 type AnyServer = GaleServer | SioServer;
@@ -241,3 +242,58 @@ test('gale and socket.io: URLs under the path are Engine.IO requests', T, async 
   }
   assert.deepEqual(answers.gale, answers['socket.io']);
 });
+
+test(
+  'gale: io.close(cb) on a node:http server ends although clients keep using connections busy at close()',
+  T,
+  async (t) => {
+    // node:http keeps answering on keep-alive connections busy at close(), keeping them (and close()) open: a browser's
+    // socket.io-client reconnecting through them held a SIGTERM exit for minutes. Answers after close() end them.
+    const app = express();
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    app.get('/slow', async (_req, res) => {
+      await released;
+      res.send('slow');
+    });
+    app.get('/health', (_req, res) => res.json({ ok: true }));
+    const server = http.createServer(app);
+    const io = new GaleServer(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    t.after(() => server.closeAllConnections());
+    const { port } = server.address() as AddressInfo;
+    const conns: RawConn[] = [];
+    for (let i = 0; i < 2; i++) {
+      const c = await RawConn.open(port);
+      t.after(() => c.destroy());
+      await c.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+      conns.push(c);
+    }
+    const [first, second] = conns as [RawConn, RawConn];
+    await first.nextEvent(50);
+    const closed = new Promise<void>((resolve) => io.close(() => resolve()));
+    while (server.listening) await sleep(5); // io.close() closes the server once its sessions are closed
+    release();
+    for (const c of conns) assert.equal((await c.readResponse()).text, 'slow');
+    assert.equal(first.closed, false, 'node:http keeps a connection that was busy at close()');
+
+    await first.write('GET /socket.io/?EIO=4&transport=polling HTTP/1.1\r\nHost: x\r\n\r\n');
+    const handshake = await first.readResponse();
+    assert.equal(handshake.status, 200, 'a request after close() is still answered');
+    assert.equal(handshake.get('connection'), 'close');
+    assert.ok(await first.waitForClose(2000), 'and its connection ends');
+
+    await second.write(
+      'GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+        'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+    );
+    const refused = await second.readResponse();
+    assert.equal(refused.status, 503, 'no WebSocket is opened after close()');
+    assert.equal(refused.text, 'the server is closing');
+    assert.ok(await second.waitForClose(2000));
+    await withTimeout(closed, 2000, 'the close callback, once the last connection has ended');
+  },
+);

@@ -168,6 +168,10 @@ export function attachToNodeServer(
   server.removeAllListeners('request');
   server.on('close', () => host.close());
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // After close(), node:http still answers requests on keep-alive connections left open and keeps them open, so a
+    // client that keeps polling (socket.io-client reconnecting) holds close() — and a SIGTERM exit — for minutes.
+    // Answers then carry Connection: close, so each connection ends with its request, as app.close() does on Gale.
+    if (!server.listening) res.setHeader('Connection', 'close');
     if (mine(req)) {
       host.handleRequest(req, res);
       return;
@@ -178,7 +182,9 @@ export function attachToNodeServer(
   const destroyAfter = options.destroyUpgradeTimeout ?? 1000;
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (mine(req)) {
-      host.handleUpgrade(req, socket, head);
+      // A WebSocket opened after close() would keep the server (and the process) up for as long as it lives.
+      if (!server.listening) closingAnswer(socket);
+      else host.handleUpgrade(req, socket, head);
       return;
     }
     if (options.destroyUpgrade === false) return;
@@ -239,6 +245,19 @@ export class UpgradeResponse extends EventEmitter {
     this.socket.destroy();
     return this;
   }
+}
+
+/** Answers an upgrade that came after the server's close() with 503 and closes the connection. */
+function closingAnswer(socket: Duplex): void {
+  socket.on('error', () => {});
+  const message = 'the server is closing';
+  if (socket.writable) {
+    socket.write(
+      'HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\n' +
+        `Content-Length: ${message.length}\r\n\r\n${message}`,
+    );
+  }
+  socket.destroy();
 }
 
 /** Ends a refused upgrade with engine.io's bare answer: 400, the message as text/html, and the socket closed. */

@@ -10,7 +10,7 @@ import type { GaleOptions } from 'gale';
 import { pristine } from './compile.js';
 import { compileETag, compileQueryParser, compileTrust } from './etag.js';
 import { bump } from './layer.js';
-import { NodeSinkResponse, NodeSourceRequest, nodeContext } from './node-adapter.js';
+import { closingServer, NodeSinkResponse, NodeSourceRequest, nodeContext } from './node-adapter.js';
 import type { Compat, PathArg } from './path.js';
 import { ExpressRequest } from './request.js';
 import { ExpressRequest4 } from './request4.js';
@@ -383,6 +383,7 @@ export function createApplication(options: ExpressOptions = {}, application: obj
       return;
     }
     // A node:http request (http.createServer(app), supertest): the same req/res classes over it.
+    closingServer(req as IncomingMessage, res as ServerResponse);
     const source = new NodeSourceRequest(req as IncomingMessage);
     const ereq = new app._Req(source as never, nodeContext(req as IncomingMessage) as never);
     const eres = new app._Res(new NodeSinkResponse(res as ServerResponse) as never, ereq as never);

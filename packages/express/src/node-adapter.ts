@@ -123,6 +123,16 @@ export class NodeSinkResponse {
   }
 }
 
+/**
+ * After `server.close()`, node:http still answers requests on keep-alive connections that were busy at close() and
+ * keeps them open, so a client that keeps sending (a poller, a browser reusing its connection) holds close() — and a
+ * SIGTERM exit — open. Answers then carry `Connection: close`, as app.close() does on Gale's engine.
+ */
+export function closingServer(req: IncomingMessage, res: ServerResponse): void {
+  const server = (req.socket as { server?: { listening?: boolean } } | null)?.server;
+  if (server?.listening === false && !res.headersSent) res.setHeader('Connection', 'close');
+}
+
 /** The server context of a request that arrived through node:http. */
 export function nodeContext(req: IncomingMessage): ServerContext {
   const sock = req.socket;

@@ -370,6 +370,9 @@ export class Server<
    * Disconnects every socket ('server shutting down'), closes the sessions, and closes what it is attached to (as
    * socket.io closes its HTTP server): the app (`app.close()`, which lets in-flight requests finish) or the node:http
    * server. `fn` gets node's ERR_SERVER_NOT_RUNNING error when that was not listening; the promise resolves anyway.
+   * On a node:http server, requests that still arrive on keep-alive connections after that are answered with
+   * `Connection: close` (and WebSocket upgrades with 503), so a client reconnecting through them cannot hold the
+   * close — and the process — open.
    *
    * @example
    * process.on('SIGTERM', () => io.close((err) => process.exit(err ? 1 : 0)));
