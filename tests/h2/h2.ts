@@ -158,9 +158,13 @@ export class RawH2 {
   private readonly waiters: (() => void)[] = [];
   readonly sock: net.Socket;
 
+  /** Every byte the server sent, in order. */
+  received = Buffer.alloc(0);
+
   private constructor(sock: net.Socket) {
     this.sock = sock;
     sock.on('data', (d: Buffer) => {
+      this.received = Buffer.concat([this.received, d]);
       this.buf = Buffer.concat([this.buf, d]);
       while (this.buf.length >= 9) {
         const len = this.buf.readUIntBE(0, 3);
@@ -180,6 +184,11 @@ export class RawH2 {
       this.wake();
     });
     sock.on('error', () => {});
+  }
+
+  /** Reads the frames of a connected socket (TCP, or TLS with ALPN h2) that has sent nothing yet. */
+  static over(sock: net.Socket): RawH2 {
+    return new RawH2(sock);
   }
 
   /** Connects, sends the preface and an empty SETTINGS frame, and acknowledges the server's SETTINGS. */

@@ -115,6 +115,11 @@ impl Error {
         self.kind == Kind::BodyTooLarge
     }
 
+    /// The request line's version is not an HTTP-version at all (not `HTTP/d.d`): the peer may not speak HTTP/1.x.
+    pub fn is_bad_version(&self) -> bool {
+        self.kind == Kind::BadVersion
+    }
+
     /// The request was not received in time (408).
     pub fn is_timeout(&self) -> bool {
         self.kind == Kind::RequestTimeout

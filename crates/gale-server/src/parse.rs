@@ -64,19 +64,44 @@ impl Inner {
                 }
             }
         }
+        if conn.requests == 0 && alpn_h2(conn) {
+            // TLS with ALPN `h2`: HTTP/2 was agreed, so the input must begin with its preface, never HTTP/1.1
+            // (RFC 9113 §3.4: anything else is a connection error of type PROTOCOL_ERROR).
+            return match gale_h2::preface(avail) {
+                gale_h2::Preface::Complete if self.h2.is_some() => {
+                    self.start_h2(cid);
+                    Step::Continue
+                }
+                gale_h2::Preface::Partial => Step::Stop,
+                _ => {
+                    *pos = data.len();
+                    self.preface_error(cid);
+                    Step::Stop
+                }
+            };
+        }
         let head = match parse_head(avail, &self.cfg.limits, &mut self.hdr_scratch) {
             Ok(None) => return Step::Stop,
             Ok(Some(h)) => h,
             Err(e) => {
-                // `PRI * HTTP/2.0`: an HTTP/2 client's preface (prior knowledge, or TLS with ALPN h2).
-                if self.h2.is_some() && avail.starts_with(b"PRI ") {
+                // `PRI * HTTP/2.0`: an HTTP/2 client's preface (prior knowledge). A first request line whose
+                // version is not `HTTP/d.d` at all is no HTTP/1.x client's: where HTTP/2 is served too, it is
+                // answered as an invalid preface (GOAWAY), as an HTTP/2-only server would.
+                if self.h2.is_some() {
                     match self.h2_preface(cid, avail) {
-                        Some(true) => {
+                        Some(gale_h2::Preface::Complete) => {
                             self.start_h2(cid);
                             return Step::Continue;
                         }
-                        Some(false) => return Step::Stop,
-                        None => {}
+                        Some(gale_h2::Preface::Partial) => return Step::Stop,
+                        Some(gale_h2::Preface::Invalid)
+                            if e.is_bad_version() && self.conns[cid].requests == 0 =>
+                        {
+                            *pos = data.len();
+                            self.preface_error(cid);
+                            return Step::Stop;
+                        }
+                        _ => {}
                     }
                 }
                 *pos = data.len();
@@ -421,6 +446,18 @@ impl Inner {
         self.end_native(idx);
     }
 
+    /// A connection that should have begun with the HTTP/2 preface and did not: SETTINGS and GOAWAY(PROTOCOL_ERROR),
+    /// then the connection closes; no request is made of its input.
+    fn preface_error(&mut self, cid: usize) {
+        let Some(conn) = self.conns.get_mut(cid) else {
+            return;
+        };
+        gale_h2::preface_error(&mut conn.wbuf);
+        conn.phase = Phase::Done;
+        conn.close_after_flush = true;
+        self.touch(cid);
+    }
+
     /// Answers bad input that produced no request record yet.
     pub fn fail_new(&mut self, cid: usize, err: &HttpError) {
         if let Some(idx) = self.reqs.alloc(cid) {
@@ -430,6 +467,11 @@ impl Inner {
             self.close_conn(cid);
         }
     }
+}
+
+/// Whether the connection is TLS with ALPN `h2` negotiated.
+fn alpn_h2(conn: &crate::conn::Conn) -> bool {
+    conn.tls.as_ref().and_then(|t| t.alpn_protocol()) == Some(b"h2")
 }
 
 fn memchr_pct(b: &[u8]) -> bool {

@@ -27,7 +27,6 @@ use h2::RecvStream;
 use crate::engine::{Inner, Step};
 use crate::request::Action;
 
-pub(crate) use gale_h2::PREFACE;
 use gale_h2::{Guard, GuardLimits};
 use pipe::{Flag, Pipe};
 use stream::Stream;
@@ -246,21 +245,15 @@ impl Inner {
         }
     }
 
-    /// Whether a fresh connection's first bytes are (so far) the HTTP/2 preface and HTTP/2 is served on it:
-    /// `Some(true)` for the whole preface, `Some(false)` for a prefix of it (wait for more), None otherwise.
-    pub(crate) fn h2_preface(&self, cid: usize, avail: &[u8]) -> Option<bool> {
+    /// What a fresh connection's first bytes are, when HTTP/2 is served on it (None when it is not, or the
+    /// connection has a request in flight).
+    pub(crate) fn h2_preface(&self, cid: usize, avail: &[u8]) -> Option<gale_h2::Preface> {
         let settings = self.h2.as_deref()?;
         let conn = self.conns.get(cid)?;
         if !conn.inflight.is_empty() || (conn.tls.is_none() && !settings.opts.cleartext) {
             return None;
         }
-        if avail.starts_with(PREFACE) {
-            Some(true)
-        } else if PREFACE.starts_with(avail) {
-            Some(false)
-        } else {
-            None
-        }
+        Some(gale_h2::preface(avail))
     }
 
     /// The parse-loop step of an HTTP/2 connection: hands out queued JS dispatches one by one; with none left,
