@@ -30,6 +30,8 @@ pub(crate) enum Kind {
     ExpectationFailed,
     VersionNotSupported,
     UriTooLong,
+    MethodTooLong,
+    NonAsciiTarget,
     HeadTooLarge,
     TooManyHeaders,
     TrailersTooLarge,
@@ -53,15 +55,36 @@ pub struct Error {
     kind: Kind,
     /// The configured limit that was crossed, for limit kinds; 0 otherwise.
     limit: u64,
+    /// The start of an over-long method (token characters only), to name it in the message.
+    excerpt: [u8; EXCERPT],
+    excerpt_len: u8,
 }
+
+/// How much of an over-long method the message names.
+const EXCERPT: usize = 16;
 
 impl Error {
     pub(crate) fn new(kind: Kind) -> Self {
-        Error { kind, limit: 0 }
+        Self::with_limit(kind, 0)
     }
 
     pub(crate) fn with_limit(kind: Kind, limit: u64) -> Self {
-        Error { kind, limit }
+        Error {
+            kind,
+            limit,
+            excerpt: [0; EXCERPT],
+            excerpt_len: 0,
+        }
+    }
+
+    /// A method longer than `limit` bytes (501): `method` is what arrived of it, token characters only (httparse
+    /// checked them), so its first bytes can be named in the message.
+    pub(crate) fn method_too_long(method: &[u8], limit: u64) -> Self {
+        let mut e = Self::with_limit(Kind::MethodTooLong, limit);
+        let n = method.len().min(EXCERPT);
+        e.excerpt[..n].copy_from_slice(&method[..n]);
+        e.excerpt_len = n as u8;
+        e
     }
 
     #[cfg(test)]
@@ -90,7 +113,7 @@ impl Error {
             Kind::HeadTooLarge | Kind::TooManyHeaders | Kind::TrailersTooLarge => 431,
             Kind::BodyTooLarge => 413,
             Kind::RequestTimeout => 408,
-            Kind::UnsupportedTransferCoding => 501,
+            Kind::UnsupportedTransferCoding | Kind::MethodTooLong => 501,
             _ => 400,
         }
     }
@@ -140,7 +163,8 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let reason = crate::reason(self.status());
         let limit = self.limit;
-        // Messages reach untrusted clients: they never echo request bytes back.
+        // Messages reach untrusted clients: they echo no request bytes back, but for the first 16 characters of an
+        // over-long method, which are token characters (letters, digits and !#$%&'*+-.^_`|~) by then.
         match self.kind {
             Kind::BadMethod => write!(
                 f,
@@ -239,6 +263,17 @@ impl fmt::Display for Error {
                 "{reason}: the request-target is longer than {limit} bytes. Use a shorter URL \
                  (move large data into the request body), or raise the server's maxUriLength \
                  option."
+            ),
+            Kind::MethodTooLong => write!(
+                f,
+                "{reason}: the request method \"{}...\" is longer than {limit} bytes, and no such \
+                 method is implemented here. Send a method such as GET or POST.",
+                String::from_utf8_lossy(&self.excerpt[..usize::from(self.excerpt_len)])
+            ),
+            Kind::NonAsciiTarget => write!(
+                f,
+                "{reason}: the request-target contains raw bytes outside ASCII. Percent-encode \
+                 them as UTF-8, as RFC 3986 says (/caf%C3%A9, not the raw bytes)."
             ),
             Kind::HeadTooLarge => write!(
                 f,

@@ -6,7 +6,7 @@ use std::mem::MaybeUninit;
 use crate::diagnose::{self, Version};
 use crate::error::{Error, Kind};
 use crate::fields;
-use crate::limits::{incomplete, request_line_too_long, uri_too_long, Limits, HEADER_CAP};
+use crate::limits::{incomplete, request_line_error, Limits, HEADER_CAP};
 use crate::span::{HeaderSpan, Span};
 use crate::target;
 
@@ -116,8 +116,8 @@ fn parse(
     let (Some(method), Some(uri), Some(minor)) = (req.method, req.path, req.version) else {
         return Err(Error::new(Kind::BadVersion));
     };
-    if request_line_too_long(buf, Some(method), Some(uri), limits) {
-        return Err(uri_too_long(limits));
+    if let Some(e) = request_line_error(buf, Some(method), Some(uri), limits) {
+        return Err(e);
     }
     // Spans are u32: a head past 4 GiB is refused whatever the configured limit.
     if head_len > limits.max_head_bytes || u32::try_from(head_len).is_err() {

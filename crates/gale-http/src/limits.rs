@@ -43,8 +43,8 @@ pub(crate) fn incomplete(
     uri: Option<&str>,
     limits: &Limits,
 ) -> Result<Option<RequestHead>, Error> {
-    if request_line_too_long(buf, method, uri, limits) {
-        return Err(uri_too_long(limits));
+    if let Some(e) = request_line_error(buf, method, uri, limits) {
+        return Err(e);
     }
     if buf.len() > limits.max_head_bytes {
         return Err(Error::with_limit(
@@ -60,25 +60,32 @@ pub(crate) fn uri_too_long(limits: &Limits) -> Error {
 }
 
 /// Whether the request line is too long, whether or not it is complete: its target is over
-/// `max_uri_bytes`, or its method over `max_uri_bytes + 64` (the slack an open request line
-/// gets before its method ends). Judging partial and complete lines alike means the answer
-/// never depends on how the bytes were split into reads.
-pub(crate) fn request_line_too_long(
+/// `max_uri_bytes` (414), or its method over `max_uri_bytes + 64` (501, naming the method), the
+/// slack an open request line gets before its method ends. Judging partial and complete lines
+/// alike means the answer never depends on how the bytes were split into reads.
+pub(crate) fn request_line_error(
     buf: &[u8],
     method: Option<&str>,
     uri: Option<&str>,
     limits: &Limits,
-) -> bool {
+) -> Option<Error> {
     let max_uri = limits.max_uri_bytes;
     let max_method = max_uri.saturating_add(REQUEST_LINE_SLACK);
+    let method_too_long = |m: &[u8]| Error::method_too_long(m, max_method as u64);
     match (method, uri) {
-        (Some(method), Some(uri)) => uri.len() > max_uri || method.len() > max_method,
+        (Some(method), _) if method.len() > max_method => Some(method_too_long(method.as_bytes())),
+        (Some(_), Some(uri)) => (uri.len() > max_uri).then(|| uri_too_long(limits)),
         (Some(method), None) => {
             // The target is open: everything after "METHOD SP" so far belongs to it.
             let target_start = method.as_ptr() as usize - buf.as_ptr() as usize + method.len() + 1;
-            buf.len().saturating_sub(target_start) > max_uri || method.len() > max_method
+            (buf.len().saturating_sub(target_start) > max_uri).then(|| uri_too_long(limits))
         }
-        (None, _) => buf.len() - diagnose::leading_blank_lines(buf) > max_method,
+        (None, _) => {
+            // The method is still open: the line so far is all method (token characters, or
+            // httparse would have refused it).
+            let line = &buf[diagnose::leading_blank_lines(buf)..];
+            (line.len() > max_method).then(|| method_too_long(line))
+        }
     }
 }
 
@@ -216,18 +223,19 @@ mod tests {
         );
         // The method is open until its SP: a line of only method gets the same slack, and a
         // complete method longer than that is refused too, so splitting never changes the answer.
+        // An over-long method is 501 Not Implemented (not a limit: `limit()` is None).
         let method = "M".repeat(165);
         assert_eq!(run(&method.as_bytes()[..164], &l), Got::Incomplete);
         assert_eq!(
             run(method.as_bytes(), &l),
-            Got::Failed(Kind::UriTooLong, Some(100))
+            Got::Failed(Kind::MethodTooLong, None)
         );
         let whole = format!("{} / HTTP/1.1\r\nHost: a\r\n\r\n", &method[..164]);
         assert_eq!(run(whole.as_bytes(), &l), Got::Complete);
         let whole = format!("{method} / HTTP/1.1\r\nHost: a\r\n\r\n");
         assert_eq!(
             run(whole.as_bytes(), &l),
-            Got::Failed(Kind::UriTooLong, Some(100))
+            Got::Failed(Kind::MethodTooLong, None)
         );
         // Once the method is done, the open target alone is measured against max_uri.
         let open = format!("{} /{}", &method[..150], "a".repeat(99));
@@ -243,6 +251,24 @@ mod tests {
             run(long.as_bytes(), &Limits::default()),
             Got::Failed(Kind::UriTooLong, Some(8192))
         );
+    }
+
+    #[test]
+    fn over_long_method_is_501_naming_its_start() {
+        // 100 KB of method, whole or still open: 501, the message names its first 16 characters.
+        let method = "A".repeat(100_000);
+        for buf in [
+            method.clone(),
+            format!("{method} / HTTP/1.1\r\nHost: a\r\n\r\n"),
+        ] {
+            let err = parse_head(buf.as_bytes(), &Limits::default(), &mut Vec::new()).unwrap_err();
+            assert_eq!(err.status(), 501);
+            assert_eq!(
+                err.message(),
+                "Not Implemented: the request method \"AAAAAAAAAAAAAAAA...\" is longer than 8256 \
+                 bytes, and no such method is implemented here. Send a method such as GET or POST."
+            );
+        }
     }
 
     #[test]

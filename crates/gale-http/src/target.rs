@@ -9,6 +9,10 @@ pub(crate) type Split = ((usize, usize), Option<(usize, usize)>);
 /// Splits `target` (RFC 9112 §3.2) into path and query, rejecting forms that do not fit `method`.
 pub(crate) fn split_target(method: &[u8], target: &[u8]) -> Result<Split, Error> {
     let bad = || Error::new(Kind::BadTarget);
+    if !target.is_ascii() {
+        // httparse lets bytes 0x80–0xFF through for old clients; node:http and RFC 3986 do not.
+        return Err(Error::new(Kind::NonAsciiTarget));
+    }
     if method == b"CONNECT" {
         // authority-form: there is no path; hand the whole authority over.
         return Ok(((0, target.len()), None));
@@ -84,6 +88,10 @@ mod tests {
             ("GET", "1http://h/", Err(Kind::BadTarget)),
             ("GET", "http:/h/", Err(Kind::BadTarget)),
             ("OPTIONS", "**", Err(Kind::BadTarget)),
+            ("GET", "/caf\u{e9}", Err(Kind::NonAsciiTarget)),
+            ("GET", "/a?q=\u{e9}", Err(Kind::NonAsciiTarget)),
+            ("GET", "http://h\u{e9}/", Err(Kind::NonAsciiTarget)),
+            ("GET", "/caf%C3%A9", Ok(("/caf%C3%A9", None))),
         ];
         for (method, target, want) in table {
             let got = split_target(method.as_bytes(), target.as_bytes())
@@ -120,5 +128,22 @@ mod tests {
                 "{req}"
             );
         }
+    }
+
+    #[test]
+    fn raw_non_ascii_in_the_request_line_is_400() {
+        // httparse accepts the bytes; the head is refused with a message saying to percent-encode.
+        let err = parse_head(
+            b"GET /caf\xc3\xa9 HTTP/1.1\r\nHost: h\r\n\r\n",
+            &Limits::default(),
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+        assert_eq!(err.status(), 400);
+        assert!(
+            err.message().contains("Percent-encode"),
+            "{}",
+            err.message()
+        );
     }
 }

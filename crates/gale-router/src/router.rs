@@ -2,7 +2,7 @@
 //! paths against them by edge priority, with backtracking.
 
 use crate::error::RouteError;
-use crate::method::{allow_str, warm_allow_table, Method, MethodSel};
+use crate::method::{allow_str, bit, warm_allow_table, Method, MethodSel};
 use crate::node::Node;
 use crate::pattern::{parse, Segment};
 use crate::search::Search;
@@ -137,6 +137,21 @@ impl<T> Router<T> {
     /// True when no route is registered.
     pub fn is_empty(&self) -> bool {
         self.routes.is_empty()
+    }
+
+    /// The methods some route accepts anywhere, for an `Allow` header about the server as a whole (`OPTIONS *`,
+    /// a refused `CONNECT`): each registered method, HEAD with GET, every method once an `All` route exists;
+    /// never CONNECT, whose target is an authority, not a path. `also` adds a method the caller serves itself.
+    pub fn allow_any(&self, also: Option<Method>) -> &'static str {
+        let mut mask = also.map_or(0, bit);
+        for r in &self.routes {
+            mask |= match r.method {
+                MethodSel::One(Method::Get) => bit(Method::Get) | bit(Method::Head),
+                MethodSel::One(m) => bit(m),
+                MethodSel::All => u16::MAX,
+            };
+        }
+        allow_str(mask & !bit(Method::Connect))
     }
 
     /// The largest number of params any route captures: a `params` vector with this capacity

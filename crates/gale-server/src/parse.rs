@@ -295,9 +295,32 @@ impl Inner {
                 crate::wire::native_text(req, h2, &self.date, 405, &extra, b"Method Not Allowed");
                 return;
             }
+            // CONNECT asks for a tunnel, which no route serves (node:http hands it to 'connect' listeners only):
+            // 405 with what the server does accept. Its target is an authority, so the router never matches it.
+            Found::NotFound if method == b"CONNECT" => {
+                let allow = self.router.allow_any(None);
+                let mut extra = Vec::with_capacity(allow.len() + 9);
+                extra.extend_from_slice(b"Allow: ");
+                extra.extend_from_slice(allow.as_bytes());
+                extra.extend_from_slice(b"\r\n");
+                let body: &[u8] = b"Method Not Allowed: CONNECT (a tunnel) is not served here";
+                crate::wire::native_text(req, h2, &self.date, 405, &extra, body);
+                return;
+            }
             Found::NotFound => match self.fallback {
                 Some(route) => {
                     req.action = Some(Action::Js(route));
+                    return;
+                }
+                // `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): every method some route takes.
+                // An app with a fallback (a notFound handler, the Express layer) answers it itself (path `*`).
+                None if method == b"OPTIONS" && path == b"*" => {
+                    let allow = self.router.allow_any(Some(gale_router::Method::Options));
+                    let mut extra = Vec::with_capacity(allow.len() + 9);
+                    extra.extend_from_slice(b"Allow: ");
+                    extra.extend_from_slice(allow.as_bytes());
+                    extra.extend_from_slice(b"\r\n");
+                    crate::wire::native_text(req, h2, &self.date, 200, &extra, b"");
                     return;
                 }
                 None => (404, b""),

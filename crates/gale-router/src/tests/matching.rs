@@ -318,3 +318,28 @@ fn thousand_routes() {
         Found::NotFound
     );
 }
+
+#[test]
+fn allow_any_is_the_union_of_every_route() {
+    let mut r: Router<u32> = Router::new(RouterOptions::default());
+    assert_eq!(r.allow_any(None), "");
+    r.insert(MethodSel::One(Method::Post), "/items", 1).unwrap();
+    assert_eq!(r.allow_any(None), "POST");
+    r.insert(MethodSel::One(Method::Get), "/", 2).unwrap();
+    r.insert(MethodSel::One(Method::Connect), "/tunnel", 3)
+        .unwrap();
+    assert_eq!(
+        r.allow_any(None),
+        "GET, HEAD, POST",
+        "HEAD with GET; never CONNECT"
+    );
+    assert_eq!(
+        r.allow_any(Some(Method::Options)),
+        "GET, HEAD, POST, OPTIONS"
+    );
+    r.insert(MethodSel::All, "/any", 4).unwrap();
+    assert_eq!(
+        r.allow_any(None),
+        "GET, HEAD, POST, PUT, DELETE, OPTIONS, TRACE, PATCH"
+    );
+}
