@@ -15,7 +15,13 @@ const okRoute = (app: Parameters<Parameters<typeof h2App>[1]>[0]) => {
 
 /** A TLS connection to `port` offering only `alpn`; resolves once the handshake is done. */
 async function tlsConnect(port: number, alpn: string[]): Promise<tls.TLSSocket> {
-  const sock = tls.connect({ port, host: '127.0.0.1', servername: 'a.test', ca: testPki().pki.ca, ALPNProtocols: alpn });
+  const sock = tls.connect({
+    port,
+    host: '127.0.0.1',
+    servername: 'a.test',
+    ca: testPki().pki.ca,
+    ALPNProtocols: alpn,
+  });
   sock.on('error', () => {});
   await bounded(new Promise((r) => sock.once('secureConnect', r)), 3000, 'the TLS handshake');
   return sock;
