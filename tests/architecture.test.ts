@@ -1,6 +1,7 @@
 // ARCHITECTURE.md stays true: the "Rooms" table names, for every crate and package, exactly the dependencies its
 // Cargo.toml or package.json declares (the backticked names before the dash in "may depend on"), every crate and
-// package of the repository has a row, and the protocol crates keep out of I/O and napi.
+// package of the repository has a row, the protocol crates keep out of I/O and napi, every repository path the text
+// cites exists, and the engine's constants it quotes are the code's.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,4 +74,36 @@ test('the protocol crates depend on no I/O, async runtime or napi crate', () => 
     const deps = cargoDeps(`crates/${crate}`);
     for (const f of forbidden) assert.ok(!deps.includes(f), `crates/${crate} depends on ${f}`);
   }
+});
+
+test('every repository path ARCHITECTURE.md cites exists', () => {
+  const cited = new Set(
+    [...doc.matchAll(/\b(?:crates|packages|tests|scripts|bench|examples|docs)\/[A-Za-z0-9_./@-]+/g)].map((m) =>
+      m[0].replace(/[.,;:]+$/, ''),
+    ),
+  );
+  assert.ok(cited.size > 50, `paths found (${cited.size})`);
+  const missing = [...cited].filter((p) => !existsSync(join(root, p)));
+  assert.deepEqual(missing, [], 'cited paths that do not exist');
+});
+
+/** The value of `const NAME: T = expr;` in a Rust file, evaluated for the integer forms used (`4 * 1024`, `4096`). */
+function rustConst(file: string, name: string): number {
+  const src = readFileSync(join(root, file), 'utf8');
+  const expr = new RegExp(`const ${name}: \\w+ = ([0-9_ *]+);`).exec(src)?.[1];
+  assert.ok(expr, `${name} in ${file}`);
+  return expr.split('*').reduce((acc, f) => acc * Number(f.trim().replaceAll('_', '')), 1);
+}
+
+/** A number as the text writes it: `4 096`, `256`. */
+const num = (s: string) => Number(s.replace(/\s/g, ''));
+
+test("the io_uring figures ARCHITECTURE.md quotes are the code's", () => {
+  const ring = /a ring of ([\d ]+) provided (\d+) KiB buffers/.exec(doc);
+  assert.ok(ring, 'the provided-buffer sentence');
+  assert.equal(num(ring[1] as string), rustConst('crates/gale-server/src/uring/mod.rs', 'BUF_COUNT'));
+  assert.equal(num(ring[2] as string) * 1024, rustConst('crates/gale-server/src/uring/mod.rs', 'BUF_SIZE'));
+  const queued = /queues behind it, up to (\d+) KiB/.exec(doc);
+  assert.ok(queued, 'the send-queue sentence');
+  assert.equal(num(queued[1] as string) * 1024, rustConst('crates/gale-server/src/uring/conn.rs', 'RING_CAP'));
 });
