@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
+import { arenaCommand } from './arena/run.ts';
 import { type Options, parseOptions, usage } from './lib/cli.ts';
 import {
   failedMeasurement,
@@ -394,6 +395,7 @@ async function runMatrix(o: Options, outDir: string, started: Date, total: numbe
 }
 
 async function main(): Promise<number> {
+  if (process.argv[2] === 'arena') return arenaCommand(process.argv.slice(3));
   if (process.argv[2] === 'soak') return soakCommand(process.argv.slice(3));
   if (process.argv[2] === 'scale') return scaleCommand(process.argv.slice(3));
   let o: Options | 'help';

@@ -1,0 +1,46 @@
+// The arena's entries: Gale's (entry/app.mjs, what bench/arena/entry submits) and the peers, each as HttpArena's entry
+// for it is written (peers/). Each is one process on one core; `unavailable` says why an entry cannot run here.
+import { join } from 'node:path';
+import { fulminePath, galeUnavailable, peerUnavailable, uexpressPath } from '../lib/server-common.ts';
+
+export interface Entry {
+  name: string;
+  /** The app file, run with `node`. */
+  file: string;
+  /** The Node major it runs on by default (a peer may need a newer one than the harness's). */
+  node?: string;
+  env?: Record<string, string>;
+  /** HttpArena profiles its meta.json subscribes to (those it would be scored on). */
+  profiles: readonly string[];
+  unavailable: () => string | null;
+}
+
+const here = import.meta.dirname;
+const all = ['baseline', 'pipelined', 'limited-conn', 'json', 'json-comp', 'upload', 'static', 'async-db'];
+// ultimate-express's meta.json (2026-04-29); fulmine.js, its drop-in fork, runs the same entry.
+const uexpressProfiles = all;
+
+export const entries: readonly Entry[] = [
+  { name: 'gale', file: join(here, 'entry', 'app.mjs'), profiles: all, unavailable: galeUnavailable },
+  {
+    name: 'ultimate-express',
+    file: join(here, 'peers', 'ultimate-express.mjs'),
+    env: { ARENA_PEER: 'ultimate-express', EXPRESS_IMPL: uexpressPath ?? '' },
+    profiles: uexpressProfiles,
+    unavailable: () => peerUnavailable('ultimate-express', uexpressPath),
+  },
+  {
+    name: 'fulmine',
+    file: join(here, 'peers', 'ultimate-express.mjs'),
+    node: '26',
+    env: { ARENA_PEER: 'fulmine', EXPRESS_IMPL: fulminePath ?? '' },
+    profiles: uexpressProfiles,
+    unavailable: () => peerUnavailable('fulmine.js', fulminePath),
+  },
+];
+
+export function entryByName(name: string): Entry {
+  const e = entries.find((x) => x.name === name);
+  if (!e) throw new Error(`unknown arena entry ${JSON.stringify(name)}; the entries: ${entries.map((x) => x.name)}`);
+  return e;
+}

@@ -1,0 +1,215 @@
+// HttpArena's HTTP/1.1 test profiles as data (its scripts/lib/profiles.sh, scripts/lib/tools/*.sh and requests/*.raw
+// at commit 28606baf): the requests each profile rotates through, how many a connection carries, its connection
+// counts scaled to this machine, and what every answer under load must be.
+
+/** One request of a profile's rotation, as HttpArena's requests/*.raw file has it. */
+export interface Template {
+  /** HttpArena's file it reproduces (for the report). */
+  raw: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Readonly<Record<string, string>>;
+  /** A body: text, or the name of an upload file (data.ts makes them). */
+  body?: { text: string } | { upload: keyof typeof UPLOAD_SIZES };
+}
+
+/** What every answer of a profile must be while under load (the full checks run before: validate.ts). */
+export interface LoadCheck {
+  status: number;
+  /** Exactly one of these bodies (the rotation's answers), if given. */
+  bodies?: readonly string[];
+  /** A header every answer carries (lower case), if given. */
+  header?: string;
+}
+
+export interface Profile {
+  id: string;
+  /** What HttpArena's docs call it, and what it stresses. */
+  description: string;
+  templates: readonly Template[];
+  /** Requests per write (HttpArena's -p). */
+  pipeline: number;
+  /** Requests per connection before it is closed and opened again (HttpArena's -r; 0 = keep-alive throughout). */
+  perConnection: number;
+  /** HttpArena's connection counts (for 64 hardware threads). */
+  arenaConnections: readonly number[];
+  /** The counts here: HttpArena's ÷ 8 (one server core against its 64 threads), at least 4. */
+  connections: readonly number[];
+  /** Needs the Postgres the bench starts (postgres.ts). */
+  postgres?: boolean;
+  check: LoadCheck;
+}
+
+/** Upload bodies (HttpArena's upload-500k … upload-20m.raw): random bytes, the same file for every server. */
+export const UPLOAD_SIZES = { '500k': 512_000, '2m': 2_097_152, '10m': 10_485_760, '20m': 20_971_520 } as const;
+
+/** HttpArena's 20 static files (its static-rotate.lua order). */
+export const STATIC_FILES = [
+  'reset.css',
+  'layout.css',
+  'theme.css',
+  'components.css',
+  'utilities.css',
+  'analytics.js',
+  'helpers.js',
+  'app.js',
+  'vendor.js',
+  'router.js',
+  'header.html',
+  'footer.html',
+  'regular.woff2',
+  'bold.woff2',
+  'logo.svg',
+  'icon-sprite.svg',
+  'hero.webp',
+  'thumb1.webp',
+  'thumb2.webp',
+  'manifest.json',
+] as const;
+
+const host = { Host: 'localhost:8080' };
+const get = (raw: string, path: string, headers: Record<string, string> = {}): Template => ({
+  raw,
+  method: 'GET',
+  path,
+  headers: { ...host, ...headers },
+});
+const scaled = (counts: number[]): number[] => counts.map((c) => Math.max(4, Math.round(c / 8)));
+
+// baseline's rotation: GET, POST with Content-Length, POST chunked (get.raw, post_cl.raw, post_chunked.raw).
+const baseline: Template[] = [
+  get('get.raw', '/baseline11?a=13&b=42'),
+  {
+    raw: 'post_cl.raw',
+    method: 'POST',
+    path: '/baseline11?a=13&b=42',
+    headers: { ...host, 'Content-Length': '2' },
+    body: { text: '20' },
+  },
+  {
+    raw: 'post_chunked.raw',
+    method: 'POST',
+    path: '/baseline11?a=13&b=42',
+    headers: { ...host, 'Transfer-Encoding': 'chunked' },
+    body: { text: '2\r\n20\r\n0\r\n\r\n' },
+  },
+];
+
+const jsonCounts: [number, number][] = [
+  [1, 3],
+  [5, 7],
+  [10, 2],
+  [15, 5],
+  [25, 4],
+  [40, 8],
+  [50, 6],
+];
+
+function profile(p: Omit<Profile, 'connections'>): Profile {
+  return { ...p, connections: scaled([...p.arenaConnections]) };
+}
+
+export const profiles: readonly Profile[] = [
+  profile({
+    id: 'baseline',
+    description: 'GET and POST /baseline11 (query sum, plus the body: Content-Length and chunked), keep-alive',
+    templates: baseline,
+    pipeline: 1,
+    perConnection: 0,
+    arenaConnections: [512, 4096],
+    check: { status: 200, bodies: ['55', '75'] },
+  }),
+  profile({
+    id: 'pipelined',
+    description: 'GET /pipeline → "ok", 16 requests per write',
+    templates: [get('pipeline.raw', '/pipeline')],
+    pipeline: 16,
+    perConnection: 0,
+    arenaConnections: [512, 4096],
+    check: { status: 200, bodies: ['ok'] },
+  }),
+  profile({
+    id: 'limited-conn',
+    description: "baseline's rotation with a new connection every 10 requests",
+    templates: baseline,
+    pipeline: 1,
+    perConnection: 10,
+    arenaConnections: [512, 4096],
+    check: { status: 200, bodies: ['55', '75'] },
+  }),
+  profile({
+    id: 'json',
+    description: 'GET /json/{count}?m= over the 50-item data set (counts 1 … 50), a new connection every 25',
+    templates: jsonCounts.map(([n, m]) => get(`json-${n}.raw`, `/json/${n}?m=${m}`)),
+    pipeline: 1,
+    perConnection: 25,
+    arenaConnections: [4096],
+    check: { status: 200 },
+  }),
+  profile({
+    id: 'json-comp',
+    description: 'GET /json/{25,40,50} with Accept-Encoding: gzip, br — compressed answers, a new connection every 25',
+    templates: jsonCounts
+      .filter(([n]) => n >= 25)
+      .map(([n, m]) => get(`json-gzip-${n}.raw`, `/json/${n}?m=${m}`, { 'Accept-Encoding': 'gzip, br' })),
+    pipeline: 1,
+    perConnection: 25,
+    arenaConnections: [512, 4096, 16384],
+    check: { status: 200, header: 'content-encoding' },
+  }),
+  profile({
+    id: 'upload',
+    description: 'POST /upload of 500 KB, 2 MB, 10 MB and 20 MB bodies, read whole, answered with the byte count',
+    templates: (Object.keys(UPLOAD_SIZES) as (keyof typeof UPLOAD_SIZES)[]).map((k) => ({
+      raw: `upload-${k}.raw`,
+      method: 'POST',
+      path: '/upload',
+      headers: { ...host, 'Content-Length': String(UPLOAD_SIZES[k]) },
+      body: { upload: k },
+    })),
+    pipeline: 1,
+    perConnection: 5,
+    arenaConnections: [32, 256],
+    check: { status: 200, bodies: Object.values(UPLOAD_SIZES).map(String) },
+  }),
+  profile({
+    id: 'static',
+    description: 'GET /static/<20 files> with Accept-Encoding: br;q=1, gzip;q=0.8, a new connection every 200',
+    templates: STATIC_FILES.map((f) =>
+      get('static-rotate.lua', `/static/${f}`, { 'Accept-Encoding': 'br;q=1, gzip;q=0.8' }),
+    ),
+    pipeline: 1,
+    perConnection: 200,
+    arenaConnections: [1024, 4096, 6800],
+    check: { status: 200, header: 'content-type' },
+  }),
+  profile({
+    id: 'async-db',
+    description:
+      'GET /async-db?min=10&max=50&limit={5,10,20,35,50}: a Postgres query per request, new connection every 25',
+    templates: [5, 10, 20, 35, 50].map((n) => get(`async-db-${n}.raw`, `/async-db?min=10&max=50&limit=${n}`)),
+    pipeline: 1,
+    perConnection: 25,
+    arenaConnections: [1024],
+    postgres: true,
+    check: { status: 200 },
+  }),
+];
+
+/** The profile named `id`, or an error listing the names. */
+export function profileById(id: string): Profile {
+  const p = profiles.find((x) => x.id === id);
+  if (!p) throw new Error(`unknown arena profile ${JSON.stringify(id)}; the profiles: ${profiles.map((x) => x.id)}`);
+  return p;
+}
+
+/** A template as the bytes HttpArena's .raw file holds (an upload's body is `uploadBody`, read by the caller). */
+export function rawRequest(t: Template, uploadBody?: Buffer, close = false): Buffer {
+  let head = `${t.method} ${t.path} HTTP/1.1\r\n`;
+  for (const [k, v] of Object.entries(t.headers)) head += `${k}: ${v}\r\n`;
+  if (close) head += 'Connection: close\r\n';
+  head += '\r\n';
+  const body = t.body === undefined ? Buffer.alloc(0) : 'text' in t.body ? Buffer.from(t.body.text) : uploadBody;
+  if (body === undefined) throw new Error(`${t.raw}: the upload body was not given`);
+  return Buffer.concat([Buffer.from(head, 'latin1'), body]);
+}

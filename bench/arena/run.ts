@@ -1,0 +1,222 @@
+// `npm run bench -- arena [profile …] [options]`: HttpArena's HTTP/1.1 profiles (profiles.ts) on Gale's entry and the
+// peers (entries.ts), each server one process pinned to core 0, wrk on core 1, Postgres (for async-db) on core 1 with
+// wrk; every server validated first (validate.ts) and every answer under load checked (arena.lua). Prints and writes
+// a table per profile (rps, server CPU µs per request, p99, peak RSS) and HttpArena's scores (score.ts).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { cpuSeconds, effectiveOpenFileLimit, freePort, spawnPinned, stop, vmKiB, waitForPort } from '../lib/proc.ts';
+import { resolveNode } from '../lib/runtimes.ts';
+import { benchDir } from '../lib/server-common.ts';
+import { wrk } from '../lib/wrk.ts';
+import { arenaData } from './data.ts';
+import { type Entry, entries, entryByName } from './entries.ts';
+import { type ArenaLoad, loadRun } from './load.ts';
+import { type Postgres, postgresMissing, startPostgres } from './postgres.ts';
+import { type Profile, profileById, profiles } from './profiles.ts';
+import { type ArenaResult, arenaReport } from './report.ts';
+import { validate } from './validate.ts';
+
+const usage = `npm run bench -- arena [profile …] [options]
+
+HttpArena's HTTP/1.1 profiles: ${profiles.map((p) => p.id).join(', ')} (all when none is named).
+
+  --servers a,b,…    entries (default: gale, and the peers GALE_BENCH_PEERS names: ${entries.map((e) => e.name).join(', ')})
+  --duration S       seconds of load per connection count (default 5)
+  --warmup S         seconds of validated, uncounted load first (default 1)
+  --iterations N     runs per connection count; the median rps counts (default 1)
+  --connections a,b  connection counts instead of each profile's own
+  --quick            each profile once on gale, 1 s at its smallest count, no warm-up (CI: a wrong answer fails)
+  --out DIR          where results.json and report.md go (default bench/results/<date>-<host>-arena)`;
+
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+export async function arenaCommand(args: string[]): Promise<number> {
+  const { values: v, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      servers: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      iterations: { type: 'string' },
+      connections: { type: 'string' },
+      quick: { type: 'boolean' },
+      out: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (v.help) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  const missingWrk = wrk.missing();
+  if (missingWrk) {
+    log(missingWrk);
+    return 2;
+  }
+  const chosen: Profile[] = positionals.length ? positionals.map(profileById) : [...profiles];
+  const quick = v.quick === true;
+  const num = (s: string | undefined, d: number, what: string) => {
+    const n = s === undefined ? d : Number(s);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${what} must be a positive number`);
+    return n;
+  };
+  const durationS = quick ? 1 : num(v.duration, 5, 'duration');
+  const warmupS = quick ? 0 : v.warmup === '0' ? 0 : num(v.warmup, 1, 'warmup');
+  const iterations = quick ? 1 : num(v.iterations, 1, 'iterations');
+  const servers: Entry[] = v.servers
+    ? v.servers.split(',').map((s) => entryByName(s.trim()))
+    : quick
+      ? [entryByName('gale')]
+      : entries.filter((e) => e.name === 'gale' || e.unavailable() === null);
+  const fixedConnections = v.connections?.split(',').map((s) => num(s, 0, 'connections'));
+  const date = new Date().toISOString().slice(0, 10);
+  const out = resolve(v.out ?? join(benchDir, 'results', `${date}-${os.hostname()}-arena`));
+
+  log('arena: making the data (HttpArena generators, once per version into the cache folder) …');
+  const data = arenaData();
+  let pg: Postgres | null = null;
+  const results: ArenaResult[] = [];
+  let failed = false;
+  try {
+    const pgProblem = chosen.some((p) => p.postgres) ? postgresMissing() : null;
+    if (chosen.some((p) => p.postgres) && pgProblem === null) {
+      // Core 1, beside wrk: the server under test keeps core 0 to itself, as in every row of this bench.
+      pg = await startPostgres({ cpu: 1, seed: data.seed, log });
+    }
+    for (const profile of chosen) {
+      for (const entry of servers) {
+        const counts = fixedConnections ?? (quick ? [Math.min(...profile.connections)] : [...profile.connections]);
+        const base = { profile: profile.id, entry: entry.name, connections: counts };
+        if (!entry.profiles.includes(profile.id)) {
+          results.push({ ...base, notRun: 'not in its meta.json' });
+          continue;
+        }
+        const why = entry.unavailable() ?? (profile.postgres ? pgProblem : null);
+        if (why) {
+          // Postgres missing, or the entry not built, is a failure: the profile cannot be answered.
+          results.push({ ...base, failure: why });
+          failed = true;
+          log(`${profile.id} × ${entry.name}: FAILED: ${why}`);
+          continue;
+        }
+        const r = await runOne(profile, entry, counts, { data, pg, durationS, warmupS, iterations });
+        results.push(r);
+        if (r.failure) failed = true;
+        log(`${profile.id} × ${entry.name}: ${r.failure ? `FAILED: ${r.failure}` : summary(r)}`);
+      }
+    }
+  } finally {
+    await pg?.stop();
+  }
+  mkdirSync(out, { recursive: true });
+  const meta = {
+    date,
+    host: os.hostname(),
+    cpus: os.cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    postgres: pg?.version ?? null,
+    durationS,
+    warmupS,
+    iterations,
+    quick,
+    wrk: wrk.version(),
+  };
+  writeFileSync(join(out, 'results.json'), `${JSON.stringify({ meta, results }, null, 2)}\n`);
+  const md = arenaReport(meta, results);
+  writeFileSync(join(out, 'report.md'), md);
+  process.stdout.write(`${md}\n`);
+  log(`wrote ${join(out, 'results.json')} and report.md`);
+  return failed ? 1 : 0;
+}
+
+function summary(r: ArenaResult): string {
+  return (r.runs ?? [])
+    .map((x) => `c${x.connections}: ${Math.round(x.rps)} rps, ${x.cpuUsPerRequest.toFixed(1)} µs CPU/req`)
+    .join('; ');
+}
+
+async function runOne(
+  profile: Profile,
+  entry: Entry,
+  counts: number[],
+  o: {
+    data: ReturnType<typeof arenaData>;
+    pg: Postgres | null;
+    durationS: number;
+    warmupS: number;
+    iterations: number;
+  },
+): Promise<ArenaResult> {
+  const base = { profile: profile.id, entry: entry.name, connections: counts };
+  const node = resolveNode(entry.node ?? String(Number(process.versions.node.split('.')[0])), log);
+  const port = await freePort();
+  const nofile = effectiveOpenFileLimit(Math.max(...counts) * 2 + 1024);
+  const server = spawnPinned(node.path, [entry.file], {
+    cpu: 0,
+    nofile,
+    env: {
+      ...process.env,
+      ...entry.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ARENA_WORKERS: '1',
+      ARENA_DATA: o.data.dir,
+      ...(o.pg ? { DATABASE_URL: o.pg.url } : {}),
+    },
+  });
+  try {
+    await waitForPort(server, port, 20_000);
+    const checks = await validate(profile.id, port, o.data);
+    const bad = checks.filter((c) => !c.ok);
+    if (bad.length) {
+      return { ...base, node: node.version, failure: bad.map((c) => `[${c.label}] ${c.detail}`).join('; '), checks };
+    }
+    const runs: NonNullable<ArenaResult['runs']> = [];
+    for (const connections of counts) {
+      const load = (durationS: number) =>
+        loadRun({ profile, data: o.data, port, connections, durationS, cpu: 1, nofile });
+      if (o.warmupS > 0) {
+        const w = await load(o.warmupS);
+        const f = loadFailure(w);
+        if (f) return { ...base, node: node.version, failure: `warm-up at ${connections} connections: ${f}`, checks };
+      }
+      const its: { load: ArenaLoad; cpuS: number }[] = [];
+      for (let i = 0; i < o.iterations; i++) {
+        const c0 = cpuSeconds(server.pid) ?? 0;
+        const l = await load(o.durationS);
+        const cpuS = (cpuSeconds(server.pid) ?? 0) - c0;
+        const f = loadFailure(l);
+        if (f) return { ...base, node: node.version, failure: `${connections} connections: ${f}`, checks };
+        its.push({ load: l, cpuS });
+      }
+      its.sort((a, b) => a.load.rps - b.load.rps);
+      const mid = its[Math.floor(its.length / 2)] as { load: ArenaLoad; cpuS: number };
+      runs.push({
+        connections,
+        rps: mid.load.rps,
+        cpuUsPerRequest: (mid.cpuS * 1e6) / mid.load.checked,
+        p99Us: mid.load.p99Us,
+        bytesPerResponse: mid.load.bytes / mid.load.checked,
+        requests: mid.load.checked,
+        toolCpuPct: mid.load.toolCpuPct,
+      });
+    }
+    return { ...base, node: node.version, runs, peakRssKiB: vmKiB(server.pid, 'VmHWM'), checks };
+  } catch (e) {
+    return { ...base, node: node.version, failure: `${(e as Error).message} ${server.stderr().trim().slice(-400)}` };
+  } finally {
+    await stop(server);
+  }
+}
+
+/** Why a load run is not a valid figure: the tool failed, lost answers, or an answer was wrong. */
+function loadFailure(l: ArenaLoad): string | null {
+  if (l.failure) return l.failure;
+  if (l.checked === 0) return 'no answer was counted';
+  if (l.invalid > 0) return `${l.invalid} of ${l.checked} answers were wrong; the first: ${l.firstInvalid}`;
+  return null;
+}
