@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import type { App } from '../helpers.js';
-import { simpleRequest, T, withApp } from '../helpers.js';
+import { buildRequest, RawConn, simpleRequest, sleep, T, withApp } from '../helpers.js';
 
 function routes(app: App): void {
   app.post('/text', async (req) => {
@@ -120,6 +120,36 @@ test('req.stream() yields the whole body (Content-Length, 512 KiB)', T, async (t
   assert.equal(out.sha, sha(body));
   assert.ok(out.chunks >= 1);
 });
+
+test(
+  'a streamed body is received to its last byte and no further: the request after it on the connection is answered',
+  T,
+  async (t) => {
+    // The handler starts on the first piece, so the rest is received straight into the request's buffer, in receives
+    // bounded by what is left of the body; the next request's bytes arrive in the same write as the body's end.
+    const { port } = await withApp(t, routes, { bodyLimit: 8 << 20 });
+    const body = Buffer.alloc(3 * 1024 * 1024 + 17);
+    for (let i = 0; i < body.length; i++) body[i] = (i * 31 + (i >> 11)) & 0xff;
+    const first = buildRequest({ method: 'POST', path: '/stream', body });
+    const cut = first.length - body.length + 1000;
+    const conn = await RawConn.open(port);
+    t.after(() => conn.destroy());
+    await conn.write(first.subarray(0, cut));
+    await sleep(30);
+    await conn.write(first.subarray(cut, cut + 1024 * 1024));
+    await sleep(30);
+    await conn.write(
+      Buffer.concat([first.subarray(cut + 1024 * 1024), buildRequest({ method: 'POST', path: '/text', body: 'next' })]),
+    );
+    const a = await conn.readResponse({ timeoutMs: 5000 });
+    const b = await conn.readResponse({ timeoutMs: 5000 });
+    const out = JSON.parse(a.body.toString()) as { length: number; chunks: number; sha: string };
+    assert.equal(out.length, body.length);
+    assert.equal(out.sha, sha(body));
+    assert.ok(out.chunks > 1, `${out.chunks} chunk(s)`);
+    assert.deepEqual(JSON.parse(b.body.toString()), { type: 'string', value: 'next' });
+  },
+);
 
 test('req.stream() with a chunked request body from a streaming client', T, async (t) => {
   const { url } = await withApp(t, routes);

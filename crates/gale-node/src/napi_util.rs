@@ -283,6 +283,44 @@ pub fn buffer_copy(env: napi_env, bytes: &[u8]) -> napi_value {
     v
 }
 
+/// Bytes at or above this size become a Buffer that owns them; below it a copy costs less than an external
+/// buffer's finalizer (a weak reference V8 must track and a callback when it is collected).
+pub const OWNED_BUFFER_MIN: usize = 64 * 1024;
+
+/// A Buffer of `bytes`: large ones handed over without a copy (the Buffer owns the Vec and frees it when collected),
+/// small ones copied. Where external buffers are refused (a runtime built with the V8 sandbox), a copy.
+pub fn buffer_owned(env: napi_env, bytes: Vec<u8>) -> napi_value {
+    if bytes.len() < OWNED_BUFFER_MIN {
+        return buffer_copy(env, &bytes);
+    }
+    unsafe extern "C" fn free_vec(_env: napi_env, _data: *mut c_void, hint: *mut c_void) {
+        // SAFETY: `hint` is the Box<Vec<u8>> leaked below, given back exactly once by this finalizer.
+        drop(unsafe { Box::from_raw(hint as *mut Vec<u8>) });
+    }
+    let mut owned = Box::new(bytes);
+    let (data, len) = (owned.as_mut_ptr(), owned.len());
+    let hint = Box::into_raw(owned);
+    let mut v = ptr::null_mut();
+    // SAFETY: data/len describe the Vec's bytes, which stay where they are (the Vec is boxed and never touched again
+    // until `free_vec` drops it); on success the Buffer owns `hint`.
+    let status = unsafe {
+        sys::napi_create_external_buffer(
+            env,
+            len,
+            data as *mut c_void,
+            Some(free_vec),
+            hint as *mut c_void,
+            &mut v,
+        )
+    };
+    if status != sys::Status::napi_ok {
+        // SAFETY: not taken by Node-API (it failed), so still ours.
+        let back = unsafe { Box::from_raw(hint) };
+        return buffer_copy(env, &back);
+    }
+    v
+}
+
 pub fn get_prop(env: napi_env, obj: napi_value, name: &std::ffi::CStr) -> napi_value {
     let mut v = ptr::null_mut();
     // SAFETY: obj is an object from the current scope; name is NUL-terminated.

@@ -344,7 +344,7 @@ pub(crate) unsafe extern "C" fn take_body(env: napi_env, info: napi_callback_inf
     match s.take_body(id) {
         Some((bytes, state)) => nu::array(
             env,
-            &[nu::buffer_copy(env, &bytes), nu::uint(env, state as u32)],
+            &[nu::buffer_owned(env, bytes), nu::uint(env, state as u32)],
         ),
         None => nu::undefined(env),
     }

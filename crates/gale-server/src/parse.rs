@@ -365,6 +365,54 @@ impl Inner {
             *pos += n;
             req.body_left == 0
         };
+        self.body_arrived(idx, before, keep, done)
+    }
+
+    /// A request in `Phase::Body` whose streamed body the engine can receive straight into the request's buffer:
+    /// a JS handler already reading it (js_owned), a Content-Length body (not chunked), bytes still to come. Its
+    /// index then; the caller receives at most `body_room` bytes into `reqs[idx].body` and calls `body_received`.
+    pub(crate) fn direct_body(&self, cid: usize) -> Option<usize> {
+        let conn = self.conns.get(cid)?;
+        let Phase::Body(idx) = conn.phase else {
+            return None;
+        };
+        if conn.read_paused || conn.tls.is_some() {
+            return None;
+        }
+        let req = self.reqs.get(idx);
+        let direct = req.streaming
+            && req.js_owned
+            && !req.ended
+            && req.chunked.is_none()
+            && req.body_left > 0
+            && matches!(req.action, Some(Action::Js(_)));
+        direct.then_some(idx)
+    }
+
+    /// How many body bytes to receive directly into `reqs[idx].body` now: what is left of the body, at most what
+    /// keeps the buffer near the point where reading pauses for JS (BODY_HIGH_WATER), at least 16 KiB.
+    pub(crate) fn body_room(&mut self, idx: usize) -> usize {
+        let req = self.reqs.get_mut(idx);
+        let room = BODY_HIGH_WATER
+            .saturating_sub(req.body.len())
+            .max(16 * 1024);
+        let want = (req.body_left.min(room as u64)) as usize;
+        req.body.reserve(want);
+        want
+    }
+
+    /// `n` body bytes were received straight into `reqs[idx].body` (already counted in its length).
+    pub(crate) fn body_received(&mut self, idx: usize, n: usize) -> Step {
+        let req = self.reqs.get_mut(idx);
+        let before = req.body.len() - n;
+        req.body_left -= n as u64;
+        let done = req.body_left == 0;
+        self.body_arrived(idx, before, true, done)
+    }
+
+    /// After body bytes arrived (`before` = the kept body's length before them): complete the request, start its
+    /// handler, wake a waiting reader, or pause reading for a reader that is behind.
+    fn body_arrived(&mut self, idx: usize, before: usize, keep: bool, done: bool) -> Step {
         if done {
             return self.body_complete(idx);
         }

@@ -78,6 +78,61 @@ fn read_into(sock: &mut impl Recv, buf: &mut Vec<u8>) -> ReadResult {
     }
 }
 
+/// Receives a streamed request body straight into the request's own buffer when the engine may
+/// (`Inner::direct_body`): the kernel's copy is the only one, where going through the connection's read buffer adds
+/// a second, and the request's buffer grows once per receive instead of doubling. None: not such a request now, or
+/// a transport this does not serve (in-process pipes), so the read buffer is used.
+fn read_body_direct(inner: &mut crate::engine::Inner, cid: usize) -> Option<ReadResult> {
+    let idx = inner.direct_body(cid)?;
+    if matches!(inner.conns.get(cid)?.io, Io::Mem(_)) {
+        return None;
+    }
+    let want = inner.body_room(idx);
+    let r = {
+        let crate::engine::Inner { conns, reqs, .. } = &mut *inner;
+        let body = &mut reqs.get_mut(idx).body;
+        let spare = &mut body.spare_capacity_mut()[..want];
+        let got = match &mut conns[cid].io {
+            Io::Tcp(sock) => recv_into(sock, spare),
+            #[cfg(target_os = "linux")]
+            Io::Ring(r) => recv_into(&mut crate::uring::RingRx(r), spare),
+            Io::Mem(_) => return None,
+        };
+        if let Ok(n) = got {
+            // SAFETY: the receive initialised exactly n bytes after len (n ≤ want ≤ the spare capacity).
+            unsafe { body.set_len(body.len() + n) };
+        }
+        got
+    };
+    Some(match r {
+        Ok(0) => ReadResult::Eof,
+        Ok(n) => {
+            // Step::Continue (the body ended) or Stop: the parse loop that follows sees the new phase.
+            let _ = inner.body_received(idx, n);
+            if n == want {
+                ReadResult::Full
+            } else {
+                ReadResult::Short
+            }
+        }
+        Err(e) if e.kind() == ErrorKind::WouldBlock => ReadResult::WouldBlock,
+        Err(_) => ReadResult::Error,
+    })
+}
+
+/// One receive, retried when interrupted by a signal.
+fn recv_into(
+    sock: &mut impl Recv,
+    spare: &mut [std::mem::MaybeUninit<u8>],
+) -> std::io::Result<usize> {
+    loop {
+        match sock.recv(spare) {
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            r => return r,
+        }
+    }
+}
+
 impl Server {
     /// The uv_poll callback: drain every ready socket in one batch, inside one JS scope.
     pub(crate) fn on_ready(&self) {
@@ -143,9 +198,14 @@ impl Server {
         loop {
             let mut last = false;
             if need_read {
-                let r = {
+                let r = 'read: {
                     let mut inner = self.inner.borrow_mut();
                     let inner = &mut *inner;
+                    if buf.is_empty() {
+                        if let Some(r) = read_body_direct(inner, cid) {
+                            break 'read r;
+                        }
+                    }
                     match inner.conns.get_mut(cid) {
                         Some(c) => match (&mut c.io, c.tls.as_mut()) {
                             (Io::Tcp(sock), None) => read_into(sock, &mut buf),
