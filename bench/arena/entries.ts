@@ -7,8 +7,8 @@ export interface Entry {
   name: string;
   /** The app file, run with `node`. */
   file: string;
-  /** The Node major it runs on by default (a peer may need a newer one than the harness's). */
-  node?: string;
+  /** The oldest Node major it runs on (fulmine.js needs 22). */
+  minNode?: number;
   env?: Record<string, string>;
   /** HttpArena profiles its meta.json subscribes to (those it would be scored on). */
   profiles: readonly string[];
@@ -32,7 +32,7 @@ export const entries: readonly Entry[] = [
   {
     name: 'fulmine',
     file: join(here, 'peers', 'ultimate-express.mjs'),
-    node: '26',
+    minNode: 22,
     env: { ARENA_PEER: 'fulmine', EXPRESS_IMPL: fulminePath ?? '' },
     profiles: uexpressProfiles,
     unavailable: () => peerUnavailable('fulmine.js', fulminePath),

@@ -7,7 +7,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuSeconds, effectiveOpenFileLimit, freePort, spawnPinned, stop, vmKiB, waitForPort } from '../lib/proc.ts';
-import { resolveNode } from '../lib/runtimes.ts';
+import { type NodeRuntime, resolveNode, resolveNodes } from '../lib/runtimes.ts';
 import { benchDir } from '../lib/server-common.ts';
 import { wrk } from '../lib/wrk.ts';
 import { arenaData } from './data.ts';
@@ -27,6 +27,8 @@ HttpArena's HTTP/1.1 profiles: ${profiles.map((p) => p.id).join(', ')} (all when
   --warmup S         seconds of validated, uncounted load first (default 1)
   --iterations N     runs per connection count; the median rps counts (default 1)
   --connections a,b  connection counts instead of each profile's own
+  --node a,b         the Node binaries or majors every entry runs on (default: the harness's); an entry that needs a
+                     newer Node (fulmine.js: 22) runs on those of the list that it can, else on Node 26
   --quick            each profile once on gale, 1 s at its smallest count, no warm-up (CI: a wrong answer fails)
   --out DIR          where results.json and report.md go (default bench/results/<date>-<host>-arena)`;
 
@@ -42,6 +44,7 @@ export async function arenaCommand(args: string[]): Promise<number> {
       warmup: { type: 'string' },
       iterations: { type: 'string' },
       connections: { type: 'string' },
+      node: { type: 'string' },
       quick: { type: 'boolean' },
       out: { type: 'string' },
       help: { type: 'boolean' },
@@ -72,6 +75,13 @@ export async function arenaCommand(args: string[]): Promise<number> {
       ? [entryByName('gale')]
       : entries.filter((e) => e.name === 'gale' || e.unavailable() === null);
   const fixedConnections = v.connections?.split(',').map((s) => num(s, 0, 'connections'));
+  const nodes = v.node ? resolveNodes(v.node, log) : [resolveNode(process.versions.node.split('.')[0] as string, log)];
+  /** The Nodes an entry runs on, and the row's name (the Node added when a run has several). */
+  const runsOf = (e: Entry): { node: NodeRuntime; label: string }[] => {
+    let list = nodes.filter((n) => n.major >= (e.minNode ?? 0));
+    if (!list.length) list = [resolveNode('26', log)];
+    return list.map((node) => ({ node, label: nodes.length > 1 ? `${e.name} · Node ${node.major}` : e.name }));
+  };
   const date = new Date().toISOString().slice(0, 10);
   const out = resolve(v.out ?? join(benchDir, 'results', `${date}-${os.hostname()}-arena`));
 
@@ -87,9 +97,9 @@ export async function arenaCommand(args: string[]): Promise<number> {
       pg = await startPostgres({ cpu: 1, seed: data.seed, log });
     }
     for (const profile of chosen) {
-      for (const entry of servers) {
+      for (const [entry, { node, label }] of servers.flatMap((e) => runsOf(e).map((r) => [e, r] as const))) {
         const counts = fixedConnections ?? (quick ? [Math.min(...profile.connections)] : [...profile.connections]);
-        const base = { profile: profile.id, entry: entry.name, connections: counts };
+        const base = { profile: profile.id, entry: label, connections: counts };
         if (!entry.profiles.includes(profile.id)) {
           results.push({ ...base, notRun: 'not in its meta.json' });
           continue;
@@ -99,13 +109,13 @@ export async function arenaCommand(args: string[]): Promise<number> {
           // Postgres missing, or the entry not built, is a failure: the profile cannot be answered.
           results.push({ ...base, failure: why });
           failed = true;
-          log(`${profile.id} × ${entry.name}: FAILED: ${why}`);
+          log(`${profile.id} × ${label}: FAILED: ${why}`);
           continue;
         }
-        const r = await runOne(profile, entry, counts, { data, pg, durationS, warmupS, iterations });
+        const r = await runOne(profile, entry, node, base, { data, pg, durationS, warmupS, iterations });
         results.push(r);
         if (r.failure) failed = true;
-        log(`${profile.id} × ${entry.name}: ${r.failure ? `FAILED: ${r.failure}` : summary(r)}`);
+        log(`${profile.id} × ${label}: ${r.failure ? `FAILED: ${r.failure}` : summary(r)}`);
       }
     }
   } finally {
@@ -141,7 +151,8 @@ function summary(r: ArenaResult): string {
 async function runOne(
   profile: Profile,
   entry: Entry,
-  counts: number[],
+  node: NodeRuntime,
+  base: { profile: string; entry: string; connections: number[] },
   o: {
     data: ReturnType<typeof arenaData>;
     pg: Postgres | null;
@@ -150,8 +161,7 @@ async function runOne(
     iterations: number;
   },
 ): Promise<ArenaResult> {
-  const base = { profile: profile.id, entry: entry.name, connections: counts };
-  const node = resolveNode(entry.node ?? String(Number(process.versions.node.split('.')[0])), log);
+  const counts = base.connections;
   const port = await freePort();
   const nofile = effectiveOpenFileLimit(Math.max(...counts) * 2 + 1024);
   const server = spawnPinned(node.path, [entry.file], {
