@@ -370,7 +370,7 @@ impl Inner {
 
     /// A request in `Phase::Body` whose streamed body the engine can receive straight into the request's buffer:
     /// a JS handler already reading it (js_owned), a Content-Length body (not chunked), bytes still to come. Its
-    /// index then; the caller receives at most `body_room` bytes into `reqs[idx].body` and calls `body_received`.
+    /// index then; the caller receives at most `body_left` bytes into `reqs[idx].body` and calls `body_received`.
     pub(crate) fn direct_body(&self, cid: usize) -> Option<usize> {
         let conn = self.conns.get(cid)?;
         let Phase::Body(idx) = conn.phase else {
@@ -387,18 +387,6 @@ impl Inner {
             && req.body_left > 0
             && matches!(req.action, Some(Action::Js(_)));
         direct.then_some(idx)
-    }
-
-    /// How many body bytes to receive directly into `reqs[idx].body` now: what is left of the body, at most what
-    /// keeps the buffer near the point where reading pauses for JS (BODY_HIGH_WATER), at least 16 KiB.
-    pub(crate) fn body_room(&mut self, idx: usize) -> usize {
-        let req = self.reqs.get_mut(idx);
-        let room = BODY_HIGH_WATER
-            .saturating_sub(req.body.len())
-            .max(16 * 1024);
-        let want = (req.body_left.min(room as u64)) as usize;
-        req.body.reserve(want);
-        want
     }
 
     /// `n` body bytes were received straight into `reqs[idx].body` (already counted in its length).

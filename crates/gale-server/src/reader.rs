@@ -10,11 +10,16 @@ use crate::Server;
 /// A receive into uninitialised memory: a socket's, or what the io_uring backend received.
 trait Recv {
     fn recv(&mut self, buf: &mut [std::mem::MaybeUninit<u8>]) -> std::io::Result<usize>;
+    /// Bytes ready to be received now, when known.
+    fn pending(&self) -> Option<usize>;
 }
 
 impl Recv for mio::net::TcpStream {
     fn recv(&mut self, buf: &mut [std::mem::MaybeUninit<u8>]) -> std::io::Result<usize> {
         crate::sys::recv(self, buf)
+    }
+    fn pending(&self) -> Option<usize> {
+        crate::sys::pending(self)
     }
 }
 
@@ -36,6 +41,9 @@ impl Recv for crate::uring::RingRx<'_> {
         };
         self.consume(n);
         Ok(n)
+    }
+    fn pending(&self) -> Option<usize> {
+        Some(self.available().len())
     }
 }
 
@@ -87,26 +95,20 @@ fn read_body_direct(inner: &mut crate::engine::Inner, cid: usize) -> Option<Read
     if matches!(inner.conns.get(cid)?.io, Io::Mem(_)) {
         return None;
     }
-    let want = inner.body_room(idx);
     let r = {
         let crate::engine::Inner { conns, reqs, .. } = &mut *inner;
-        let body = &mut reqs.get_mut(idx).body;
-        let spare = &mut body.spare_capacity_mut()[..want];
+        let req = reqs.get_mut(idx);
         let got = match &mut conns[cid].io {
-            Io::Tcp(sock) => recv_into(sock, spare),
+            Io::Tcp(sock) => recv_body(sock, req),
             #[cfg(target_os = "linux")]
-            Io::Ring(r) => recv_into(&mut crate::uring::RingRx(r), spare),
+            Io::Ring(r) => recv_body(&mut crate::uring::RingRx(r), req),
             Io::Mem(_) => return None,
         };
-        if let Ok(n) = got {
-            // SAFETY: the receive initialised exactly n bytes after len (n ≤ want ≤ the spare capacity).
-            unsafe { body.set_len(body.len() + n) };
-        }
         got
     };
     Some(match r {
-        Ok(0) => ReadResult::Eof,
-        Ok(n) => {
+        Ok((0, _)) => ReadResult::Eof,
+        Ok((n, want)) => {
             // Step::Continue (the body ended) or Stop: the parse loop that follows sees the new phase.
             let _ = inner.body_received(idx, n);
             if n == want {
@@ -120,18 +122,35 @@ fn read_body_direct(inner: &mut crate::engine::Inner, cid: usize) -> Option<Read
     })
 }
 
-/// One receive, retried when interrupted by a signal.
-fn recv_into(
+/// One receive of body bytes into `req.body` (retried when interrupted by a signal): as many as are waiting, up to
+/// what is left of the body and `MAX_BODY_RECV`, so the buffer is sized by what arrived, not by what may come.
+/// (received, asked).
+fn recv_body(
     sock: &mut impl Recv,
-    spare: &mut [std::mem::MaybeUninit<u8>],
-) -> std::io::Result<usize> {
+    req: &mut crate::request::Req,
+) -> std::io::Result<(usize, usize)> {
+    let waiting = sock.pending().unwrap_or(crate::engine::BODY_HIGH_WATER);
+    let want = (req
+        .body_left
+        .min(waiting.clamp(16 * 1024, MAX_BODY_RECV) as u64)) as usize;
+    req.body.reserve(want);
+    let spare = &mut req.body.spare_capacity_mut()[..want];
     loop {
         match sock.recv(spare) {
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            r => return r,
+            Err(e) => return Err(e),
+            Ok(n) => {
+                // SAFETY: the receive initialised exactly n bytes after len (n ≤ want ≤ the spare capacity).
+                unsafe { req.body.set_len(req.body.len() + n) };
+                return Ok((n, want));
+            }
         }
     }
 }
+
+/// The most one receive of a streamed body asks for (what is waiting decides, up to this): 1 MiB against 256 KiB cost
+/// 6 % less CPU per upload in `npm run bench -- arena upload` (Node 26, 6 alternating rounds).
+const MAX_BODY_RECV: usize = 1024 * 1024;
 
 impl Server {
     /// The uv_poll callback: drain every ready socket in one batch, inside one JS scope.

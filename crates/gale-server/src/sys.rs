@@ -85,6 +85,22 @@ pub(crate) fn recv(sock: &mio::net::TcpStream, spare: &mut [MaybeUninit<u8>]) ->
     sock.try_io(|| socket2::SockRef::from(sock).recv(spare))
 }
 
+/// Bytes waiting in the socket's receive queue (FIONREAD), or None when the system cannot say.
+#[cfg(unix)]
+pub(crate) fn pending(sock: &mio::net::TcpStream) -> Option<usize> {
+    use std::os::fd::AsRawFd;
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int into `n`, which lives for the call.
+    let r = unsafe { libc::ioctl(sock.as_raw_fd(), libc::FIONREAD, &mut n) };
+    (r == 0 && n >= 0).then_some(n as usize)
+}
+
+/// Bytes waiting in the socket's receive queue: not asked on Windows (the caller's default size is used).
+#[cfg(windows)]
+pub(crate) fn pending(_sock: &mio::net::TcpStream) -> Option<usize> {
+    None
+}
+
 /// The soft limit on open descriptors, when the system has one (Windows has none for sockets).
 #[cfg(unix)]
 pub(crate) fn open_file_limit() -> Option<usize> {
