@@ -22,6 +22,14 @@ const uexpressProfiles = all;
 
 export const entries: readonly Entry[] = [
   { name: 'gale', file: join(here, 'entry', 'app.mjs'), profiles: all, unavailable: galeUnavailable },
+  // The same entry with its static files in the engine's memory (`cache: true`), as the peers' entries preload theirs.
+  {
+    name: 'gale-cache',
+    file: join(here, 'entry', 'app.mjs'),
+    env: { ARENA_STATIC_CACHE: '1' },
+    profiles: ['static'],
+    unavailable: galeUnavailable,
+  },
   {
     name: 'ultimate-express',
     file: join(here, 'peers', 'ultimate-express.mjs'),

@@ -64,16 +64,17 @@ export function arenaReport(meta: ArenaMeta, results: readonly ArenaResult[]): s
     '',
   ];
   for (const p of profiles) {
-    const rows = results.filter((r) => r.profile === p.id);
+    // An entry that does not subscribe to a profile has no row there (as on HttpArena's leaderboards).
+    const rows = results.filter((r) => r.profile === p.id && r.notRun === undefined);
     if (!rows.length) continue;
     lines.push(`## ${p.id}`, '', p.description, '');
-    lines.push('| entry | Node | connections | rps | CPU µs/req | p99 ms | peak RSS MiB | score |');
-    lines.push('|---|---|---|---:|---:|---:|---:|---:|');
+    lines.push('| entry | Node | connections | rps | CPU µs/req | p99 ms | peak RSS MiB | wrk CPU % | score |');
+    lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|');
     for (const r of rows) {
       const score = scores.get(p.id)?.get(r.entry);
       if (r.notRun || r.failure || !r.runs) {
         lines.push(
-          `| ${r.entry} | ${r.node ?? ''} | ${r.connections.join(', ')} | ${r.notRun ? '—' : 'FAILED'} | | | | ${score === undefined ? '' : score.toFixed(1)} |`,
+          `| ${r.entry} | ${r.node ?? ''} | ${r.connections.join(', ')} | ${r.notRun ? '—' : 'FAILED'} | | | | | ${score === undefined ? '' : score.toFixed(1)} |`,
         );
         continue;
       }
@@ -81,10 +82,15 @@ export function arenaReport(meta: ArenaMeta, results: readonly ArenaResult[]): s
       lines.push(
         `| ${r.entry} | ${r.node ?? ''} | ${r.connections.join(' / ')} | ${cell((x) => int(x.rps))} | ` +
           `${cell((x) => x.cpuUsPerRequest.toFixed(1))} | ${cell((x) => (x.p99Us === null ? '?' : (x.p99Us / 1000).toFixed(2)))} | ` +
-          `${r.peakRssKiB ? (r.peakRssKiB / 1024).toFixed(0) : '?'} | ${score?.toFixed(1) ?? ''} |`,
+          `${r.peakRssKiB ? (r.peakRssKiB / 1024).toFixed(0) : '?'} | ` +
+          `${cell((x) => (x.toolCpuPct === null ? '?' : `${Math.round(x.toolCpuPct)}${x.toolCpuPct >= 95 ? ' ‡' : ''}`))} | ` +
+          `${score?.toFixed(1) ?? ''} |`,
       );
     }
     const notes = rows.filter((r) => r.failure || r.notRun).map((r) => `- ${r.entry}: ${r.failure ?? r.notRun}`);
+    if (rows.some((r) => r.runs?.some((x) => (x.toolCpuPct ?? 0) >= 95))) {
+      notes.push('- ‡ wrk used ≥ 95 % of its core: the load tool, not the server, set that pace (compare CPU µs/req).');
+    }
     if (notes.length) lines.push('', ...notes);
     lines.push('');
   }
