@@ -50,7 +50,8 @@ export function arenaData(): ArenaData {
   };
   if (existsSync(join(root, 'complete'))) return data;
 
-  // Made in a sibling folder and renamed, so an interrupted run leaves nothing that looks complete.
+  // Made in a sibling folder and renamed into place (never over a folder another process made), so an interrupted
+  // run leaves nothing that looks complete and a concurrent one never sees a half-made folder.
   const tmp = `${root}.partial-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(join(tmp, 'scripts'), { recursive: true });
@@ -70,7 +71,12 @@ export function arenaData(): ArenaData {
     writeFileSync(join(tmp, 'uploads', `upload-${k}.bin`), randomBytes(size));
   }
   writeFileSync(join(tmp, 'complete'), '');
-  rmSync(root, { recursive: true, force: true });
-  renameSync(tmp, root);
+  try {
+    renameSync(tmp, root);
+  } catch (e) {
+    // Another process (two test suites side by side) made it first: theirs is complete and may be in use.
+    rmSync(tmp, { recursive: true, force: true });
+    if (!existsSync(join(root, 'complete'))) throw e;
+  }
   return data;
 }
