@@ -12,7 +12,14 @@ const JS_GZ = zlib.gzipSync(JS_TEXT);
 const CSS_TEXT = `${'.item { color: red; margin: 0 auto; }\n'.repeat(120)}`; // ~4.7 KiB
 const SMALL_CSS = 'a{b:c}'.repeat(100); // 600 bytes, under 1 KiB
 const PNG = patternBytes(4096, 9);
+// Siblings above the engine's inline size (64 KiB) are sent from the descriptor the lookup opened.
+const BIG_JS = patternBytes(300 * 1024, 3);
+const BIG_JS_BR = patternBytes(100 * 1024, 5);
+const BIG_JS_GZ = patternBytes(120 * 1024, 7);
 const tree = makeTree({
+  'root/big.js': BIG_JS,
+  'root/big.js.br': BIG_JS_BR,
+  'root/big.js.gz': BIG_JS_GZ,
   'root/app.js': JS_TEXT,
   'root/app.js.br': JS_BR,
   'root/app.js.gz': JS_GZ,
@@ -64,6 +71,16 @@ test('precompressed: br and gzip siblings by Accept-Encoding, with Content-Encod
     both.get('content-encoding') === 'br' ? JS_BR : JS_GZ,
     'both',
   );
+});
+
+test('precompressed: large siblings are sent whole, each request from its own lookup', T, async (t) => {
+  const { port } = await withApp(t, (app) => app.static('/static', ROOT));
+  for (let i = 0; i < 3; i++) {
+    assertEncoded(await get(port, '/static/big.js', { 'Accept-Encoding': 'br' }), 'br', BIG_JS_BR, `br #${i}`);
+    assertEncoded(await get(port, '/static/big.js', { 'Accept-Encoding': 'gzip' }), 'gzip', BIG_JS_GZ, `gzip #${i}`);
+    const plain = await get(port, '/static/big.js');
+    assert.ok(plain.body.equals(BIG_JS), `identity #${i}: ${describe(plain, 200)}`);
+  }
 });
 
 test('precompressed: identity (still with Vary) when the client accepts no available coding', T, async (t) => {

@@ -171,7 +171,7 @@ impl Inner {
                         line(&mut head, "Content-Encoding", enc.token().as_bytes());
                         let body = match v {
                             Variant::Bytes(b) => Body::Bytes(b.clone(), 0, b.len() as u64),
-                            Variant::Sibling(p, len) => Body::File(p.clone(), 0, *len),
+                            Variant::Sibling(p, len, open) => file_body(open.take(), p, 0, *len),
                         };
                         (200, body)
                     }
@@ -286,17 +286,23 @@ fn identity(f: &Found, start: u64, len: u64) -> Body {
     if let Some(b) = &f.bytes {
         return Body::Bytes(b.clone(), start, len);
     }
-    match f.open.take() {
+    file_body(f.open.take(), &f.path, start, len)
+}
+
+/// The body of `len` bytes at `start` of a file: read now when small, else sent from the descriptor the lookup
+/// opened; opened by path only when there is none (a cached entry, `res.sendFile`).
+fn file_body(open: Option<File>, path: &std::path::Path, start: u64, len: u64) -> Body {
+    match open {
         Some(file) if len <= INLINE_BODY => {
             use crate::sys::ReadAt;
             let mut buf = vec![0u8; len as usize];
             match file.read_exact_at(&mut buf, start) {
                 Ok(()) => Body::Owned(buf),
-                Err(_) => Body::File(f.path.clone(), start, len),
+                Err(_) => Body::File(path.to_path_buf(), start, len),
             }
         }
         Some(file) => Body::Open(file, start, len),
-        None => Body::File(f.path.clone(), start, len),
+        None => Body::File(path.to_path_buf(), start, len),
     }
 }
 

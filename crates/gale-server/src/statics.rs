@@ -84,7 +84,9 @@ pub(crate) struct Found {
 #[derive(Clone)]
 pub(crate) enum Variant {
     Bytes(Rc<[u8]>),
-    Sibling(PathBuf, u64),
+    /// A `.br`/`.gz` file beside the original: its path, its size, and (for an uncached lookup) the descriptor the
+    /// lookup opened, taken by the answer that sends it so the file is not opened twice.
+    Sibling(PathBuf, u64, Rc<std::cell::Cell<Option<File>>>),
 }
 
 /// What resolving a request path gave.
@@ -277,8 +279,11 @@ impl Mount {
                 if let Some(sf) = self.open_beneath(&sibling) {
                     if let Ok(sm) = sf.metadata() {
                         if sm.is_file() {
-                            variants
-                                .push((enc, Variant::Sibling(self.root.join(&sibling), sm.len())));
+                            let open = Rc::new(std::cell::Cell::new(Some(sf)));
+                            variants.push((
+                                enc,
+                                Variant::Sibling(self.root.join(&sibling), sm.len(), open),
+                            ));
                         }
                     }
                 }
@@ -315,7 +320,7 @@ impl Mount {
         }
         let mut variants = Vec::new();
         for (enc, v) in &f.variants {
-            if let Variant::Sibling(p, _) = v {
+            if let Variant::Sibling(p, _, _) = v {
                 if let Ok(b) = fs::read(p) {
                     variants.push((*enc, Variant::Bytes(b.into())));
                 }
@@ -418,7 +423,8 @@ impl Found {
                 let p = PathBuf::from(p);
                 if let Ok(sm) = fs::metadata(&p) {
                     if sm.is_file() {
-                        variants.push((enc, Variant::Sibling(p, sm.len())));
+                        let none = Rc::new(std::cell::Cell::new(None));
+                        variants.push((enc, Variant::Sibling(p, sm.len(), none)));
                     }
                 }
             }
