@@ -30,6 +30,31 @@ export const entries: readonly Entry[] = [
     profiles: ['static'],
     unavailable: galeUnavailable,
   },
+  // HttpArena's removed JS entries (in its history until 2026-04-10), brought to today's endpoints (peers/*.mjs).
+  {
+    name: 'node-http',
+    file: join(here, 'peers', 'node-http.mjs'),
+    profiles: all,
+    unavailable: () => null,
+  },
+  {
+    name: 'express',
+    file: join(here, 'peers', 'express.mjs'),
+    profiles: all,
+    unavailable: () => null,
+  },
+  {
+    name: 'fastify',
+    file: join(here, 'peers', 'fastify.mjs'),
+    profiles: all,
+    unavailable: () => null,
+  },
+  {
+    name: 'hono',
+    file: join(here, 'peers', 'hono.mjs'),
+    profiles: all,
+    unavailable: () => null,
+  },
   {
     name: 'ultimate-express',
     file: join(here, 'peers', 'ultimate-express.mjs'),

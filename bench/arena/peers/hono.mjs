@@ -1,0 +1,241 @@
+// HttpArena's Hono entry (its frameworks/hono/server.js, MIT, removed from its tree on 2026-04-10 at d5c87281) as the
+// arena bench runs it: Hono on @hono/node-server with its own query parsing, preloaded static files, a Web stream read
+// for uploads and `pg` with a pool of 4, as written there; brought to today's contract the way HttpArena's live JS
+// entries (ultimate-express) answer it: `/json/:count?m=` with each item's total, `/async-db` with `limit`, and
+// json-comp by gzip (level 1, as that entry compressed its `/compression` answer) when the client accepts it. Data
+// from ARENA_DATA, port from PORT.
+// biome-ignore-all lint: HttpArena's code, kept as its entry has it (the comparison must be with what it runs)
+import cluster from 'node:cluster';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+
+const require = createRequire(import.meta.url);
+const dataDir = process.env.ARENA_DATA ?? '/data';
+const SERVER_NAME = 'hono';
+
+let datasetItems;
+let pgPool;
+const staticFiles = {};
+const MIME_TYPES = {
+  '.css': 'text/css',
+  '.js': 'application/javascript',
+  '.html': 'text/html',
+  '.woff2': 'font/woff2',
+  '.svg': 'image/svg+xml',
+  '.webp': 'image/webp',
+  '.json': 'application/json',
+};
+
+function loadStaticFiles() {
+  const dir = path.join(dataDir, 'static');
+  try {
+    for (const name of fs.readdirSync(dir)) {
+      const buf = fs.readFileSync(dir + '/' + name);
+      const ext = name.slice(name.lastIndexOf('.'));
+      staticFiles[name] = { buf, ct: MIME_TYPES[ext] || 'application/octet-stream' };
+    }
+  } catch (e) {}
+}
+
+function loadDataset() {
+  try {
+    datasetItems = JSON.parse(fs.readFileSync(path.join(dataDir, 'dataset.json'), 'utf8'));
+  } catch (e) {}
+}
+
+function loadPgPool() {
+  const dbUrl = process.env.DATABASE_URL;
+  if (!dbUrl) return;
+  try {
+    const { Pool } = require('pg');
+    pgPool = new Pool({ connectionString: dbUrl, max: 4 });
+  } catch (e) {}
+}
+
+function parseQueryString(url) {
+  const q = url.indexOf('?');
+  if (q === -1) return {};
+  const result = {};
+  const qs = url.slice(q + 1);
+  let i = 0;
+  while (i < qs.length) {
+    const eq = qs.indexOf('=', i);
+    if (eq === -1) break;
+    let amp = qs.indexOf('&', eq);
+    if (amp === -1) amp = qs.length;
+    result[decodeURIComponent(qs.slice(i, eq))] = decodeURIComponent(qs.slice(eq + 1, amp));
+    i = amp + 1;
+  }
+  return result;
+}
+
+function sumQuery(query) {
+  let sum = 0;
+  for (const key in query) {
+    const n = parseInt(query[key], 10);
+    if (n === n) sum += n;
+  }
+  return sum;
+}
+
+function startWorker() {
+  loadDataset();
+  loadStaticFiles();
+  loadPgPool();
+
+  const { Hono } = require('hono');
+  const { serve } = require('@hono/node-server');
+  const app = new Hono();
+
+  // --- /static/:filename ---
+  app.get('/static/:filename', (c) => {
+    const sf = staticFiles[c.req.param('filename')];
+    if (sf) {
+      c.header('server', SERVER_NAME);
+      c.header('content-type', sf.ct);
+      c.header('content-length', String(sf.buf.length));
+      return c.body(sf.buf);
+    }
+    return c.text('Not found', 404);
+  });
+
+  // --- /pipeline ---
+  app.get('/pipeline', (c) => {
+    c.header('server', SERVER_NAME);
+    return c.text('ok');
+  });
+
+  // --- /baseline11 GET & POST ---
+  app.get('/baseline11', (c) => {
+    const query = parseQueryString(c.req.raw.url);
+    const s = sumQuery(query);
+    c.header('server', SERVER_NAME);
+    return c.text(String(s));
+  });
+
+  app.post('/baseline11', async (c) => {
+    const query = parseQueryString(c.req.raw.url);
+    const querySum = sumQuery(query);
+    const body = await c.req.text();
+    let total = querySum;
+    const n = parseInt(body.trim(), 10);
+    if (n === n) total += n;
+    c.header('server', SERVER_NAME);
+    return c.text(String(total));
+  });
+
+  // --- /baseline2 ---
+  app.get('/baseline2', (c) => {
+    const query = parseQueryString(c.req.raw.url);
+    const s = sumQuery(query);
+    c.header('server', SERVER_NAME);
+    return c.text(String(s));
+  });
+
+  // --- /json/:count ---
+  app.get('/json/:count', (c) => {
+    if (!datasetItems) {
+      return c.text('No dataset', 500);
+    }
+    let count = parseInt(c.req.param('count'), 10) || 0;
+    if (count < 0) count = 0;
+    if (count > datasetItems.length) count = datasetItems.length;
+    const query = parseQueryString(c.req.raw.url);
+    const m = parseInt(query.m, 10) || 1;
+    const items = datasetItems.slice(0, count).map((d) => ({
+      id: d.id,
+      name: d.name,
+      category: d.category,
+      price: d.price,
+      quantity: d.quantity,
+      active: d.active,
+      tags: d.tags,
+      rating: d.rating,
+      total: d.price * d.quantity * m,
+    }));
+    const buf = Buffer.from(JSON.stringify({ items, count }));
+    const acceptEncoding = c.req.header('accept-encoding') || '';
+    if (acceptEncoding.includes('gzip')) {
+      const compressed = zlib.gzipSync(buf, { level: 1 });
+      c.header('server', SERVER_NAME);
+      c.header('content-type', 'application/json');
+      c.header('content-encoding', 'gzip');
+      c.header('content-length', String(compressed.length));
+      return c.body(compressed);
+    }
+    c.header('server', SERVER_NAME);
+    c.header('content-type', 'application/json');
+    c.header('content-length', String(buf.length));
+    return c.body(buf);
+  });
+
+  // --- /async-db ---
+  app.get('/async-db', async (c) => {
+    if (!pgPool) {
+      c.header('server', SERVER_NAME);
+      c.header('content-type', 'application/json');
+      return c.body('{"items":[],"count":0}');
+    }
+    const query = parseQueryString(c.req.raw.url);
+    const min = parseInt(query.min, 10) || 10;
+    const max = parseInt(query.max, 10) || 50;
+    let limit = parseInt(query.limit, 10) || 50;
+    if (limit < 1) limit = 1;
+    if (limit > 50) limit = 50;
+    try {
+      const result = await pgPool.query(
+        'SELECT id, name, category, price, quantity, active, tags, rating_score, rating_count FROM items WHERE price BETWEEN $1 AND $2 LIMIT $3',
+        [min, max, limit],
+      );
+      const items = result.rows.map((r) => ({
+        id: r.id,
+        name: r.name,
+        category: r.category,
+        price: r.price,
+        quantity: r.quantity,
+        active: r.active,
+        tags: r.tags,
+        rating: { score: r.rating_score, count: r.rating_count },
+      }));
+      const body = JSON.stringify({ items, count: items.length });
+      c.header('server', SERVER_NAME);
+      c.header('content-type', 'application/json');
+      c.header('content-length', String(Buffer.byteLength(body)));
+      return c.body(body);
+    } catch (e) {
+      c.header('server', SERVER_NAME);
+      c.header('content-type', 'application/json');
+      return c.body('{"items":[],"count":0}');
+    }
+  });
+
+  // --- /upload ---
+  app.post('/upload', async (c) => {
+    let size = 0;
+    const reader = c.req.raw.body?.getReader();
+    if (reader) {
+      while (true) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+      }
+    }
+    c.header('server', SERVER_NAME);
+    return c.text(String(size));
+  });
+
+  // Start HTTP/1.1 via @hono/node-server
+  serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 8080), hostname: '0.0.0.0' });
+}
+
+const workers = Number(
+  process.env.ARENA_WORKERS ?? (os.availableParallelism ? os.availableParallelism() : os.cpus().length),
+);
+if (cluster.isPrimary && workers > 1) {
+  for (let i = 0; i < workers; i++) cluster.fork();
+} else {
+  startWorker();
+}
