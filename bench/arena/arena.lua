@@ -31,12 +31,14 @@ function init(args)
   invalid = 0
   first_invalid = ""
   counter = 0
+  closes = 0
 end
 
 function request()
   counter = counter + 1
   local i = (counter - 1) % n + 1
   if arena.per_connection > 0 and counter % arena.per_connection == 0 then
+    closes = closes + 1
     return closing[i]
   end
   return reqs[i]
@@ -76,9 +78,10 @@ local function json_string(s)
 end
 
 function done(summary, latency, requests)
-  local c, bad, first = 0, 0, ""
+  local c, bad, first, closes = 0, 0, "", 0
   for _, t in ipairs(threads) do
     c = c + (t:get("checked") or 0)
+    closes = closes + (t:get("closes") or 0)
     bad = bad + (t:get("invalid") or 0)
     local f = t:get("first_invalid")
     if first == "" and f then first = f end
@@ -88,9 +91,9 @@ function done(summary, latency, requests)
     'BENCH_JSON {"requests":%d,"duration_us":%d,"bytes":%d,' ..
     '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
     '"latency_us":{"mean":%.1f,"max":%d,"p50":%d,"p99":%d},' ..
-    '"checked":%d,"invalid":%d,"first_invalid":%s}\n',
+    '"checked":%d,"invalid":%d,"first_invalid":%s,"closes":%d}\n',
     summary.requests, summary.duration, summary.bytes,
     e.connect, e.read, e.write, e.status, e.timeout,
     latency.mean, latency.max, latency:percentile(50), latency:percentile(99),
-    c, bad, json_string(first)))
+    c, bad, json_string(first), closes))
 end

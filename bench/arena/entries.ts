@@ -1,12 +1,22 @@
 // The arena's entries: Gale's (entry/app.mjs, what bench/arena/entry submits) and the peers, each as HttpArena's entry
 // for it is written (peers/). Each is one process on one core; `unavailable` says why an entry cannot run here.
 import { join } from 'node:path';
-import { fulminePath, galeUnavailable, peerUnavailable, uexpressPath } from '../lib/server-common.ts';
+import { BUN, DENO, type RuntimePackage, runtimeUnavailable } from '../lib/runtimes.ts';
+import {
+  fulminePath,
+  galeUnavailable,
+  peerUnavailable,
+  uexpressPath,
+  uwsPath,
+  uwsUnavailable,
+} from '../lib/server-common.ts';
 
 export interface Entry {
   name: string;
-  /** The app file, run with `node`. */
+  /** The app file, run with `node` (or `runtime`). */
   file: string;
+  /** Bun or Deno (their pinned npm binaries, lib/runtimes.ts) instead of Node: the entry runs once, not per Node. */
+  runtime?: RuntimePackage;
   /** The oldest Node major it runs on (fulmine.js needs 22). */
   minNode?: number;
   env?: Record<string, string>;
@@ -69,6 +79,29 @@ export const entries: readonly Entry[] = [
     env: { ARENA_PEER: 'fulmine', EXPRESS_IMPL: fulminePath ?? '' },
     profiles: uexpressProfiles,
     unavailable: () => peerUnavailable('fulmine.js', fulminePath),
+  },
+  // HttpArena's uwebsockets entry subscribed to these three only (its meta.json at d5c87281^).
+  {
+    name: 'uwebsockets',
+    file: join(here, 'peers', 'uwebsockets.mjs'),
+    env: { GALE_BENCH_UWS: uwsPath ?? '' },
+    profiles: ['baseline', 'pipelined', 'limited-conn'],
+    unavailable: () => (uwsPath ? uwsUnavailable() : 'uWebSockets.js: set GALE_BENCH_PEERS or GALE_BENCH_UWS'),
+  },
+  // HttpArena's bun and deno entries (Bun.serve, Deno's `deno serve`), on the runtimes' npm packages.
+  {
+    name: 'bun',
+    file: join(here, 'peers', 'bun.mjs'),
+    runtime: BUN,
+    profiles: all,
+    unavailable: () => runtimeUnavailable(BUN),
+  },
+  {
+    name: 'deno',
+    file: join(here, 'peers', 'deno.mjs'),
+    runtime: DENO,
+    profiles: all,
+    unavailable: () => runtimeUnavailable(DENO),
   },
 ];
 

@@ -20,8 +20,12 @@ export interface ArenaResult {
     bytesPerResponse: number;
     requests: number;
     toolCpuPct: number | null;
+    /** wrk's read and write errors forgiven as unannounced closes (renewal.ts). */
+    unannounced?: number;
   }[];
   peakRssKiB?: number | null;
+  /** How the server ended a connection asked to close, for profiles that renew connections (renewal.ts). */
+  closes?: 'announced' | 'unannounced' | 'kept-open';
 }
 
 export interface ArenaMeta {
@@ -88,6 +92,14 @@ export function arenaReport(meta: ArenaMeta, results: readonly ArenaResult[]): s
       );
     }
     const notes = rows.filter((r) => r.failure || r.notRun).map((r) => `- ${r.entry}: ${r.failure ?? r.notRun}`);
+    for (const r of rows.filter((x) => x.closes === 'unannounced' && !x.failure)) {
+      notes.push(
+        `- ${r.entry} closes a connection asked to close without saying \`Connection: close\` in its answer ` +
+          `(RFC 9112 §9.6: SHOULD), so wrk wrote its next request into the closing connection and counted ` +
+          `${r.runs?.map((x) => x.unannounced ?? 0).join(' / ')} read or write errors (at most one per renewal; ` +
+          'no answer lost). HttpArena renews from the client side and does not meet this.',
+      );
+    }
     if (rows.some((r) => r.runs?.some((x) => (x.toolCpuPct ?? 0) >= 95))) {
       notes.push('- ‡ wrk used ≥ 95 % of its core: the load tool, not the server, set that pace (compare CPU µs/req).');
     }

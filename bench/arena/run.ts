@@ -6,8 +6,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { cacheDir } from '../../scripts/cache-dir.mjs';
 import { cpuSeconds, effectiveOpenFileLimit, freePort, spawnPinned, stop, vmKiB, waitForPort } from '../lib/proc.ts';
-import { type NodeRuntime, resolveNode, resolveNodes } from '../lib/runtimes.ts';
+import { type NodeRuntime, resolveNode, resolveNodes, runtimeBinary } from '../lib/runtimes.ts';
 import { benchDir } from '../lib/server-common.ts';
 import { wrk } from '../lib/wrk.ts';
 import { arenaData } from './data.ts';
@@ -15,6 +16,7 @@ import { type Entry, entries, entryByName } from './entries.ts';
 import { type ArenaLoad, loadRun } from './load.ts';
 import { type Postgres, postgresMissing, startPostgres } from './postgres.ts';
 import { type Profile, profileById, profiles } from './profiles.ts';
+import { type CloseBehaviour, closeBehaviour } from './renewal.ts';
 import { type ArenaResult, arenaReport } from './report.ts';
 import { validate } from './validate.ts';
 
@@ -76,8 +78,13 @@ export async function arenaCommand(args: string[]): Promise<number> {
       : entries.filter((e) => e.name === 'gale' || e.unavailable() === null);
   const fixedConnections = v.connections?.split(',').map((s) => num(s, 0, 'connections'));
   const nodes = v.node ? resolveNodes(v.node, log) : [resolveNode(process.versions.node.split('.')[0] as string, log)];
-  /** The Nodes an entry runs on, and the row's name (the Node added when a run has several). */
+  /** The Nodes an entry runs on (or its Bun or Deno), and the row's name (the Node added when a run has several). */
   const runsOf = (e: Entry): { node: NodeRuntime; label: string }[] => {
+    if (e.runtime) {
+      const bin = runtimeBinary(e.runtime, log);
+      const version = 'version' in bin ? bin.version : 'unavailable';
+      return [{ node: { path: 'path' in bin ? bin.path : '', version, major: 0, own: false }, label: e.name }];
+    }
     let list = nodes.filter((n) => n.major >= (e.minNode ?? 0));
     if (!list.length) list = [resolveNode('26', log)];
     return list.map((node) => ({ node, label: nodes.length > 1 ? `${e.name} · Node ${node.major}` : e.name }));
@@ -164,7 +171,7 @@ async function runOne(
   const counts = base.connections;
   const port = await freePort();
   const nofile = effectiveOpenFileLimit(Math.max(...counts) * 2 + 1024);
-  const server = spawnPinned(node.path, [entry.file], {
+  const server = spawnPinned(node.path, launchArgs(entry, port, o.data.dir), {
     cpu: 0,
     nofile,
     env: {
@@ -175,6 +182,10 @@ async function runOne(
       HOST: '127.0.0.1',
       ARENA_WORKERS: '1',
       ARENA_DATA: o.data.dir,
+      // Bun and Deno: no telemetry or update check (they would reach outside the registry), Deno's cache in ours.
+      DO_NOT_TRACK: '1',
+      DENO_NO_UPDATE_CHECK: '1',
+      DENO_DIR: cacheDir('bench-runtimes', 'deno-dir'),
       ...(o.pg ? { DATABASE_URL: o.pg.url } : {}),
     },
   });
@@ -185,10 +196,21 @@ async function runOne(
     if (bad.length) {
       return { ...base, node: node.version, failure: bad.map((c) => `[${c.label}] ${c.detail}`).join('; '), checks };
     }
+    let closes: CloseBehaviour | undefined;
+    if (profile.perConnection > 0) {
+      closes = await closeBehaviour(port, profile, o.data);
+      if (closes === 'kept-open') {
+        const why =
+          'it keeps a connection open after answering a request that says Connection: close (RFC 9112 §9.6: it ' +
+          "MUST close), so the profile's connection renewals would not happen";
+        return { ...base, node: node.version, failure: why, checks };
+      }
+    }
+    const unannouncedCloses = closes === 'unannounced';
     const runs: NonNullable<ArenaResult['runs']> = [];
     for (const connections of counts) {
       const load = (durationS: number) =>
-        loadRun({ profile, data: o.data, port, connections, durationS, cpu: 1, nofile });
+        loadRun({ profile, data: o.data, port, connections, durationS, cpu: 1, nofile, unannouncedCloses });
       if (o.warmupS > 0) {
         const w = await load(o.warmupS);
         const f = loadFailure(w);
@@ -213,14 +235,35 @@ async function runOne(
         bytesPerResponse: mid.load.bytes / mid.load.checked,
         requests: mid.load.checked,
         toolCpuPct: mid.load.toolCpuPct,
+        unannounced: mid.load.unannounced,
       });
     }
-    return { ...base, node: node.version, runs, peakRssKiB: vmKiB(server.pid, 'VmHWM'), checks };
+    return { ...base, node: node.version, runs, peakRssKiB: vmKiB(server.pid, 'VmHWM'), checks, closes };
   } catch (e) {
     return { ...base, node: node.version, failure: `${(e as Error).message} ${server.stderr().trim().slice(-400)}` };
   } finally {
     await stop(server);
   }
+}
+
+/**
+ * The arguments `node.path` runs the entry with: the file for Node and Bun; for Deno its entry's `deno serve` (one
+ * process), allowed the network on 127.0.0.1, the environment, and reads of the repository and the data.
+ */
+function launchArgs(entry: Entry, port: number, dataDir: string): string[] {
+  if (entry.runtime?.name !== 'Deno') return [entry.file];
+  const read = [resolve(benchDir, '..'), dataDir].join(',');
+  return [
+    'serve',
+    '--no-prompt',
+    `--port=${port}`,
+    '--host=127.0.0.1',
+    '--allow-net=127.0.0.1',
+    '--allow-env',
+    '--allow-sys',
+    `--allow-read=${read}`,
+    entry.file,
+  ];
 }
 
 /** Why a load run is not a valid figure: the tool failed, lost answers, or an answer was wrong. */
