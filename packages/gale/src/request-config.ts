@@ -122,11 +122,30 @@ export function parseBytes(value: ByteSize | undefined, fallback: number, name: 
 /** The simple query parser: URLSearchParams; a key given several times maps to an array. */
 export function simpleQuery(search: string): ParsedQuery {
   const out = new NullObject<ParsedQuery>();
-  for (const [k, v] of new URLSearchParams(search)) {
-    const prev = out[k];
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev as string, v];
+  // Nothing to decode (no `%`, no `+`): split by hand, as URLSearchParams would (empty pairs skipped, the first `=`
+  // splits, no `=` means ''), without its iterator and entry arrays.
+  if (search.indexOf('%') === -1 && search.indexOf('+') === -1) {
+    // URLSearchParams' constructor drops one leading `?` (`/x??a=1` has the key `a`).
+    let i = search.charCodeAt(0) === 63 ? 1 : 0;
+    while (i <= search.length) {
+      let amp = search.indexOf('&', i);
+      if (amp === -1) amp = search.length;
+      if (amp > i) {
+        const eq = search.indexOf('=', i);
+        const split = eq !== -1 && eq < amp;
+        add(out, search.slice(i, split ? eq : amp), split ? search.slice(eq + 1, amp) : '');
+      }
+      i = amp + 1;
+    }
+    return out;
   }
+  for (const [k, v] of new URLSearchParams(search)) add(out, k, v);
   return out;
+}
+
+function add(out: ParsedQuery, k: string, v: string): void {
+  const prev = out[k];
+  out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev as string, v];
 }
 
 function extendedQuery(o: QueryOptions): (search: string) => ParsedQuery {
