@@ -2,7 +2,7 @@
 -- files, read from disk), ends every `per_connection`-th request with Connection: close so connections are renewed
 -- as HttpArena's -r does, checks every answer and prints one "BENCH_JSON {...}" line from done().
 -- load.ts prepends `local arena = { files = { ... }, close_files = { ... }, per_connection = N, pipeline = P,
--- status = 200, bodies = { [body] = true, ... } or nil, header = "content-encoding" or nil }`.
+-- status = { [200] = true, ... }, bodies = { [body] = true, ... } or nil, header = "content-encoding" or nil }`.
 
 local function read(path)
   local f = assert(io.open(path, "rb"))
@@ -11,14 +11,26 @@ local function read(path)
   return s
 end
 
-local reqs, closing = {}, {}
+local reqs, closing, dynamic = {}, {}, {}
 for i, path in ipairs(arena.files) do
   local one = read(path)
   -- A pipelined batch is `pipeline` copies; its closing form ends with the one that says Connection: close.
   reqs[i] = string.rep(one, arena.pipeline)
   closing[i] = string.rep(one, arena.pipeline - 1) .. read(arena.close_files[i])
+  -- gcannon's placeholders ({RAND:a:b}, {SEQ:n}: crud) are filled per request.
+  dynamic[i] = one:find("{RAND:", 1, true) ~= nil or one:find("{SEQ:", 1, true) ~= nil
 end
 local n = #reqs
+local seq = nil
+
+-- A random integer in [a, b] for {RAND:a:b}; the next of a counter starting at n for {SEQ:n}.
+local function fill(s)
+  s = s:gsub("{RAND:(%d+):(%d+)}", function(a, b) return tostring(math.random(tonumber(a), tonumber(b))) end)
+  return (s:gsub("{SEQ:(%d+)}", function(start)
+    seq = (seq or tonumber(start) - 1) + 1
+    return tostring(seq)
+  end))
+end
 
 local threads = {}
 
@@ -37,11 +49,13 @@ end
 function request()
   counter = counter + 1
   local i = (counter - 1) % n + 1
+  local r = reqs[i]
   if arena.per_connection > 0 and counter % arena.per_connection == 0 then
     closes = closes + 1
-    return closing[i]
+    r = closing[i]
   end
-  return reqs[i]
+  if dynamic[i] then return fill(r) end
+  return r
 end
 
 local function printable(s)
@@ -59,7 +73,7 @@ end
 function response(status, headers, body)
   checked = checked + 1
   body = body or ""
-  local bad = status ~= arena.status
+  local bad = not arena.status[status]
   if not bad and arena.bodies ~= nil and not arena.bodies[body] then bad = true end
   if not bad and arena.header ~= nil and not has_header(headers, arena.header) then bad = true end
   if bad then

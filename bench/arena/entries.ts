@@ -26,12 +26,12 @@ export interface Entry {
 }
 
 const here = import.meta.dirname;
-const all = ['baseline', 'pipelined', 'limited-conn', 'json', 'json-comp', 'upload', 'static', 'async-db'];
+const all = ['baseline', 'pipelined', 'limited-conn', 'json', 'json-comp', 'upload', 'api-4', 'static', 'async-db'];
 // ultimate-express's meta.json (2026-04-29); fulmine.js, its drop-in fork, runs the same entry.
 const uexpressProfiles = all;
 
 export const entries: readonly Entry[] = [
-  { name: 'gale', file: join(here, 'entry', 'app.mjs'), profiles: all, unavailable: galeUnavailable },
+  { name: 'gale', file: join(here, 'entry', 'app.mjs'), profiles: [...all, 'crud'], unavailable: galeUnavailable },
   // The same entry with its static files in the engine's memory (`cache: true`), as the peers' entries preload theirs.
   {
     name: 'gale-cache',
@@ -87,6 +87,14 @@ export const entries: readonly Entry[] = [
     env: { GALE_BENCH_UWS: uwsPath ?? '' },
     profiles: ['baseline', 'pipelined', 'limited-conn'],
     unavailable: () => (uwsPath ? uwsUnavailable() : 'uWebSockets.js: set GALE_BENCH_PEERS or GALE_BENCH_UWS'),
+  },
+  // HttpArena's live Bun entry (type production): Hono on Bun.serve, and the only JS entry there with crud.
+  {
+    name: 'hono-bun',
+    file: join(here, 'peers', 'hono-bun.mjs'),
+    runtime: BUN,
+    profiles: [...all, 'crud'],
+    unavailable: () => runtimeUnavailable(BUN),
   },
   // HttpArena's bun and deno entries (Bun.serve, Deno's `deno serve`), on the runtimes' npm packages.
   {

@@ -36,10 +36,14 @@ const lua = (s: string) => JSON.stringify(s); // JSON string escapes are valid L
 
 /** The Lua config table arena.lua expects. */
 export function arenaConfig(p: Profile, files: string[], closeFiles: string[]): string {
+  const statuses = [p.check.status]
+    .flat()
+    .map((x) => `[${x}] = true`)
+    .join(', ');
   const bodies = p.check.bodies ? `{ ${p.check.bodies.map((b) => `[${lua(b)}] = true`).join(', ')} }` : 'nil';
   return (
     `local arena = { files = { ${files.map(lua).join(', ')} }, close_files = { ${closeFiles.map(lua).join(', ')} }, ` +
-    `per_connection = ${p.perConnection}, pipeline = ${p.pipeline}, status = ${p.check.status}, bodies = ${bodies}, ` +
+    `per_connection = ${p.perConnection}, pipeline = ${p.pipeline}, status = { ${statuses} }, bodies = ${bodies}, ` +
     `header = ${p.check.header ? lua(p.check.header) : 'nil'} }\n`
   );
 }

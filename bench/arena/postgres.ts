@@ -15,6 +15,8 @@ export interface Postgres {
   url: string;
   /** Postgres's major version and where its binaries are. */
   version: string;
+  /** Drops the table and loads the seed again (for a profile that writes: each entry starts from the same rows). */
+  reload: () => void;
   stop: () => Promise<void>;
 }
 
@@ -104,16 +106,22 @@ export async function startPostgres(o: {
     }
     const created = psql('postgres', ['-v', 'ON_ERROR_STOP=1', '-c', 'CREATE DATABASE benchmark']);
     if (created.status !== 0) throw new Error(`CREATE DATABASE failed: ${created.stderr}`);
+    const load = () => {
+      const dropped = psql('benchmark', ['-v', 'ON_ERROR_STOP=1', '-qc', 'DROP TABLE IF EXISTS items']);
+      if (dropped.status !== 0) throw new Error(`DROP TABLE failed: ${dropped.stderr.slice(-800)}`);
+      const seeded = psql('benchmark', ['-v', 'ON_ERROR_STOP=1', '-q', '-f', o.seed]);
+      if (seeded.status !== 0) throw new Error(`seeding Postgres failed: ${seeded.stderr.slice(-800)}`);
+      const count = psql('benchmark', ['-qtAc', 'ANALYZE items; SELECT count(*) FROM items']).stdout.trim();
+      if (count !== '100000') throw new Error(`the seeded table holds ${count} rows, not 100000`);
+    };
     const t0 = Date.now();
-    const seeded = psql('benchmark', ['-v', 'ON_ERROR_STOP=1', '-q', '-f', o.seed]);
-    if (seeded.status !== 0) throw new Error(`seeding Postgres failed: ${seeded.stderr.slice(-800)}`);
-    const count = psql('benchmark', ['-qtAc', 'ANALYZE items; SELECT count(*) FROM items']).stdout.trim();
-    if (count !== '100000') throw new Error(`the seeded table holds ${count} rows, not 100000`);
+    load();
     o.log?.(`postgres: ${bin} on 127.0.0.1:${port}, core ${o.cpu}, seeded 100 000 rows in ${Date.now() - t0} ms`);
     const running = server;
     return {
       url: `postgres://bench@127.0.0.1:${port}/benchmark`,
       version: spawnSync(join(bin, 'postgres'), ['--version'], { encoding: 'utf8' }).stdout.trim(),
+      reload: load,
       stop: async () => {
         await stop(running, 5000);
         removeDir();

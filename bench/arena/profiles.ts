@@ -6,7 +6,7 @@
 export interface Template {
   /** HttpArena's file it reproduces (for the report). */
   raw: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: string;
   headers: Readonly<Record<string, string>>;
   /** A body: text, or the name of an upload file (data.ts makes them). */
@@ -15,7 +15,8 @@ export interface Template {
 
 /** What every answer of a profile must be while under load (the full checks run before: validate.ts). */
 export interface LoadCheck {
-  status: number;
+  /** The status every answer has, or the statuses an answer may have (a mix of operations: crud). */
+  status: number | readonly number[];
   /** Exactly one of these bodies (the rotation's answers), if given. */
   bodies?: readonly string[];
   /** A header every answer carries (lower case), if given. */
@@ -37,6 +38,8 @@ export interface Profile {
   connections: readonly number[];
   /** Needs the Postgres the bench starts (postgres.ts). */
   postgres?: boolean;
+  /** Writes to Postgres: the bench loads its rows again before each entry's run, so each starts from the same table. */
+  writes?: boolean;
   check: LoadCheck;
 }
 
@@ -109,6 +112,41 @@ function profile(p: Omit<Profile, 'connections'>): Profile {
   return { ...p, connections: scaled([...p.arenaConnections]) };
 }
 
+// api-4's rotation (gcannon.sh: get.raw ×3, json-get.raw ×3, async-db-get.raw ×2).
+const api4: Template[] = [
+  ...[1, 2, 3].map(() => get('get.raw', '/baseline11?a=13&b=42')),
+  ...[1, 2, 3].map(() => get('json-get.raw', '/json/50?m=1')),
+  ...[1, 2].map(() => get('async-db-get.raw', '/async-db?min=10&max=50&limit=50')),
+];
+
+// crud's 20 templates in the order gcannon.sh lists them (`ls crud-list-* crud-get-* crud-create-* crud-update-* |
+// sort`): the list, 15 reads, the create, 3 updates. `{RAND:a:b}` and `{SEQ:n}` are gcannon's placeholders, which
+// arena.lua fills per request (a random integer in [a, b]; a counter from n).
+const crudJson = { 'Content-Type': 'application/json' };
+const crudCreateBody = '{"id":{SEQ:100001},"name":"New Product","category":"test","price":150,"quantity":30}';
+const crudUpdateBody = '{"name":"Updated Product","category":"test","price":200,"quantity":25}';
+const crudSorted: Template[] = [
+  get('crud-list-rand-1.raw', '/crud/items?category=office&page={RAND:1:10}&limit=10'),
+  ...Array.from({ length: 15 }, (_, i) => get(`crud-get-${i + 1}.raw`, '/crud/items/{RAND:1:50000}')),
+  {
+    raw: 'crud-create-1.raw',
+    method: 'POST',
+    path: '/crud/items',
+    // HttpArena's file says 78: the length once {SEQ:100001} is a six-digit id.
+    headers: { ...host, ...crudJson, 'Content-Length': '78' },
+    body: { text: crudCreateBody },
+  },
+  ...[1, 2, 3].map(
+    (i): Template => ({
+      raw: `crud-update-${i}.raw`,
+      method: 'PUT',
+      path: '/crud/items/{RAND:1:50000}',
+      headers: { ...host, ...crudJson, 'Content-Length': String(crudUpdateBody.length) },
+      body: { text: crudUpdateBody },
+    }),
+  ),
+];
+
 export const profiles: readonly Profile[] = [
   profile({
     id: 'baseline',
@@ -173,6 +211,18 @@ export const profiles: readonly Profile[] = [
     check: { status: 200, bodies: Object.values(UPLOAD_SIZES).map(String) },
   }),
   profile({
+    id: 'api-4',
+    description:
+      'the API mix: GET /baseline11 ×3, /json/50?m=1 ×3, /async-db?limit=50 ×2 per 8, a new connection every 5 ' +
+      '(HttpArena gives the server 4 CPUs; here it has its one core)',
+    templates: api4,
+    pipeline: 1,
+    perConnection: 5,
+    arenaConnections: [256],
+    postgres: true,
+    check: { status: 200 },
+  }),
+  profile({
     id: 'static',
     description: 'GET /static/<20 files> with Accept-Encoding: br;q=1, gzip;q=0.8, a new connection every 200',
     templates: STATIC_FILES.map((f) =>
@@ -193,6 +243,19 @@ export const profiles: readonly Profile[] = [
     arenaConnections: [1024],
     postgres: true,
     check: { status: 200 },
+  }),
+  profile({
+    id: 'crud',
+    description:
+      'REST over Postgres: 75 % GET /crud/items/{id} (200 ms cache), 15 % PUT, 5 % list, 5 % POST (upsert), a new ' +
+      'connection every 200',
+    templates: crudSorted,
+    pipeline: 1,
+    perConnection: 200,
+    arenaConnections: [4096],
+    postgres: true,
+    writes: true,
+    check: { status: [200, 201] },
   }),
 ];
 

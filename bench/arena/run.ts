@@ -169,6 +169,8 @@ async function runOne(
   },
 ): Promise<ArenaResult> {
   const counts = base.connections;
+  // A profile that writes (crud) starts every entry from the seeded rows: no entry meets another's inserts.
+  if (profile.writes) o.pg?.reload();
   const port = await freePort();
   const nofile = effectiveOpenFileLimit(Math.max(...counts) * 2 + 1024);
   const server = spawnPinned(node.path, launchArgs(entry, port, o.data.dir), {

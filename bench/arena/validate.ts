@@ -3,47 +3,14 @@
 // before any load; the load runs check every answer again (arena.lua).
 import { randomBytes, randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { type Answer, type Check, fail, pass, request, type Step, show } from './check-http.ts';
 import { STATIC_FILES, UPLOAD_SIZES } from './profiles.ts';
+import { crudChecks } from './validate-crud.ts';
 
-export interface Check {
-  label: string;
-  ok: boolean;
-  /** What was wrong (empty when ok). */
-  detail: string;
-}
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** One request on a fresh connection (node:http, which decodes nothing: the body is the bytes on the wire). */
-export function request(
-  port: number,
-  o: { method?: string; path: string; headers?: Record<string, string>; body?: Buffer | string },
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: '127.0.0.1', port, method: o.method ?? 'GET', path: o.path, headers: o.headers, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.setTimeout(60_000, () => req.destroy(new Error('no answer within 60 s')));
-    req.on('error', reject);
-    req.end(o.body);
-  });
-}
+export { type Check, request };
 
 /** The body decoded as curl --compressed does (gzip, br, deflate), or as is. */
 export function decoded(a: Answer): Buffer {
@@ -112,12 +79,6 @@ export function headerMatches(value: string | undefined, expected: string): bool
   const v = value ?? '';
   return [v, norm(v)].some((x) => x === expected || x.startsWith(`${expected};`) || x === norm(expected));
 }
-
-type Step = () => Promise<Check | Check[]>;
-
-const pass = (label: string): Check => ({ label, ok: true, detail: '' });
-const fail = (label: string, detail: string): Check => ({ label, ok: false, detail });
-const show = (b: Buffer | string) => JSON.stringify(String(b).slice(0, 160));
 
 function bodyIs(port: number, label: string, expected: string, o: Parameters<typeof request>[1]): Step {
   return async () => {
@@ -438,6 +399,10 @@ export function checksFor(
       return staticChecks(port, data.dir);
     case 'async-db':
       return asyncDbChecks(port);
+    case 'api-4':
+      return [...baselineChecks(port), ...jsonChecks(port), ...asyncDbChecks(port)];
+    case 'crud':
+      return [...asyncDbChecks(port), ...crudChecks(port)];
     default:
       throw new Error(`no validation for profile ${profile}`);
   }

@@ -102,6 +102,84 @@ async function serve() {
     return { items, count: items.length };
   });
 
+  // crud (HttpArena's production rules): the pool above; single-item reads cache-aside in this process (a Map of
+  // serialized answers) with a 200 ms absolute lifetime, not warmed ahead, dropped on PUT.
+  const CACHE_MS = 200;
+  const cached = new Map();
+  const columns = 'id, name, category, price, quantity, active, tags, rating_score, rating_count';
+  const item = (r) => ({
+    id: r.id,
+    name: r.name,
+    category: r.category,
+    price: r.price,
+    quantity: r.quantity,
+    active: r.active,
+    tags: r.tags,
+    rating: { score: r.rating_score, count: r.rating_count },
+  });
+  const noDatabase = (res) => res.status(500).json({ error: 'no database: set DATABASE_URL' });
+
+  app.get('/crud/items', async (req, res) => {
+    if (pool === null) return noDatabase(res);
+    const category = req.query.category || 'electronics';
+    const page = Math.max(Number.parseInt(req.query.page, 10) || 1, 1);
+    const limit = Math.min(Math.max(Number.parseInt(req.query.limit, 10) || 10, 1), 50);
+    const { rows } = await pool.query({
+      name: 'crud-list',
+      text: `SELECT ${columns} FROM items WHERE category = $1 ORDER BY id LIMIT $2 OFFSET $3`,
+      values: [category, limit, (page - 1) * limit],
+    });
+    const items = rows.map(item);
+    return { items, total: items.length, page, limit };
+  });
+
+  app.get('/crud/items/:id', async (req, res) => {
+    if (pool === null) return noDatabase(res);
+    const id = Number.parseInt(req.params.id, 10);
+    if (!Number.isFinite(id)) return res.status(404).send('Not found');
+    const hit = cached.get(id);
+    if (hit !== undefined && hit.until > Date.now()) {
+      return res.header('X-Cache', 'HIT').type('application/json').send(hit.json);
+    }
+    const { rows } = await pool.query({
+      name: 'crud-read',
+      text: `SELECT ${columns} FROM items WHERE id = $1 LIMIT 1`,
+      values: [id],
+    });
+    if (rows.length === 0) return res.status(404).send('Not found');
+    const json = JSON.stringify(item(rows[0]));
+    cached.set(id, { json, until: Date.now() + CACHE_MS });
+    res.header('X-Cache', 'MISS').type('application/json').send(json);
+  });
+
+  app.post('/crud/items', async (req, res) => {
+    if (pool === null) return noDatabase(res);
+    const b = await req.json();
+    const { rows } = await pool.query({
+      name: 'crud-create',
+      text:
+        `INSERT INTO items (${columns}) VALUES ($1, $2, $3, $4, $5, true, '["bench"]', 0, 0) ` +
+        'ON CONFLICT (id) DO UPDATE SET name = $2, price = $4, quantity = $5 RETURNING id',
+      values: [b.id, b.name ?? 'New Product', b.category ?? 'test', b.price ?? 0, b.quantity ?? 0],
+    });
+    res.status(201).json({ id: rows[0].id, name: b.name, category: b.category, price: b.price, quantity: b.quantity });
+  });
+
+  app.put('/crud/items/:id', async (req, res) => {
+    if (pool === null) return noDatabase(res);
+    const id = Number.parseInt(req.params.id, 10);
+    if (!Number.isFinite(id)) return res.status(404).send('Not found');
+    const b = await req.json();
+    const { rowCount } = await pool.query({
+      name: 'crud-update',
+      text: 'UPDATE items SET name = $1, price = $2, quantity = $3 WHERE id = $4',
+      values: [b.name ?? 'Updated', b.price ?? 0, b.quantity ?? 0, id],
+    });
+    if (rowCount === 0) return res.status(404).send('Not found');
+    cached.delete(id);
+    return { id, name: b.name, price: b.price, quantity: b.quantity };
+  });
+
   // The 20 files, read from disk on every request (HttpArena's rule for production entries: no memory cache), with
   // their .br/.gz siblings for clients that accept them (Gale's documented `precompressed`). ARENA_STATIC_CACHE=1
   // keeps them in the engine's memory instead (`cache`): the bench's `gale-cache` row, comparable with entries that
