@@ -29,6 +29,7 @@ pub(crate) enum Kind {
     BadChunk,
     ExpectationFailed,
     VersionNotSupported,
+    Http2Only,
     UriTooLong,
     MethodTooLong,
     NonAsciiTarget,
@@ -103,12 +104,23 @@ impl Error {
         Error::new(Kind::RequestTimeout)
     }
 
+    /// An HTTP/1.x request on a listener that serves HTTP/2 only (505).
+    ///
+    /// ```
+    /// let err = gale_http::Error::http2_only();
+    /// assert_eq!(err.status(), 505);
+    /// assert!(err.message().contains("HTTP/2 only"));
+    /// ```
+    pub fn http2_only() -> Error {
+        Error::new(Kind::Http2Only)
+    }
+
     /// The HTTP status code that answers this error. This is the only place protocol errors
     /// are mapped to statuses.
     pub fn status(&self) -> u16 {
         match self.kind {
             Kind::ExpectationFailed => 417,
-            Kind::VersionNotSupported => 505,
+            Kind::VersionNotSupported | Kind::Http2Only => 505,
             Kind::UriTooLong => 414,
             Kind::HeadTooLarge | Kind::TooManyHeaders | Kind::TrailersTooLarge => 431,
             Kind::BodyTooLarge => 413,
@@ -252,6 +264,11 @@ impl fmt::Display for Error {
                 f,
                 "{reason}: the Expect header asks for something other than 100-continue. \
                  Remove the Expect header or send Expect: 100-continue."
+            ),
+            Kind::Http2Only => write!(
+                f,
+                "{reason}: this port serves HTTP/2 only. Connect with HTTP/2: over TLS by ALPN \
+                 (h2), or in cleartext starting with the HTTP/2 connection preface (prior knowledge)."
             ),
             Kind::VersionNotSupported => write!(
                 f,

@@ -496,8 +496,9 @@ pub(crate) unsafe extern "C" fn set_tls(env: napi_env, info: napi_callback_info)
     }
 }
 
-/// `setHttp2({ maxConcurrentStreams, initialWindowSize, connectionWindowSize, maxFrameSize, cleartext })` serves
-/// HTTP/2 (over TLS when ALPN offers `h2`, and cleartext with prior knowledge unless `cleartext: false`);
+/// `setHttp2({ maxConcurrentStreams, initialWindowSize, connectionWindowSize, maxFrameSize, cleartext, http1 })`
+/// serves HTTP/2 (over TLS when ALPN offers `h2`, and cleartext with prior knowledge unless `cleartext: false`;
+/// HTTP/1.x beside it unless `http1: false`);
 /// `setHttp2(null)` turns it off. Throws an Error naming an option out of range.
 pub(crate) unsafe extern "C" fn set_http2(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<1>(env, info);
@@ -514,6 +515,7 @@ pub(crate) unsafe extern "C" fn set_http2(env: napi_env, info: napi_callback_inf
         h.connection_window_size = num(c"connectionWindowSize", h.connection_window_size);
         h.max_frame_size = num(c"maxFrameSize", h.max_frame_size);
         h.cleartext = bool_opt(env, o, c"cleartext").unwrap_or(h.cleartext);
+        h.http1 = bool_opt(env, o, c"http1").unwrap_or(h.http1);
         Some(h)
     } else {
         None

@@ -109,6 +109,12 @@ impl Inner {
                 return Step::Stop;
             }
         };
+        if self.h2.as_deref().is_some_and(|h| !h.opts.http1) {
+            // A listener for HTTP/2 only (`http1: false`): an HTTP/1.x request gets 505 saying how to connect.
+            *pos = data.len();
+            self.fail_new(cid, &HttpError::http2_only());
+            return Step::Stop;
+        }
         conn.partial = false;
         if head.upgrade && !conn.inflight.is_empty() {
             // An upgrade changes the protocol once answered: wait until every earlier response is out.

@@ -138,8 +138,8 @@ export class App<S extends object = object, R extends object = object> extends R
   private readonly topicListeners = new Set<(topic: string, active: boolean) => void>();
   /** The TLS options the app listens with (files are re-read from these on reload). */
   private tlsOptions: TlsOptions | undefined;
-  /** `listen({ http2 })` turned HTTP/2 on (ALPN offers `h2` on TLS reloads too). */
-  private http2 = false;
+  /** `listen({ http2 })` turned HTTP/2 on (ALPN offers `h2` on TLS reloads too; only `h2` for `http1: false`). */
+  private http2: boolean | 'only' = false;
   private offHup: (() => void) | undefined;
   private resolveClosed: (() => void) | undefined;
   /** `app.request()`'s in-memory connections. */
@@ -590,7 +590,7 @@ export class App<S extends object = object, R extends object = object> extends R
     const o = typeof portOrOptions === 'object' ? portOrOptions : { port: portOrOptions, host: hostArg };
     const http2 = nativeHttp2(o.http2, o.tls);
     this.n.setHttp2(http2);
-    this.http2 = http2 !== null;
+    this.http2 = http2 === null ? false : http2.http1 === false ? 'only' : true;
     this.n.setHttp3(nativeHttp3(o.http3, o.tls));
     if (o.tls !== undefined) {
       this.tlsOptions = o.tls;

@@ -123,6 +123,7 @@ export function checkListen(portOrOptions: unknown, host: unknown): void {
           connectionWindowSize: num('bytes'),
           maxFrameSize: num('bytes'),
           cleartext: bool,
+          http1: bool,
         }),
       ),
       http3: anyOf(

@@ -95,6 +95,15 @@ export interface Http2Options {
   maxFrameSize?: number;
   /** Serve cleartext HTTP/2 (prior knowledge) on a listener without TLS. Default true. */
   cleartext?: boolean;
+  /**
+   * Serve HTTP/1.1 on the same port too. Default true. With `false` the port is HTTP/2 only, as Node's
+   * `http2.createServer` is: an HTTP/1.x request is answered 505 with how to connect (and the connection closed),
+   * and over TLS ALPN offers only `h2`.
+   *
+   * @example
+   * await app.listen({ port: 8082, http2: { http1: false } }); // h2c (prior knowledge) only
+   */
+  http1?: boolean;
 }
 
 /** The engine's form of `listen({ http2 })` (null: off); `tls.alpn` naming `h2` turns it on too. */
@@ -154,8 +163,11 @@ export function nativeHttp3(o: boolean | Http3Options | undefined, tls: TlsOptio
   return o === true ? {} : { ...o };
 }
 
-/** Resolves `o` (reading any files) into the engine's form; `http2` makes ALPN offer `h2` by default. */
-export function nativeTls(o: TlsOptions, http2 = false): NativeTls {
+/**
+ * Resolves `o` (reading any files) into the engine's form; `http2` makes ALPN offer `h2` by default (only `h2` for
+ * `'only'`: `http2: { http1: false }`).
+ */
+export function nativeTls(o: TlsOptions, http2: boolean | 'only' = false): NativeTls {
   if ((o.cert === undefined) !== (o.key === undefined)) throw new TypeError('tls: give both cert and key');
   return {
     cert: pem(o.cert, 'cert'),
@@ -166,7 +178,7 @@ export function nativeTls(o: TlsOptions, http2 = false): NativeTls {
       cert: pem(c.cert, `sni[${name}].cert`) as string | Uint8Array,
       key: pem(c.key, `sni[${name}].key`) as string | Uint8Array,
     })),
-    alpn: o.alpn ?? (http2 ? ['h2', 'http/1.1'] : ['http/1.1']),
+    alpn: o.alpn ?? (http2 === 'only' ? ['h2'] : http2 ? ['h2', 'http/1.1'] : ['http/1.1']),
     minVersion: o.minVersion,
   };
 }

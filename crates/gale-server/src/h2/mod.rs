@@ -44,6 +44,8 @@ pub struct H2Options {
     pub max_frame_size: u32,
     /// Serve cleartext HTTP/2 with prior knowledge (h2c) on a listener without TLS. Default true.
     pub cleartext: bool,
+    /// Serve HTTP/1.x on the listener too. Default true; false answers an HTTP/1.x request with 505 and closes.
+    pub http1: bool,
 }
 
 impl Default for H2Options {
@@ -54,6 +56,7 @@ impl Default for H2Options {
             connection_window_size: 1024 * 1024,
             max_frame_size: 16 * 1024,
             cleartext: true,
+            http1: true,
         }
     }
 }
