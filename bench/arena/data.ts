@@ -1,6 +1,7 @@
 // The arena's data, made once into the cache folder (scripts/cache-dir.mjs) and reused: HttpArena's 50-item data set
 // (vendored in data/), its 20 static files with their .gz/.br siblings and the 100 000-row Postgres seed (its own
-// generators, vendored in data/, run with Debian's python3), and the four upload bodies (random bytes).
+// generators, vendored in data/, run with Debian's python3), the four upload bodies (random bytes), and a TLS
+// certificate as HttpArena's certs/ holds (RSA 2048, SHA-256, CN=localhost; made with openssl, not vendored: a key).
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ export interface ArenaData {
   seed: string;
   /** The upload bodies by size name. */
   uploads: Record<keyof typeof UPLOAD_SIZES, string>;
+  /** HttpArena's /certs/server.crt and server.key (the entries read TLS_CERT and TLS_KEY). */
+  certs: { cert: string; key: string };
 }
 
 /** Python with the brotli module (Debian's python3-brotli); a pyenv shim on PATH may lack it, /usr/bin's has it. */
@@ -40,6 +43,7 @@ export function arenaData(): ArenaData {
   const key = createHash('sha256');
   for (const f of ['dataset.json', 'generate_static.py', 'generate-pgdb.py'])
     key.update(readFileSync(join(vendored, f)));
+  key.update('certs: rsa 2048'); // what this function makes besides the generators' output
   const root = cacheDir('arena', key.digest('hex').slice(0, 12));
   const data: ArenaData = {
     dir: join(root, 'data'),
@@ -47,6 +51,7 @@ export function arenaData(): ArenaData {
     uploads: Object.fromEntries(
       Object.keys(UPLOAD_SIZES).map((k) => [k, join(root, 'uploads', `upload-${k}.bin`)]),
     ) as ArenaData['uploads'],
+    certs: { cert: join(root, 'certs', 'server.crt'), key: join(root, 'certs', 'server.key') },
   };
   if (existsSync(join(root, 'complete'))) return data;
 
@@ -57,6 +62,7 @@ export function arenaData(): ArenaData {
   mkdirSync(join(tmp, 'scripts'), { recursive: true });
   mkdirSync(join(tmp, 'data', 'static'), { recursive: true });
   mkdirSync(join(tmp, 'uploads'), { recursive: true });
+  mkdirSync(join(tmp, 'certs'), { recursive: true });
   copyFileSync(join(vendored, 'dataset.json'), join(tmp, 'data', 'dataset.json'));
   // generate_static.py writes to ../data/static from its own folder, as in HttpArena's tree.
   copyFileSync(join(vendored, 'generate_static.py'), join(tmp, 'scripts', 'generate_static.py'));
@@ -70,6 +76,28 @@ export function arenaData(): ArenaData {
   for (const [k, size] of Object.entries(UPLOAD_SIZES)) {
     writeFileSync(join(tmp, 'uploads', `upload-${k}.bin`), randomBytes(size));
   }
+  run(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-sha256',
+      '-nodes',
+      '-days',
+      '3650',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-keyout',
+      join(tmp, 'certs', 'server.key'),
+      '-out',
+      join(tmp, 'certs', 'server.crt'),
+    ],
+    'making the TLS certificate (apt-get install -y openssl)',
+  );
   writeFileSync(join(tmp, 'complete'), '');
   try {
     renameSync(tmp, root);

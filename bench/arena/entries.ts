@@ -29,40 +29,48 @@ const here = import.meta.dirname;
 const all = ['baseline', 'pipelined', 'limited-conn', 'json', 'json-comp', 'upload', 'api-4', 'static', 'async-db'];
 // ultimate-express's meta.json (2026-04-29); fulmine.js, its drop-in fork, runs the same entry.
 const uexpressProfiles = all;
+// HttpArena's node, express, fastify, hono and bun entries subscribed to baseline-h2 and static-h2 too (an HTTP/2 server
+// on 8443 beside their HTTP/1.1 one).
+const withH2 = [...all, 'baseline-h2', 'static-h2'];
 
 export const entries: readonly Entry[] = [
-  { name: 'gale', file: join(here, 'entry', 'app.mjs'), profiles: [...all, 'crud'], unavailable: galeUnavailable },
+  {
+    name: 'gale',
+    file: join(here, 'entry', 'app.mjs'),
+    profiles: [...all, 'crud', 'json-tls', 'baseline-h2', 'static-h2', 'baseline-h2c', 'json-h2c'],
+    unavailable: galeUnavailable,
+  },
   // The same entry with its static files in the engine's memory (`cache: true`), as the peers' entries preload theirs.
   {
     name: 'gale-cache',
     file: join(here, 'entry', 'app.mjs'),
     env: { ARENA_STATIC_CACHE: '1' },
-    profiles: ['static'],
+    profiles: ['static', 'static-h2'],
     unavailable: galeUnavailable,
   },
   // HttpArena's removed JS entries (in its history until 2026-04-10), brought to today's endpoints (peers/*.mjs).
   {
     name: 'node-http',
     file: join(here, 'peers', 'node-http.mjs'),
-    profiles: all,
+    profiles: withH2,
     unavailable: () => null,
   },
   {
     name: 'express',
     file: join(here, 'peers', 'express.mjs'),
-    profiles: all,
+    profiles: withH2,
     unavailable: () => null,
   },
   {
     name: 'fastify',
     file: join(here, 'peers', 'fastify.mjs'),
-    profiles: all,
+    profiles: withH2,
     unavailable: () => null,
   },
   {
     name: 'hono',
     file: join(here, 'peers', 'hono.mjs'),
-    profiles: all,
+    profiles: withH2,
     unavailable: () => null,
   },
   {
@@ -101,7 +109,7 @@ export const entries: readonly Entry[] = [
     name: 'bun',
     file: join(here, 'peers', 'bun.mjs'),
     runtime: BUN,
-    profiles: all,
+    profiles: withH2,
     unavailable: () => runtimeUnavailable(BUN),
   },
   {

@@ -52,6 +52,8 @@ export async function loadRun(o: {
   profile: Profile;
   data: ArenaData;
   port: number;
+  /** HTTPS (json-tls): wrk speaks TLS to the port. */
+  secure?: boolean;
   connections: number;
   durationS: number;
   cpu: number;
@@ -83,7 +85,7 @@ export async function loadRun(o: {
       `${timeoutS}s`,
       '-s',
       scriptPath,
-      `http://127.0.0.1:${o.port}`,
+      `${o.secure ? 'https' : 'http'}://127.0.0.1:${o.port}`,
     ];
     const limitMs = (o.durationS + timeoutS + 15) * 1000;
     const x = await runPinnedTool('wrk', args, { cpu: o.cpu, nofile: o.nofile, limitMs });

@@ -40,7 +40,30 @@ export interface Profile {
   postgres?: boolean;
   /** Writes to Postgres: the bench loads its rows again before each entry's run, so each starts from the same table. */
   writes?: boolean;
+  /** The entry's port it is served on (HttpArena's 8080, 8081, 8443, 8082); default h1. */
+  listener?: Listener;
+  /** An HTTP/2 profile, loaded by h2load as HttpArena's h2load.sh does (`templates` unused); else wrk. */
+  h2?: H2Load;
   check: LoadCheck;
+}
+
+/** HttpArena's listeners: PORT (8080), H1TLS_PORT (8081, json-tls), H2PORT (8443, TLS + h2), H2C_PORT (8082, h2c). */
+export type Listener = 'h1' | 'h1tls' | 'h2' | 'h2c';
+
+/** The environment variable naming each listener's port for the entries, and HttpArena's port. */
+export const LISTENERS: Record<Listener, { env: string; arenaPort: number; secure: boolean }> = {
+  h1: { env: 'PORT', arenaPort: 8080, secure: false },
+  h1tls: { env: 'H1TLS_PORT', arenaPort: 8081, secure: true },
+  h2: { env: 'H2PORT', arenaPort: 8443, secure: true },
+  h2c: { env: 'H2C_PORT', arenaPort: 8082, secure: false },
+};
+
+/** How h2load loads an HTTP/2 profile: the paths it rotates (`-i`, or the one URL), headers, streams per connection. */
+export interface H2Load {
+  paths: readonly string[];
+  headers: Readonly<Record<string, string>>;
+  /** h2load's -m. */
+  streams: number;
 }
 
 /** Upload bodies (HttpArena's upload-500k … upload-20m.raw): random bytes, the same file for every server. */
@@ -147,7 +170,7 @@ const crudSorted: Template[] = [
   ),
 ];
 
-export const profiles: readonly Profile[] = [
+const h1Profiles: readonly Profile[] = [
   profile({
     id: 'baseline',
     description: 'GET and POST /baseline11 (query sum, plus the body: Content-Length and chunked), keep-alive',
@@ -258,6 +281,86 @@ export const profiles: readonly Profile[] = [
     check: { status: [200, 201] },
   }),
 ];
+
+// The TLS and HTTP/2 profiles (wrk.sh's json-tls, h2load.sh's h2 and h2c; requests/json-tls-rotate.lua,
+// static-h2-uris.txt, json-h2c-uris.txt).
+const jsonRotation = jsonCounts.map(([n, m]) => get(`json-tls-rotate.lua`, `/json/${n}?m=${m}`));
+const staticAccept = { 'Accept-Encoding': 'br;q=1, gzip;q=0.8' };
+const tlsH2Profiles: readonly Profile[] = [
+  profile({
+    id: 'json-tls',
+    description: "json's seven (count, m) pairs over HTTP/1.1 and TLS (port 8081), keep-alive, no compression",
+    templates: jsonRotation,
+    pipeline: 1,
+    perConnection: 0,
+    arenaConnections: [4096],
+    listener: 'h1tls',
+    check: { status: 200 },
+  }),
+  profile({
+    id: 'baseline-h2',
+    description: 'GET /baseline2?a=1&b=1 over HTTP/2 and TLS (port 8443), 100 streams per connection',
+    templates: [],
+    pipeline: 1,
+    perConnection: 0,
+    arenaConnections: [256, 1024],
+    listener: 'h2',
+    h2: { paths: ['/baseline2?a=1&b=1'], headers: {}, streams: 100 },
+    check: { status: 200, bodies: ['2'] },
+  }),
+  profile({
+    id: 'static-h2',
+    description: 'the 20 static files over HTTP/2 and TLS, `Accept-Encoding: br;q=1, gzip;q=0.8`, 32 streams',
+    templates: [],
+    pipeline: 1,
+    perConnection: 0,
+    arenaConnections: [256, 1024],
+    listener: 'h2',
+    h2: { paths: STATIC_FILES.map((f) => `/static/${f}`), headers: staticAccept, streams: 32 },
+    check: { status: 200 },
+  }),
+  profile({
+    id: 'baseline-h2c',
+    description: 'GET /baseline2?a=1&b=1 over cleartext HTTP/2 with prior knowledge (port 8082, h2c only), 100 streams',
+    templates: [],
+    pipeline: 1,
+    perConnection: 0,
+    arenaConnections: [256, 1024, 4096],
+    listener: 'h2c',
+    h2: { paths: ['/baseline2?a=1&b=1'], headers: {}, streams: 100 },
+    check: { status: 200, bodies: ['2'] },
+  }),
+  profile({
+    id: 'json-h2c',
+    description: "json's seven (count, m) pairs over h2c (port 8082), 32 streams",
+    templates: [],
+    pipeline: 1,
+    perConnection: 0,
+    arenaConnections: [1024, 4096],
+    listener: 'h2c',
+    h2: { paths: jsonCounts.map(([n, m]) => `/json/${n}?m=${m}`), headers: {}, streams: 32 },
+    check: { status: 200 },
+  }),
+];
+
+/** Every profile here, in HttpArena's PROFILE_ORDER (profiles.sh). */
+export const profiles: readonly Profile[] = [
+  'baseline',
+  'pipelined',
+  'limited-conn',
+  'json',
+  'json-comp',
+  'json-tls',
+  'upload',
+  'api-4',
+  'static',
+  'async-db',
+  'crud',
+  'baseline-h2',
+  'static-h2',
+  'baseline-h2c',
+  'json-h2c',
+].map((id) => [...h1Profiles, ...tlsH2Profiles].find((p) => p.id === id) as Profile);
 
 /** The profile named `id`, or an error listing the names. */
 export function profileById(id: string): Profile {

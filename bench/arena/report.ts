@@ -119,6 +119,8 @@ export function arenaReport(meta: ArenaMeta, results: readonly ArenaResult[]): s
       'them per connection and renews a connection after `-r` requests, arena.lua rotates per wrk thread and sends ' +
       '`Connection: close` on every `-r`-th request, so the same share of connections is renewed. Every answer is ' +
       "checked (status, and the body or header the profile's answers must have), which gcannon does not do.",
+    '- HTTP/2: h2load as HttpArena runs it, but with one thread (`-t1`, its 64 threads ÷ 64 load cores here); every ' +
+      "answer's status is checked, and for baseline-h2 and baseline-h2c the DATA bytes (one body per answer).",
     '- Machine: one server core and one load core (HttpArena: 64 server threads, the load on others), so connection ' +
       'counts are scaled by ÷ 8; Postgres shares the load core (HttpArena pins it to its own cores).',
     "- One process per entry (HttpArena runs an entry on all its cores: Gale's entry forks one worker per core; the " +

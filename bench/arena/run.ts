@@ -1,6 +1,6 @@
-// `npm run bench -- arena [profile …] [options]`: HttpArena's HTTP/1.1 profiles (profiles.ts) on Gale's entry and the
-// peers (entries.ts), each server one process pinned to core 0, wrk on core 1, Postgres (for async-db) on core 1 with
-// wrk; every server validated first (validate.ts) and every answer under load checked (arena.lua). Prints and writes
+// `npm run bench -- arena [profile …] [options]`: HttpArena's profiles (profiles.ts) on Gale's entry and the peers
+// (entries.ts), each server one process pinned to core 0, wrk or h2load on core 1, Postgres on core 1 beside them;
+// every server validated first (validate*.ts) and every answer under load checked (arena.lua, load-h2.ts). Prints and writes
 // a table per profile (rps, server CPU µs per request, p99, peak RSS) and HttpArena's scores (score.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,15 +14,16 @@ import { wrk } from '../lib/wrk.ts';
 import { arenaData } from './data.ts';
 import { type Entry, entries, entryByName } from './entries.ts';
 import { type ArenaLoad, loadRun } from './load.ts';
+import { h2Run } from './load-h2.ts';
 import { type Postgres, postgresMissing, startPostgres } from './postgres.ts';
-import { type Profile, profileById, profiles } from './profiles.ts';
+import { LISTENERS, type Listener, type Profile, profileById, profiles } from './profiles.ts';
 import { type CloseBehaviour, closeBehaviour } from './renewal.ts';
 import { type ArenaResult, arenaReport } from './report.ts';
 import { validate } from './validate.ts';
 
 const usage = `npm run bench -- arena [profile …] [options]
 
-HttpArena's HTTP/1.1 profiles: ${profiles.map((p) => p.id).join(', ')} (all when none is named).
+HttpArena's profiles: ${profiles.map((p) => p.id).join(', ')} (all when none is named).
 
   --servers a,b,…    entries (default: gale, and the peers GALE_BENCH_PEERS names: ${entries.map((e) => e.name).join(', ')})
   --duration S       seconds of load per connection count (default 5)
@@ -171,7 +172,15 @@ async function runOne(
   const counts = base.connections;
   // A profile that writes (crud) starts every entry from the seeded rows: no entry meets another's inserts.
   if (profile.writes) o.pg?.reload();
-  const port = await freePort();
+  // Every HttpArena port an entry may listen on, free ones here (the entries read them from the environment).
+  const ports: Record<Listener, number> = {
+    h1: await freePort(),
+    h1tls: await freePort(),
+    h2: await freePort(),
+    h2c: await freePort(),
+  };
+  const listener = profile.listener ?? 'h1';
+  const port = ports[listener];
   const nofile = effectiveOpenFileLimit(Math.max(...counts) * 2 + 1024);
   const server = spawnPinned(node.path, launchArgs(entry, port, o.data.dir), {
     cpu: 0,
@@ -180,7 +189,9 @@ async function runOne(
       ...process.env,
       ...entry.env,
       NODE_ENV: 'production',
-      PORT: String(port),
+      ...Object.fromEntries((Object.keys(ports) as Listener[]).map((l) => [LISTENERS[l].env, String(ports[l])])),
+      TLS_CERT: o.data.certs.cert,
+      TLS_KEY: o.data.certs.key,
       HOST: '127.0.0.1',
       ARENA_WORKERS: '1',
       ARENA_DATA: o.data.dir,
@@ -211,8 +222,11 @@ async function runOne(
     const unannouncedCloses = closes === 'unannounced';
     const runs: NonNullable<ArenaResult['runs']> = [];
     for (const connections of counts) {
+      const secure = LISTENERS[listener].secure;
       const load = (durationS: number) =>
-        loadRun({ profile, data: o.data, port, connections, durationS, cpu: 1, nofile, unannouncedCloses });
+        profile.h2
+          ? h2Run({ profile, port, connections, durationS, cpu: 1, nofile })
+          : loadRun({ profile, data: o.data, port, secure, connections, durationS, cpu: 1, nofile, unannouncedCloses });
       if (o.warmupS > 0) {
         const w = await load(o.warmupS);
         const f = loadFailure(w);

@@ -6,11 +6,22 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import { type Answer, type Check, fail, pass, request, type Step, show } from './check-http.ts';
+import {
+  type Answer,
+  type Check,
+  fail,
+  headerMatches,
+  jsonProblem,
+  pass,
+  request,
+  type Step,
+  show,
+} from './check-http.ts';
 import { STATIC_FILES, UPLOAD_SIZES } from './profiles.ts';
 import { crudChecks } from './validate-crud.ts';
+import { tlsH2Checks } from './validate-h2.ts';
 
-export { type Check, request };
+export { type Check, headerMatches, jsonProblem, request };
 
 /** The body decoded as curl --compressed does (gzip, br, deflate), or as is. */
 export function decoded(a: Answer): Buffer {
@@ -71,13 +82,6 @@ export function bodyOf(resp: string): string {
   }
   const cl = headers.get('content-length');
   return cl === undefined ? raw : raw.slice(0, Number(cl));
-}
-
-/** validate.sh's check_header rule: equal, or equal up to parameters; text/javascript counts as application/javascript. */
-export function headerMatches(value: string | undefined, expected: string): boolean {
-  const norm = (s: string) => s.replace('text/javascript', 'application/javascript');
-  const v = value ?? '';
-  return [v, norm(v)].some((x) => x === expected || x.startsWith(`${expected};`) || x === norm(expected));
 }
 
 function bodyIs(port: number, label: string, expected: string, o: Parameters<typeof request>[1]): Step {
@@ -167,21 +171,6 @@ function baselineChecks(port: number): Step[] {
       '0',
     ]),
   ];
-}
-
-/** validate.sh's python check of a /json answer: the count, and every item's total = price × quantity × m. */
-export function jsonProblem(body: Buffer, count: number, m: number): string | null {
-  let d: { count?: unknown; items?: { price: number; quantity: number; total?: number }[] };
-  try {
-    d = JSON.parse(body.toString('utf8'));
-  } catch {
-    return `not JSON: ${show(body)}`;
-  }
-  const items = Array.isArray(d.items) ? d.items : [];
-  const hasTotal = items.length > 0 && items.every((i) => 'total' in i);
-  const correct = items.every((i) => i.total === i.price * i.quantity * m);
-  if (d.count === count && hasTotal && correct) return null;
-  return `count=${String(d.count)}, has_total=${hasTotal}, correct_totals=${correct}`;
 }
 
 function jsonChecks(port: number): Step[] {
@@ -403,6 +392,12 @@ export function checksFor(
       return [...baselineChecks(port), ...jsonChecks(port), ...asyncDbChecks(port)];
     case 'crud':
       return [...asyncDbChecks(port), ...crudChecks(port)];
+    case 'json-tls':
+    case 'baseline-h2':
+    case 'static-h2':
+    case 'baseline-h2c':
+    case 'json-h2c':
+      return tlsH2Checks(profile, port);
     default:
       throw new Error(`no validation for profile ${profile}`);
   }

@@ -1,9 +1,9 @@
 // Gale's HttpArena entry (bench/arena/README.md): the endpoints of HttpArena's HTTP/1.1 profiles on Gale's native API,
 // as any Gale user would write them. One process per core through node:cluster with SO_REUSEPORT (ARENA_WORKERS, the
 // cores by default); the bench runs it with ARENA_WORKERS=1. Data from ARENA_DATA (dataset.json, static/), Postgres
-// from DATABASE_URL; listens on PORT (8080 by default, as HttpArena's entries do).
+// from DATABASE_URL, TLS from TLS_CERT and TLS_KEY; HttpArena's ports (PORT, H1TLS_PORT, H2PORT, H2C_PORT) below.
 import cluster from 'node:cluster';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { gale } from 'gale';
@@ -24,7 +24,7 @@ async function serve() {
     ? new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.ARENA_PG_POOL ?? 8) })
     : null;
 
-  const app = gale({
+  const options = {
     // json-comp: gzip or brotli when the client asks (Accept-Encoding), nothing otherwise; static files have their
     // precompressed siblings.
     compression: true,
@@ -32,64 +32,107 @@ async function serve() {
     bodyLimit: 32 << 20,
     // Each worker binds the port itself and the kernel spreads connections (node:cluster's round robin otherwise).
     reusePort: true,
-  });
-
-  /** The sum of every integer query value (HttpArena's baseline: `?a=13&b=42` → 55). */
-  const sumQuery = (query) => {
-    let sum = 0;
-    for (const k in query) {
-      const n = Number.parseInt(query[k], 10);
-      if (!Number.isNaN(n)) sum += n;
-    }
-    return sum;
   };
+  const host = process.env.HOST ?? '0.0.0.0';
+  const port = (name, dflt) => Number(process.env[name] ?? dflt);
+  const tls = tlsFiles();
+  // HttpArena's ports: 8080 HTTP/1.1; 8081 HTTP/1.1 over TLS (json-tls); 8443 HTTP/2 over TLS (baseline-h2,
+  // static-h2); 8082 h2c only (baseline-h2c, json-h2c). One app per port, the same routes on each.
+  const listeners = [
+    { port: port('PORT', 8080) },
+    ...(tls ? [{ port: port('H1TLS_PORT', 8081), tls }] : []),
+    ...(tls ? [{ port: port('H2PORT', 8443), tls, http2: true }] : []),
+    { port: port('H2C_PORT', 8082), http2: { http1: false } },
+  ];
+  for (const l of listeners) {
+    const app = gale(options);
+    routes(app);
+    await app.listen({ host, ...l });
+  }
 
-  app.get('/pipeline', (_req, res) => res.type('text/plain').send('ok'));
-  app.get('/baseline2', (req, res) => res.type('text/plain').send(String(sumQuery(req.query))));
-  app.get('/baseline11', (req, res) => res.type('text/plain').send(String(sumQuery(req.query))));
-  app.post('/baseline11', async (req, res) => {
-    const n = Number.parseInt((await req.text()).trim(), 10);
-    res.type('text/plain').send(String(sumQuery(req.query) + (Number.isNaN(n) ? 0 : n)));
-  });
+  /** HttpArena's /certs (TLS_CERT, TLS_KEY), or null without them: then only the cleartext ports are served. */
+  function tlsFiles() {
+    const cert = process.env.TLS_CERT ?? '/certs/server.crt';
+    const key = process.env.TLS_KEY ?? '/certs/server.key';
+    return existsSync(cert) && existsSync(key) ? { cert, key } : null;
+  }
 
-  app.get('/json/:count', (req) => {
-    const count = Math.min(Math.max(Number.parseInt(req.params.count, 10) || 0, 0), dataset.length);
-    const m = Number.parseInt(req.query.m, 10) || 1;
-    const items = new Array(count);
-    for (let i = 0; i < count; i++) {
-      const d = dataset[i];
-      items[i] = {
-        id: d.id,
-        name: d.name,
-        category: d.category,
-        price: d.price,
-        quantity: d.quantity,
-        active: d.active,
-        tags: d.tags,
-        rating: d.rating,
-        total: d.price * d.quantity * m,
-      };
-    }
-    return { items, count };
-  });
+  /** Every endpoint of HttpArena's profiles, on `app`. */
+  function routes(app) {
+    /** The sum of every integer query value (HttpArena's baseline: `?a=13&b=42` → 55). */
+    const sumQuery = (query) => {
+      let sum = 0;
+      for (const k in query) {
+        const n = Number.parseInt(query[k], 10);
+        if (!Number.isNaN(n)) sum += n;
+      }
+      return sum;
+    };
 
-  app.post('/upload', async (req, res) => {
-    // Read as it arrives, counting: HttpArena's contract is the number of bytes received.
-    let size = 0;
-    for await (const chunk of req.stream()) size += chunk.length;
-    res.type('text/plain').send(String(size));
-  });
+    app.get('/pipeline', (_req, res) => res.type('text/plain').send('ok'));
+    app.get('/baseline2', (req, res) => res.type('text/plain').send(String(sumQuery(req.query))));
+    app.get('/baseline11', (req, res) => res.type('text/plain').send(String(sumQuery(req.query))));
+    app.post('/baseline11', async (req, res) => {
+      const n = Number.parseInt((await req.text()).trim(), 10);
+      res.type('text/plain').send(String(sumQuery(req.query) + (Number.isNaN(n) ? 0 : n)));
+    });
 
-  const query =
-    'SELECT id, name, category, price, quantity, active, tags, rating_score, rating_count FROM items ' +
-    'WHERE price BETWEEN $1 AND $2 LIMIT $3';
-  app.get('/async-db', async (req) => {
-    if (pool === null) return { items: [], count: 0 };
-    const min = Number.parseInt(req.query.min, 10) || 10;
-    const max = Number.parseInt(req.query.max, 10) || 50;
-    const limit = Math.min(Math.max(Number.parseInt(req.query.limit, 10) || 50, 1), 50);
-    const { rows } = await pool.query({ name: 'async-db', text: query, values: [min, max, limit] });
-    const items = rows.map((r) => ({
+    app.get('/json/:count', (req) => {
+      const count = Math.min(Math.max(Number.parseInt(req.params.count, 10) || 0, 0), dataset.length);
+      const m = Number.parseInt(req.query.m, 10) || 1;
+      const items = new Array(count);
+      for (let i = 0; i < count; i++) {
+        const d = dataset[i];
+        items[i] = {
+          id: d.id,
+          name: d.name,
+          category: d.category,
+          price: d.price,
+          quantity: d.quantity,
+          active: d.active,
+          tags: d.tags,
+          rating: d.rating,
+          total: d.price * d.quantity * m,
+        };
+      }
+      return { items, count };
+    });
+
+    app.post('/upload', async (req, res) => {
+      // Read as it arrives, counting: HttpArena's contract is the number of bytes received.
+      let size = 0;
+      for await (const chunk of req.stream()) size += chunk.length;
+      res.type('text/plain').send(String(size));
+    });
+
+    const query =
+      'SELECT id, name, category, price, quantity, active, tags, rating_score, rating_count FROM items ' +
+      'WHERE price BETWEEN $1 AND $2 LIMIT $3';
+    app.get('/async-db', async (req) => {
+      if (pool === null) return { items: [], count: 0 };
+      const min = Number.parseInt(req.query.min, 10) || 10;
+      const max = Number.parseInt(req.query.max, 10) || 50;
+      const limit = Math.min(Math.max(Number.parseInt(req.query.limit, 10) || 50, 1), 50);
+      const { rows } = await pool.query({ name: 'async-db', text: query, values: [min, max, limit] });
+      const items = rows.map((r) => ({
+        id: r.id,
+        name: r.name,
+        category: r.category,
+        price: r.price,
+        quantity: r.quantity,
+        active: r.active,
+        tags: r.tags,
+        rating: { score: r.rating_score, count: r.rating_count },
+      }));
+      return { items, count: items.length };
+    });
+
+    // crud (HttpArena's production rules): the pool above; single-item reads cache-aside in this process (a Map of
+    // serialized answers) with a 200 ms absolute lifetime, not warmed ahead, dropped on PUT.
+    const CACHE_MS = 200;
+    const cached = new Map();
+    const columns = 'id, name, category, price, quantity, active, tags, rating_score, rating_count';
+    const item = (r) => ({
       id: r.id,
       name: r.name,
       category: r.category,
@@ -98,94 +141,77 @@ async function serve() {
       active: r.active,
       tags: r.tags,
       rating: { score: r.rating_score, count: r.rating_count },
-    }));
-    return { items, count: items.length };
-  });
-
-  // crud (HttpArena's production rules): the pool above; single-item reads cache-aside in this process (a Map of
-  // serialized answers) with a 200 ms absolute lifetime, not warmed ahead, dropped on PUT.
-  const CACHE_MS = 200;
-  const cached = new Map();
-  const columns = 'id, name, category, price, quantity, active, tags, rating_score, rating_count';
-  const item = (r) => ({
-    id: r.id,
-    name: r.name,
-    category: r.category,
-    price: r.price,
-    quantity: r.quantity,
-    active: r.active,
-    tags: r.tags,
-    rating: { score: r.rating_score, count: r.rating_count },
-  });
-  const noDatabase = (res) => res.status(500).json({ error: 'no database: set DATABASE_URL' });
-
-  app.get('/crud/items', async (req, res) => {
-    if (pool === null) return noDatabase(res);
-    const category = req.query.category || 'electronics';
-    const page = Math.max(Number.parseInt(req.query.page, 10) || 1, 1);
-    const limit = Math.min(Math.max(Number.parseInt(req.query.limit, 10) || 10, 1), 50);
-    const { rows } = await pool.query({
-      name: 'crud-list',
-      text: `SELECT ${columns} FROM items WHERE category = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-      values: [category, limit, (page - 1) * limit],
     });
-    const items = rows.map(item);
-    return { items, total: items.length, page, limit };
-  });
+    const noDatabase = (res) => res.status(500).json({ error: 'no database: set DATABASE_URL' });
 
-  app.get('/crud/items/:id', async (req, res) => {
-    if (pool === null) return noDatabase(res);
-    const id = Number.parseInt(req.params.id, 10);
-    if (!Number.isFinite(id)) return res.status(404).send('Not found');
-    const hit = cached.get(id);
-    if (hit !== undefined && hit.until > Date.now()) {
-      return res.header('X-Cache', 'HIT').type('application/json').send(hit.json);
-    }
-    const { rows } = await pool.query({
-      name: 'crud-read',
-      text: `SELECT ${columns} FROM items WHERE id = $1 LIMIT 1`,
-      values: [id],
+    app.get('/crud/items', async (req, res) => {
+      if (pool === null) return noDatabase(res);
+      const category = req.query.category || 'electronics';
+      const page = Math.max(Number.parseInt(req.query.page, 10) || 1, 1);
+      const limit = Math.min(Math.max(Number.parseInt(req.query.limit, 10) || 10, 1), 50);
+      const { rows } = await pool.query({
+        name: 'crud-list',
+        text: `SELECT ${columns} FROM items WHERE category = $1 ORDER BY id LIMIT $2 OFFSET $3`,
+        values: [category, limit, (page - 1) * limit],
+      });
+      const items = rows.map(item);
+      return { items, total: items.length, page, limit };
     });
-    if (rows.length === 0) return res.status(404).send('Not found');
-    const json = JSON.stringify(item(rows[0]));
-    cached.set(id, { json, until: Date.now() + CACHE_MS });
-    res.header('X-Cache', 'MISS').type('application/json').send(json);
-  });
 
-  app.post('/crud/items', async (req, res) => {
-    if (pool === null) return noDatabase(res);
-    const b = await req.json();
-    const { rows } = await pool.query({
-      name: 'crud-create',
-      text:
-        `INSERT INTO items (${columns}) VALUES ($1, $2, $3, $4, $5, true, '["bench"]', 0, 0) ` +
-        'ON CONFLICT (id) DO UPDATE SET name = $2, price = $4, quantity = $5 RETURNING id',
-      values: [b.id, b.name ?? 'New Product', b.category ?? 'test', b.price ?? 0, b.quantity ?? 0],
+    app.get('/crud/items/:id', async (req, res) => {
+      if (pool === null) return noDatabase(res);
+      const id = Number.parseInt(req.params.id, 10);
+      if (!Number.isFinite(id)) return res.status(404).send('Not found');
+      const hit = cached.get(id);
+      if (hit !== undefined && hit.until > Date.now()) {
+        return res.header('X-Cache', 'HIT').type('application/json').send(hit.json);
+      }
+      const { rows } = await pool.query({
+        name: 'crud-read',
+        text: `SELECT ${columns} FROM items WHERE id = $1 LIMIT 1`,
+        values: [id],
+      });
+      if (rows.length === 0) return res.status(404).send('Not found');
+      const json = JSON.stringify(item(rows[0]));
+      cached.set(id, { json, until: Date.now() + CACHE_MS });
+      res.header('X-Cache', 'MISS').type('application/json').send(json);
     });
-    res.status(201).json({ id: rows[0].id, name: b.name, category: b.category, price: b.price, quantity: b.quantity });
-  });
 
-  app.put('/crud/items/:id', async (req, res) => {
-    if (pool === null) return noDatabase(res);
-    const id = Number.parseInt(req.params.id, 10);
-    if (!Number.isFinite(id)) return res.status(404).send('Not found');
-    const b = await req.json();
-    const { rowCount } = await pool.query({
-      name: 'crud-update',
-      text: 'UPDATE items SET name = $1, price = $2, quantity = $3 WHERE id = $4',
-      values: [b.name ?? 'Updated', b.price ?? 0, b.quantity ?? 0, id],
+    app.post('/crud/items', async (req, res) => {
+      if (pool === null) return noDatabase(res);
+      const b = await req.json();
+      const { rows } = await pool.query({
+        name: 'crud-create',
+        text:
+          `INSERT INTO items (${columns}) VALUES ($1, $2, $3, $4, $5, true, '["bench"]', 0, 0) ` +
+          'ON CONFLICT (id) DO UPDATE SET name = $2, price = $4, quantity = $5 RETURNING id',
+        values: [b.id, b.name ?? 'New Product', b.category ?? 'test', b.price ?? 0, b.quantity ?? 0],
+      });
+      res
+        .status(201)
+        .json({ id: rows[0].id, name: b.name, category: b.category, price: b.price, quantity: b.quantity });
     });
-    if (rowCount === 0) return res.status(404).send('Not found');
-    cached.delete(id);
-    return { id, name: b.name, price: b.price, quantity: b.quantity };
-  });
 
-  // The 20 files, read from disk on every request (HttpArena's rule for production entries: no memory cache), with
-  // their .br/.gz siblings for clients that accept them (Gale's documented `precompressed`). ARENA_STATIC_CACHE=1
-  // keeps them in the engine's memory instead (`cache`): the bench's `gale-cache` row, comparable with entries that
-  // preload their files (HttpArena's `tuned` type), not what this entry submits.
-  const cache = process.env.ARENA_STATIC_CACHE === '1';
-  app.static('/static', join(dataDir, 'static'), { precompressed: true, cache });
+    app.put('/crud/items/:id', async (req, res) => {
+      if (pool === null) return noDatabase(res);
+      const id = Number.parseInt(req.params.id, 10);
+      if (!Number.isFinite(id)) return res.status(404).send('Not found');
+      const b = await req.json();
+      const { rowCount } = await pool.query({
+        name: 'crud-update',
+        text: 'UPDATE items SET name = $1, price = $2, quantity = $3 WHERE id = $4',
+        values: [b.name ?? 'Updated', b.price ?? 0, b.quantity ?? 0, id],
+      });
+      if (rowCount === 0) return res.status(404).send('Not found');
+      cached.delete(id);
+      return { id, name: b.name, price: b.price, quantity: b.quantity };
+    });
 
-  await app.listen({ port: Number(process.env.PORT ?? 8080), host: process.env.HOST ?? '0.0.0.0' });
+    // The 20 files, read from disk on every request (HttpArena's rule for production entries: no memory cache), with
+    // their .br/.gz siblings for clients that accept them (Gale's documented `precompressed`). ARENA_STATIC_CACHE=1
+    // keeps them in the engine's memory instead (`cache`): the bench's `gale-cache` row, comparable with entries that
+    // preload their files (HttpArena's `tuned` type), not what this entry submits.
+    const cache = process.env.ARENA_STATIC_CACHE === '1';
+    app.static('/static', join(dataDir, 'static'), { precompressed: true, cache });
+  }
 }

@@ -3,8 +3,8 @@
 // Bun.file per request and `pg` with a pool of 4, as written there (types stripped: the bench runs it as JavaScript);
 // brought to today's contract as node-http.mjs is: `/json/{count}?m=` with each item's total, `/async-db` with `limit`,
 // and json-comp by gzip (level 1, as its `/compression` route compressed) when the client accepts it. Left out: its
-// SQLite /db route (the retired sync-db profile) and the TLS server (no profile here uses it). Data from ARENA_DATA,
-// port from PORT; one process (its entrypoint.sh starts one per CPU; ARENA_WORKERS=1 here).
+// SQLite /db route (the retired sync-db profile). Data from ARENA_DATA, ports from PORT and H2PORT, certificates from
+// TLS_CERT and TLS_KEY; one process (its entrypoint.sh starts one per CPU; ARENA_WORKERS=1 here).
 // biome-ignore-all lint: HttpArena's code, kept as its entry has it (the comparison must be with what it runs)
 const fs = require('fs');
 const zlib = require('zlib');
@@ -196,6 +196,16 @@ async function handleRequest(req) {
   return new Response(String(querySum), { headers: { 'content-type': 'text/plain' } });
 }
 
+// Read TLS certs
+let tlsOptions;
+try {
+  tlsOptions = {
+    cert: fs.readFileSync(process.env.TLS_CERT ?? '/certs/server.crt', 'utf8'),
+    key: fs.readFileSync(process.env.TLS_KEY ?? '/certs/server.key', 'utf8'),
+  };
+} catch (_) {}
+
+// HTTP server on port 8080 (PORT here)
 Bun.serve({
   port: Number(process.env.PORT ?? 8080),
   hostname: process.env.HOST ?? '0.0.0.0',
@@ -203,3 +213,14 @@ Bun.serve({
   // Bun answers bodies past 128 MiB with 413; the 20 MB uploads fit its default.
   reusePort: true,
 });
+
+// HTTPS/H2 server on port 8443 (H2PORT here)
+if (tlsOptions) {
+  Bun.serve({
+    port: Number(process.env.H2PORT ?? 8443),
+    hostname: process.env.HOST ?? '0.0.0.0',
+    tls: tlsOptions,
+    fetch: handleRequest,
+    reusePort: true,
+  });
+}

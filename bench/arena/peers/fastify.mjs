@@ -211,7 +211,11 @@ function startWorker() {
     done();
   });
 
-  app.listen({ port: Number(process.env.PORT ?? 8080), host: '0.0.0.0' });
+  // Start HTTP/1.1 server
+  app.listen({ port: Number(process.env.PORT ?? 8080), host: '0.0.0.0' }).then(() => {
+    // Also start HTTP/2 server on 8443 (H2PORT here)
+    startH2();
+  });
 }
 
 const workers = Number(
@@ -221,4 +225,68 @@ if (cluster.isPrimary && workers > 1) {
   for (let i = 0; i < workers; i++) cluster.fork();
 } else {
   startWorker();
+}
+
+// --- Shared route handlers (its H1 instance has them inline above; its H2 instance registers them here) ---
+function registerSharedRoutes(app) {
+  app.get('/static/:filename', (req, reply) => {
+    const sf = staticFiles[req.params.filename];
+    if (sf) {
+      reply
+        .header('server', SERVER_NAME)
+        .header('content-type', sf.ct)
+        .header('content-length', sf.buf.length)
+        .send(sf.buf);
+    } else {
+      reply.code(404).send();
+    }
+  });
+
+  app.get('/baseline11', (req, reply) => {
+    const s = sumQuery(req.query);
+    reply.header('server', SERVER_NAME).type('text/plain').send(String(s));
+  });
+
+  app.post('/baseline11', (req, reply) => {
+    const querySum = sumQuery(req.query);
+    const body = typeof req.body === 'string' ? req.body : req.body ? req.body.toString() : '';
+    let total = querySum;
+    const n = parseInt(body.trim(), 10);
+    if (n === n) total += n;
+    reply.header('server', SERVER_NAME).type('text/plain').send(String(total));
+  });
+
+  app.get('/baseline2', (req, reply) => {
+    const s = sumQuery(req.query);
+    reply.header('server', SERVER_NAME).type('text/plain').send(String(s));
+  });
+}
+
+function startH2() {
+  const certFile = process.env.TLS_CERT || '/certs/server.crt';
+  const keyFile = process.env.TLS_KEY || '/certs/server.key';
+  try {
+    const Fastify = require('fastify');
+    const h2app = Fastify({
+      logger: false,
+      http2: true,
+      https: {
+        cert: fs.readFileSync(certFile),
+        key: fs.readFileSync(keyFile),
+        allowHTTP1: false,
+      },
+      bodyLimit: 50 * 1024 * 1024,
+    });
+
+    h2app.addContentTypeParser('text/plain', { parseAs: 'string' }, (req, body, done) => done(null, body));
+    h2app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer' }, (req, body, done) =>
+      done(null, body),
+    );
+    h2app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) => done(null, body));
+
+    registerSharedRoutes(h2app);
+    h2app.listen({ port: Number(process.env.H2PORT ?? 8443), host: '0.0.0.0' });
+  } catch (e) {
+    // TLS certs not available, skip H2
+  }
 }

@@ -7,6 +7,7 @@
 // biome-ignore-all lint: HttpArena's code, kept as its entry has it (the comparison must be with what it runs)
 import cluster from 'node:cluster';
 import fs from 'node:fs';
+import http2 from 'node:http2';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -228,7 +229,9 @@ function startWorker() {
   });
 
   // Start HTTP/1.1 via @hono/node-server
-  serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 8080), hostname: '0.0.0.0' });
+  serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 8080), hostname: '0.0.0.0' }, () => {
+    startH2();
+  });
 }
 
 const workers = Number(
@@ -238,4 +241,51 @@ if (cluster.isPrimary && workers > 1) {
   for (let i = 0; i < workers; i++) cluster.fork();
 } else {
   startWorker();
+}
+
+// HTTP/2 TLS server on port 8443 (H2PORT here)
+function startH2() {
+  const certFile = process.env.TLS_CERT || '/certs/server.crt';
+  const keyFile = process.env.TLS_KEY || '/certs/server.key';
+  try {
+    const opts = {
+      cert: fs.readFileSync(certFile),
+      key: fs.readFileSync(keyFile),
+      allowHTTP1: false,
+    };
+    const h2server = http2.createSecureServer(opts, (req, res) => {
+      const url = req.url;
+      const q = url.indexOf('?');
+      const p = q === -1 ? url : url.slice(0, q);
+      if (p.startsWith('/static/')) {
+        const name = p.slice(8);
+        const sf = staticFiles[name];
+        if (sf) {
+          res.writeHead(200, { 'content-type': sf.ct, 'content-length': sf.buf.length, server: SERVER_NAME });
+          res.end(sf.buf);
+        } else {
+          res.writeHead(404);
+          res.end();
+        }
+      } else {
+        let sum = 0;
+        if (q !== -1) {
+          const qs = url.slice(q + 1);
+          let i = 0;
+          while (i < qs.length) {
+            const eq = qs.indexOf('=', i);
+            if (eq === -1) break;
+            let amp = qs.indexOf('&', eq);
+            if (amp === -1) amp = qs.length;
+            const n = parseInt(qs.slice(eq + 1, amp), 10);
+            if (n === n) sum += n;
+            i = amp + 1;
+          }
+        }
+        res.writeHead(200, { 'content-type': 'text/plain', server: SERVER_NAME });
+        res.end(String(sum));
+      }
+    });
+    h2server.listen(Number(process.env.H2PORT ?? 8443));
+  } catch (e) {}
 }

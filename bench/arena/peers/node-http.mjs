@@ -7,6 +7,7 @@
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import http from 'node:http';
+import http2 from 'node:http2';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -212,6 +213,42 @@ const server = http.createServer((req, res) => {
 
 server.keepAliveTimeout = 0;
 
+// HTTP/2 TLS server on port 8443 (H2PORT here)
+function startH2() {
+  const certFile = process.env.TLS_CERT || '/certs/server.crt';
+  const keyFile = process.env.TLS_KEY || '/certs/server.key';
+  try {
+    const opts = {
+      cert: fs.readFileSync(certFile),
+      key: fs.readFileSync(keyFile),
+      allowHTTP1: false,
+    };
+    const h2server = http2.createSecureServer(opts, (req, res) => {
+      const url = req.url;
+      const q = url.indexOf('?');
+      const p = q === -1 ? url : url.slice(0, q);
+      if (p.startsWith('/static/')) {
+        const name = p.slice(8);
+        const sf = staticFiles[name];
+        if (sf) {
+          res.writeHead(200, { 'content-type': sf.ct, 'content-length': sf.buf.length, server: 'node' });
+          res.end(sf.buf);
+        } else {
+          res.writeHead(404);
+          res.end();
+        }
+      } else {
+        const sum = sumQuery(url);
+        res.writeHead(200, { 'content-type': 'text/plain', server: 'node' });
+        res.end(String(sum));
+      }
+    });
+    h2server.listen(Number(process.env.H2PORT ?? 8443));
+  } catch (e) {
+    // TLS certs not available, skip H2
+  }
+}
+
 const workers = Number(
   process.env.ARENA_WORKERS ?? (os.availableParallelism ? os.availableParallelism() : os.cpus().length),
 );
@@ -222,4 +259,5 @@ if (cluster.isPrimary && workers > 1) {
   loadStaticFiles();
   loadPgPool();
   server.listen(Number(process.env.PORT ?? 8080));
+  startH2();
 }
