@@ -31,7 +31,7 @@ const row = (id: number) => ({
   rating: { score: 4, count: 9 },
 });
 
-function handle(req: http.IncomingMessage, res: http.ServerResponse, body: string): void {
+function handle(req: http.IncomingMessage, res: http.ServerResponse, body: string): unknown {
   const url = new URL(req.url ?? '/', 'http://x');
   const send = (status: number, v: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
