@@ -37,7 +37,7 @@ export const entries: readonly Entry[] = [
   {
     name: 'gale',
     file: join(here, 'entry', 'app.mjs'),
-    profiles: [...all, 'crud', 'json-tls', 'baseline-h2', 'static-h2', 'baseline-h2c', 'json-h2c'],
+    profiles: [...all, 'crud', 'json-tls', 'baseline-h2', 'static-h2', 'baseline-h2c', 'json-h2c', 'echo-ws'],
     unavailable: galeUnavailable,
   },
   // The same entry with its static files in the engine's memory (`cache: true`), as the peers' entries preload theirs.
@@ -103,6 +103,27 @@ export const entries: readonly Entry[] = [
     runtime: BUN,
     profiles: [...all, 'crud'],
     unavailable: () => runtimeUnavailable(BUN),
+  },
+  // HttpArena's WebSocket echo entries (echo-ws only): ws on node:http, Bun.serve's and Deno's WebSockets.
+  {
+    name: 'node-websocket',
+    file: join(here, 'peers', 'node-websocket.mjs'),
+    profiles: ['echo-ws'],
+    unavailable: () => null,
+  },
+  {
+    name: 'bun-websocket',
+    file: join(here, 'peers', 'bun-websocket.mjs'),
+    runtime: BUN,
+    profiles: ['echo-ws'],
+    unavailable: () => runtimeUnavailable(BUN),
+  },
+  {
+    name: 'deno-websocket',
+    file: join(here, 'peers', 'deno-websocket.mjs'),
+    runtime: DENO,
+    profiles: ['echo-ws'],
+    unavailable: () => runtimeUnavailable(DENO),
   },
   // HttpArena's bun and deno entries (Bun.serve, Deno's `deno serve`), on the runtimes' npm packages.
   {

@@ -44,6 +44,8 @@ export interface Profile {
   listener?: Listener;
   /** An HTTP/2 profile, loaded by h2load as HttpArena's h2load.sh does (`templates` unused); else wrk. */
   h2?: H2Load;
+  /** The WebSocket echo profile (load-ws.ts: validate-ws.py, gale-loadgen-ws; `templates` unused). */
+  ws?: boolean;
   check: LoadCheck;
 }
 
@@ -341,6 +343,16 @@ const tlsH2Profiles: readonly Profile[] = [
     h2: { paths: jsonCounts.map(([n, m]) => `/json/${n}?m=${m}`), headers: {}, streams: 32 },
     check: { status: 200 },
   }),
+  profile({
+    id: 'echo-ws',
+    description: 'WebSocket echo on /ws: a 5-byte text message per round trip, one in flight per connection',
+    templates: [],
+    pipeline: 1,
+    perConnection: 0,
+    arenaConnections: [512, 4096, 16384],
+    ws: true,
+    check: { status: 101 },
+  }),
 ];
 
 /** Every profile here, in HttpArena's PROFILE_ORDER (profiles.sh). */
@@ -360,6 +372,7 @@ export const profiles: readonly Profile[] = [
   'static-h2',
   'baseline-h2c',
   'json-h2c',
+  'echo-ws',
 ].map((id) => [...h1Profiles, ...tlsH2Profiles].find((p) => p.id === id) as Profile);
 
 /** The profile named `id`, or an error listing the names. */

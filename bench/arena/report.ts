@@ -72,7 +72,7 @@ export function arenaReport(meta: ArenaMeta, results: readonly ArenaResult[]): s
     const rows = results.filter((r) => r.profile === p.id && r.notRun === undefined);
     if (!rows.length) continue;
     lines.push(`## ${p.id}`, '', p.description, '');
-    lines.push('| entry | Node | connections | rps | CPU µs/req | p99 ms | peak RSS MiB | wrk CPU % | score |');
+    lines.push('| entry | Node | connections | rps | CPU µs/req | p99 ms | peak RSS MiB | load tool CPU % | score |');
     lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|');
     for (const r of rows) {
       const score = scores.get(p.id)?.get(r.entry);
@@ -101,7 +101,7 @@ export function arenaReport(meta: ArenaMeta, results: readonly ArenaResult[]): s
       );
     }
     if (rows.some((r) => r.runs?.some((x) => (x.toolCpuPct ?? 0) >= 95))) {
-      notes.push('- ‡ wrk used ≥ 95 % of its core: the load tool, not the server, set that pace (compare CPU µs/req).');
+      notes.push('- ‡ the load tool used ≥ 95 % of its core: it, not the server, set that pace (compare CPU µs/req).');
     }
     if (notes.length) lines.push('', ...notes);
     lines.push('');

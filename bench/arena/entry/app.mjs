@@ -207,6 +207,9 @@ async function serve() {
       return { id, name: b.name, price: b.price, quantity: b.quantity };
     });
 
+    // echo-ws: every message back to its sender as it came, with the WebSocket API's defaults.
+    app.ws('/ws', { message: (ws, data, isBinary) => ws.send(data, { binary: isBinary }) });
+
     // The 20 files, read from disk on every request (HttpArena's rule for production entries: no memory cache), with
     // their .br/.gz siblings for clients that accept them (Gale's documented `precompressed`). ARENA_STATIC_CACHE=1
     // keeps them in the engine's memory instead (`cache`): the bench's `gale-cache` row, comparable with entries that
