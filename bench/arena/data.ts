@@ -1,7 +1,8 @@
 // The arena's data, made once into the cache folder (scripts/cache-dir.mjs) and reused: HttpArena's 50-item data set
 // (vendored in data/), its 20 static files with their .gz/.br siblings and the 100 000-row Postgres seed (its own
 // generators, vendored in data/, run with Debian's python3), the four upload bodies (random bytes), and a TLS
-// certificate as HttpArena's certs/ holds (RSA 2048, SHA-256, CN=localhost; made with openssl, not vendored: a key).
+// certificate as HttpArena's certs/ holds (RSA 2048, SHA-256, CN=localhost; made with openssl, not vendored: a key;
+// a leaf where HttpArena's says CA:TRUE, so that verifying clients accept it).
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,7 +44,7 @@ export function arenaData(): ArenaData {
   const key = createHash('sha256');
   for (const f of ['dataset.json', 'generate_static.py', 'generate-pgdb.py'])
     key.update(readFileSync(join(vendored, f)));
-  key.update('certs: rsa 2048'); // what this function makes besides the generators' output
+  key.update('certs: rsa 2048, CA:FALSE'); // what this function makes besides the generators' output
   const root = cacheDir('arena', key.digest('hex').slice(0, 12));
   const data: ArenaData = {
     dir: join(root, 'data'),
@@ -91,6 +92,9 @@ export function arenaData(): ArenaData {
       '/CN=localhost',
       '-addext',
       'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      // A leaf, not a CA (HttpArena's is CA:TRUE, which clients that verify, as gale-loadgen-h3's rustls, refuse).
+      '-addext',
+      'basicConstraints=critical,CA:FALSE',
       '-keyout',
       join(tmp, 'certs', 'server.key'),
       '-out',

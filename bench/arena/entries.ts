@@ -37,7 +37,18 @@ export const entries: readonly Entry[] = [
   {
     name: 'gale',
     file: join(here, 'entry', 'app.mjs'),
-    profiles: [...all, 'crud', 'json-tls', 'baseline-h2', 'static-h2', 'baseline-h2c', 'json-h2c', 'echo-ws'],
+    profiles: [
+      ...all,
+      'crud',
+      'json-tls',
+      'baseline-h2',
+      'static-h2',
+      'baseline-h2c',
+      'json-h2c',
+      'baseline-h3',
+      'static-h3',
+      'echo-ws',
+    ],
     unavailable: galeUnavailable,
   },
   // The same entry with its static files in the engine's memory (`cache: true`), as the peers' entries preload theirs.
@@ -45,7 +56,7 @@ export const entries: readonly Entry[] = [
     name: 'gale-cache',
     file: join(here, 'entry', 'app.mjs'),
     env: { ARENA_STATIC_CACHE: '1' },
-    profiles: ['static', 'static-h2'],
+    profiles: ['static', 'static-h2', 'static-h3'],
     unavailable: galeUnavailable,
   },
   // HttpArena's removed JS entries (in its history until 2026-04-10), brought to today's endpoints (peers/*.mjs).

@@ -46,6 +46,8 @@ export interface Profile {
   h2?: H2Load;
   /** The WebSocket echo profile (load-ws.ts: validate-ws.py, gale-loadgen-ws; `templates` unused). */
   ws?: boolean;
+  /** HTTP/3 (load-h3.ts: gale-loadgen-h3 over `h2`'s paths, headers and streams, on the H2PORT's UDP). */
+  h3?: boolean;
   check: LoadCheck;
 }
 
@@ -344,6 +346,30 @@ const tlsH2Profiles: readonly Profile[] = [
     check: { status: 200 },
   }),
   profile({
+    id: 'baseline-h3',
+    description: 'GET /baseline2?a=1&b=1 over HTTP/3 (QUIC on UDP 8443), 64 streams per connection',
+    templates: [],
+    pipeline: 1,
+    perConnection: 0,
+    arenaConnections: [64],
+    listener: 'h2',
+    h2: { paths: ['/baseline2?a=1&b=1'], headers: {}, streams: 64 },
+    h3: true,
+    check: { status: 200, bodies: ['2'] },
+  }),
+  profile({
+    id: 'static-h3',
+    description: 'the 20 static files over HTTP/3, `Accept-Encoding: br;q=1, gzip;q=0.8`, 64 streams',
+    templates: [],
+    pipeline: 1,
+    perConnection: 0,
+    arenaConnections: [64],
+    listener: 'h2',
+    h2: { paths: STATIC_FILES.map((f) => `/static/${f}`), headers: staticAccept, streams: 64 },
+    h3: true,
+    check: { status: 200 },
+  }),
+  profile({
     id: 'echo-ws',
     description: 'WebSocket echo on /ws: a 5-byte text message per round trip, one in flight per connection',
     templates: [],
@@ -372,6 +398,8 @@ export const profiles: readonly Profile[] = [
   'static-h2',
   'baseline-h2c',
   'json-h2c',
+  'baseline-h3',
+  'static-h3',
   'echo-ws',
 ].map((id) => [...h1Profiles, ...tlsH2Profiles].find((p) => p.id === id) as Profile);
 

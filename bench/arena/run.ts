@@ -15,6 +15,7 @@ import { arenaData } from './data.ts';
 import { type Entry, entries, entryByName } from './entries.ts';
 import { type ArenaLoad, loadRun } from './load.ts';
 import { h2Run } from './load-h2.ts';
+import { h3Run, validateH3 } from './load-h3.ts';
 import { validateWs, wsRun } from './load-ws.ts';
 import { type Postgres, postgresMissing, startPostgres } from './postgres.ts';
 import { LISTENERS, type Listener, type Profile, profileById, profiles } from './profiles.ts';
@@ -205,7 +206,11 @@ async function runOne(
   });
   try {
     await waitForPort(server, port, 20_000);
-    const checks = profile.ws ? validateWs(port) : await validate(profile.id, port, o.data);
+    const checks = profile.ws
+      ? validateWs(port)
+      : profile.h3
+        ? validateH3(profile, port, o.data)
+        : await validate(profile.id, port, o.data);
     const bad = checks.filter((c) => !c.ok);
     if (bad.length) {
       return { ...base, node: node.version, failure: bad.map((c) => `[${c.label}] ${c.detail}`).join('; '), checks };
@@ -227,19 +232,21 @@ async function runOne(
       const load = (durationS: number) =>
         profile.ws
           ? wsRun({ port, connections, durationS, cpu: 1, nofile })
-          : profile.h2
-            ? h2Run({ profile, port, connections, durationS, cpu: 1, nofile })
-            : loadRun({
-                profile,
-                data: o.data,
-                port,
-                secure,
-                connections,
-                durationS,
-                cpu: 1,
-                nofile,
-                unannouncedCloses,
-              });
+          : profile.h3
+            ? h3Run({ profile, data: o.data, port, connections, durationS, cpu: 1, nofile })
+            : profile.h2
+              ? h2Run({ profile, port, connections, durationS, cpu: 1, nofile })
+              : loadRun({
+                  profile,
+                  data: o.data,
+                  port,
+                  secure,
+                  connections,
+                  durationS,
+                  cpu: 1,
+                  nofile,
+                  unannouncedCloses,
+                });
       if (o.warmupS > 0) {
         const w = await load(o.warmupS);
         const f = loadFailure(w);

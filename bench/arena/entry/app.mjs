@@ -41,7 +41,7 @@ async function serve() {
   const listeners = [
     { port: port('PORT', 8080) },
     ...(tls ? [{ port: port('H1TLS_PORT', 8081), tls }] : []),
-    ...(tls ? [{ port: port('H2PORT', 8443), tls, http2: true }] : []),
+    ...(tls ? [{ port: port('H2PORT', 8443), tls, http2: true, http3: true }] : []),
     { port: port('H2C_PORT', 8082), http2: { http1: false } },
   ];
   for (const l of listeners) {

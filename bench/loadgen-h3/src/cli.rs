@@ -4,7 +4,8 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
 pub const USAGE: &str = "\
-Usage: gale-loadgen-h3 --url https://HOST:PORT/path --ca FILE (--expect-body STRING | --expect-body-file FILE) [options]
+Usage: gale-loadgen-h3 --url https://HOST:PORT/path --ca FILE (--expect-body STRING | --expect-body-file FILE |
+       --target PATH=FILE …) [options]
 
 HTTP/3 load generator and test client (quinn + h3, one thread) that validates the status and exact body of every
 response and prints one JSON line to stdout. Exit code: 0 = every response valid and no error, 1 = some were not,
@@ -27,13 +28,14 @@ Options:
   --expect-status N       expected status code (default 200)
   --expect-body STRING    expected body bytes
   --expect-body-file FILE expected body bytes from a file
+  --target PATH=FILE[,FILE…]  (the last = splits) instead of the URL's path and --expect-body: requests rotate through the targets
+                          (repeatable), each answer must be one of the target's files (say a file and its .br)
   -h, --help              this text
   -V, --version           version
 ";
 
 #[derive(Debug, Clone)]
 pub struct Args {
-    pub url: String,
     pub addr: SocketAddr,
     pub server_name: String,
     /// DER certificates from --ca.
@@ -48,7 +50,15 @@ pub struct Args {
     pub headers: Vec<(http::HeaderName, http::HeaderValue)>,
     pub body: Option<Vec<u8>>,
     pub expect_status: u16,
-    pub expect_body: Vec<u8>,
+    /// What each request asks for, in turn: its URI and the bodies an answer may have (one of them, exactly).
+    pub targets: Vec<Target>,
+}
+
+/// One request target of the rotation.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub uri: String,
+    pub bodies: Vec<Vec<u8>>,
 }
 
 #[derive(Debug)]
@@ -81,6 +91,26 @@ fn read(name: &str, path: &str) -> Result<Vec<u8>, String> {
 }
 
 /// Splits `https://host:port[/path]` into (host, socket address).
+/// `--target PATH=FILE[,FILE…]`: the path and the bodies read from the files.
+fn target(v: &str) -> Result<(String, Vec<Vec<u8>>), String> {
+    // The last `=`: a path's query has its own.
+    let (path, files) = v
+        .rsplit_once('=')
+        .filter(|(p, f)| p.starts_with('/') && !f.is_empty())
+        .ok_or_else(|| format!("--target must be PATH=FILE[,FILE…] (got {v:?})"))?;
+    let bodies = files
+        .split(',')
+        .map(|f| read("target", f))
+        .collect::<Result<_, _>>()?;
+    Ok((path.to_string(), bodies))
+}
+
+/// The scheme and authority of an https:// URL (`https://h:1/p?q` → `https://h:1`).
+fn origin(url: &str) -> &str {
+    let rest = url.get(8..).unwrap_or_default();
+    &url[..rest.find('/').map_or(url.len(), |i| i + 8)]
+}
+
 pub fn parse_url(url: &str) -> Result<(String, SocketAddr), String> {
     let rest = url
         .strip_prefix("https://")
@@ -116,6 +146,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
     let mut method = http::Method::GET;
     let (mut headers, mut body, mut expect_body) = (Vec::new(), None, None);
     let mut expect_status = 200u16;
+    let mut targets: Vec<(String, Vec<Vec<u8>>)> = Vec::new();
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         match flag.as_str() {
@@ -153,6 +184,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
             "--expect-status" => expect_status = int("expect-status", &value()?, 100, 999)? as u16,
             "--expect-body" => expect_body = Some(value()?.into_bytes()),
             "--expect-body-file" => expect_body = Some(read("expect-body-file", &value()?)?),
+            "--target" => targets.push(target(&value()?)?),
             other => return Err(format!("unknown option {other:?}")),
         }
     }
@@ -161,9 +193,23 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
     let roots = crate::tls::pem_certs(
         &ca.ok_or("--ca is required (the server's certificate or its CA, PEM)")?,
     )?;
-    let expect_body = expect_body.ok_or("--expect-body or --expect-body-file is required")?;
+    let targets = if targets.is_empty() {
+        let body =
+            expect_body.ok_or("--expect-body, --expect-body-file or --target is required")?;
+        vec![Target {
+            uri: url.clone(),
+            bodies: vec![body],
+        }]
+    } else {
+        targets
+            .into_iter()
+            .map(|(path, bodies)| Target {
+                uri: format!("{}{path}", origin(&url)),
+                bodies,
+            })
+            .collect()
+    };
     Ok(Command::Run(Box::new(Args {
-        url,
         addr,
         server_name: server_name.unwrap_or(host),
         roots,
@@ -177,7 +223,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
         headers,
         body,
         expect_status,
-        expect_body,
+        targets,
     })))
 }
 
@@ -207,5 +253,27 @@ mod tests {
         assert!(run(&["--streams", "0"]).unwrap_err().contains("--streams"));
         assert!(run(&["--bogus"]).unwrap_err().contains("unknown option"));
         assert!(matches!(run(&["--help"]), Ok(Command::Help)));
+    }
+
+    #[test]
+    fn targets() {
+        let dir = std::env::temp_dir().join(format!("gale-loadgen-h3-cli-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a"), dir.join("a.br"));
+        std::fs::write(&a, "plain").unwrap();
+        std::fs::write(&b, "brotli").unwrap();
+        let got = target(&format!("/static/a={},{}", a.display(), b.display()));
+        let missing = target(&format!("/x={}", dir.join("none").display()));
+        let q = target(&format!("/b?a=1&b=1={}", a.display()));
+        std::fs::remove_dir_all(&dir).ok();
+        let (path, bodies) = got.unwrap();
+        assert_eq!(path, "/static/a");
+        assert_eq!(bodies, vec![b"plain".to_vec(), b"brotli".to_vec()]);
+        assert!(missing.unwrap_err().contains("--target"));
+        assert!(target("static/a=x").unwrap_err().contains("PATH=FILE"));
+        assert!(target("/a=").unwrap_err().contains("PATH=FILE"));
+        assert_eq!(q.unwrap().0, "/b?a=1&b=1");
+        assert_eq!(origin("https://127.0.0.1:9/x?y=1"), "https://127.0.0.1:9");
+        assert_eq!(origin("https://127.0.0.1:9"), "https://127.0.0.1:9");
     }
 }

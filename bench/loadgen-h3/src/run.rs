@@ -62,6 +62,8 @@ struct Shared {
     /// Counted requests started, for --requests.
     started: Cell<u64>,
     body: Bytes,
+    /// The next target of the rotation.
+    next: Cell<usize>,
 }
 
 impl Shared {
@@ -96,9 +98,11 @@ async fn connect(endpoint: &quinn::Endpoint, args: &Args) -> Result<Sender, Stri
 /// One request on a new stream: sends it, reads the response and compares it with the expectation.
 async fn request(sender: &mut Sender, sh: &Shared) -> Result<Outcome, Failure> {
     let args = &sh.args;
+    let target = &args.targets[sh.next.get()];
+    sh.next.set((sh.next.get() + 1) % args.targets.len());
     let mut req = http::Request::builder()
         .method(args.method.clone())
-        .uri(&args.url);
+        .uri(&target.uri);
     for (name, value) in &args.headers {
         req = req.header(name, value);
     }
@@ -145,16 +149,16 @@ async fn request(sender: &mut Sender, sh: &Shared) -> Result<Outcome, Failure> {
     };
     let response = stream.recv_response().await.map_err(read_err)?;
     let status = response.status().as_u16();
-    // Compared as the body arrives; a copy is kept only for the description of a wrong body.
-    let expect = &args.expect_body;
-    let (mut at, mut same) = (0usize, true);
+    // Compared with each allowed body as the body arrives; a copy is kept only for the description of a wrong body.
+    let bodies = &target.bodies;
+    let (mut at, mut same) = (0usize, vec![true; bodies.len()]);
     let mut seen = Vec::new();
     while let Some(mut chunk) = stream.recv_data().await.map_err(read_err)? {
         while chunk.has_remaining() {
             let part = chunk.chunk();
             let n = part.len();
-            if same {
-                same = at + n <= expect.len() && &expect[at..at + n] == part;
+            for (ok, expect) in same.iter_mut().zip(bodies) {
+                *ok = *ok && at + n <= expect.len() && &expect[at..at + n] == part;
             }
             if seen.len() < 120 {
                 seen.extend_from_slice(&part[..n.min(120 - seen.len())]);
@@ -163,7 +167,8 @@ async fn request(sender: &mut Sender, sh: &Shared) -> Result<Outcome, Failure> {
             chunk.advance(n);
         }
     }
-    if status == args.expect_status && same && at == expect.len() {
+    let matched = same.iter().zip(bodies).any(|(&ok, b)| ok && at == b.len());
+    if status == args.expect_status && matched {
         Ok(Outcome::Valid)
     } else {
         let shown: String = seen
@@ -294,6 +299,7 @@ async fn run_on_loop(args: &Args) -> Result<Stats, String> {
     endpoint.set_default_client_config(crate::tls::client_config(&args.roots, None)?);
     let sh = Rc::new(Shared {
         body: Bytes::from(args.body.clone().unwrap_or_default()),
+        next: Cell::new(0),
         args: args.clone(),
         stats: RefCell::new(Stats {
             ok: 0,
