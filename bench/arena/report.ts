@@ -121,6 +121,10 @@ export function arenaReport(meta: ArenaMeta, results: readonly ArenaResult[]): s
       "checked (status, and the body or header the profile's answers must have), which gcannon does not do.",
     '- HTTP/2: h2load as HttpArena runs it, but with one thread (`-t1`, its 64 threads ÷ 64 load cores here); every ' +
       "answer's status is checked, and for baseline-h2 and baseline-h2c the DATA bytes (one body per answer).",
+    "- HTTP/3: gale-loadgen-h3 (quinn + h3) instead of h2load built with ngtcp2 (Debian's has no HTTP/3); it checks " +
+      'every answer (status and exact body: the file or its .br/.gz sibling for static-h3).',
+    '- echo-ws: gale-loadgen-ws instead of gcannon --ws: one 5-byte text message in flight per connection, every ' +
+      "echo's bytes and kind checked; validated by HttpArena's own validate-ws.py.",
     '- Machine: one server core and one load core (HttpArena: 64 server threads, the load on others), so connection ' +
       'counts are scaled by ÷ 8; Postgres shares the load core (HttpArena pins it to its own cores).',
     "- One process per entry (HttpArena runs an entry on all its cores: Gale's entry forks one worker per core; the " +
