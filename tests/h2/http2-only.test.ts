@@ -10,15 +10,21 @@ import { test } from 'node:test';
 import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { T } from '../helpers.js';
+import { ensureCommand } from '../system-tools.js';
 import { bounded, h2App, request, testPki } from './h2.js';
 
 const run = promisify(execFile);
 
 /** curl's status line facts: the protocol it ended up speaking and the status (000 when there was no answer). */
 async function curl(args: string[]): Promise<{ version: string; status: string; body: string }> {
-  const r = await run('curl', ['-s', '--max-time', '5', '-w', '\n%{http_version} %{http_code}', ...args]).catch(
-    (e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }),
-  );
+  const r = await run(ensureCommand('curl', 'curl'), [
+    '-s',
+    '--max-time',
+    '5',
+    '-w',
+    '\n%{http_version} %{http_code}',
+    ...args,
+  ]).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }));
   const at = r.stdout.lastIndexOf('\n');
   const [version = '', status = ''] = r.stdout.slice(at + 1).split(' ');
   return { version, status, body: r.stdout.slice(0, at) };
