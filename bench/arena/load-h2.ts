@@ -8,19 +8,12 @@ import { join } from 'node:path';
 import { parseH2loadSummary, readH2loadLog } from '../lib/h2load.ts';
 import { atExit } from '../lib/proc.ts';
 import { outputTail, runPinnedTool } from '../lib/toolrun.ts';
-import type { ArenaLoad } from './load.ts';
-import { LISTENERS, type Profile } from './profiles.ts';
+import { type ArenaLoad, emptyLoad, type LoadArgs } from './load.ts';
+import { LISTENERS } from './profiles.ts';
 
-export async function h2Run(o: {
-  profile: Profile;
-  port: number;
-  connections: number;
-  durationS: number;
-  cpu: number;
-  nofile: number;
-}): Promise<ArenaLoad> {
-  const h2 = o.profile.h2;
-  if (!h2) throw new Error(`${o.profile.id} is not an HTTP/2 profile`);
+export async function h2Run(o: LoadArgs): Promise<ArenaLoad> {
+  const h2 = o.profile.streams;
+  if (!h2) throw new Error(`${o.profile.id} has no streams to load`);
   const secure = LISTENERS[o.profile.listener ?? 'h1'].secure;
   const origin = `${secure ? 'https' : 'http'}://127.0.0.1:${o.port}`;
   const dir = mkdtempSync(join(tmpdir(), 'gale-arena-h2-'));
@@ -57,7 +50,7 @@ export async function h2Run(o: {
     const secs = /finished in ([\d.]+)(m?s)/.exec(x.stdout);
     if (x.killed || x.code !== 0 || !s || !secs) {
       const why = x.killed ? `h2load did not finish within ${limitMs / 1000}s` : `h2load exited with ${x.code}`;
-      return { ...failed(`${why}: ${outputTail(x)}`), toolCpuPct: x.toolCpuPct };
+      return { ...emptyLoad(`${why}: ${outputTail(x)}`), toolCpuPct: x.toolCpuPct };
     }
     let log = '';
     try {
@@ -98,23 +91,4 @@ export async function h2Run(o: {
     removeDir();
     unhook();
   }
-}
-
-function failed(failure: string): ArenaLoad {
-  return {
-    failure,
-    unannounced: 0,
-    closes: 0,
-    requests: 0,
-    durationS: 0,
-    rps: 0,
-    bytes: 0,
-    p99Us: null,
-    meanUs: 0,
-    checked: 0,
-    invalid: 0,
-    firstInvalid: '',
-    errors: {},
-    toolCpuPct: null,
-  };
 }

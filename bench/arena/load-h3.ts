@@ -12,12 +12,12 @@ import { atExit } from '../lib/proc.ts';
 import { outputTail, runPinnedTool } from '../lib/toolrun.ts';
 import type { Check } from './check-http.ts';
 import type { ArenaData } from './data.ts';
-import type { ArenaLoad } from './load.ts';
+import { type ArenaLoad, emptyLoad, type LoadArgs } from './load.ts';
 import type { Profile } from './profiles.ts';
 
 /** The tool's --target arguments: each path with the files an answer may be (written into `dir` when literal). */
 function targets(profile: Profile, data: ArenaData, dir: string): string[] {
-  const h3 = profile.h2;
+  const h3 = profile.streams;
   if (!h3) throw new Error(`${profile.id} has no paths`);
   return h3.paths.flatMap((path, i) => {
     let files: string[];
@@ -42,7 +42,7 @@ function common(port: number, profile: Profile, data: ArenaData, dir: string): s
     data.certs.cert,
     '--server-name',
     'localhost',
-    ...Object.entries(profile.h2?.headers ?? {}).flatMap(([k, v]) => ['--header', `${k}: ${v}`]),
+    ...Object.entries(profile.streams?.headers ?? {}).flatMap(([k, v]) => ['--header', `${k}: ${v}`]),
     ...targets(profile, data, dir),
   ];
 }
@@ -58,7 +58,7 @@ export function validateH3(profile: Profile, port: number, data: ArenaData): Che
   if (missing || !bin) return [{ label, ok: false, detail: missing ?? 'gale-loadgen-h3 is not built' }];
   const dir = mkdtempSync(join(tmpdir(), 'gale-arena-h3-'));
   try {
-    const n = profile.h2?.paths.length ?? 1;
+    const n = profile.streams?.paths.length ?? 1;
     const args = [...common(port, profile, data, dir), '--connections', '1', '--requests', String(n), '--timeout', '5'];
     const r = spawnSync(bin, args, { encoding: 'utf8', timeout: 30_000 });
     const j = lastJsonLine(r.stdout ?? '');
@@ -70,18 +70,10 @@ export function validateH3(profile: Profile, port: number, data: ArenaData): Che
   }
 }
 
-export async function h3Run(o: {
-  profile: Profile;
-  data: ArenaData;
-  port: number;
-  connections: number;
-  durationS: number;
-  cpu: number;
-  nofile: number;
-}): Promise<ArenaLoad> {
+export async function h3Run(o: LoadArgs): Promise<ArenaLoad> {
   const missing = built();
   const bin = loadgenH3Binary();
-  if (missing || !bin) return failed(missing ?? 'gale-loadgen-h3 is not built');
+  if (missing || !bin) return emptyLoad(missing ?? 'gale-loadgen-h3 is not built');
   const dir = mkdtempSync(join(tmpdir(), 'gale-arena-h3-'));
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
   const unhook = atExit(removeDir);
@@ -92,7 +84,7 @@ export async function h3Run(o: {
       '--connections',
       String(o.connections),
       '--streams',
-      String(o.profile.h2?.streams ?? 1),
+      String(o.profile.streams?.streams ?? 1),
       '--duration',
       String(o.durationS),
       '--timeout',
@@ -103,7 +95,7 @@ export async function h3Run(o: {
     const j = lastJsonLine(x.stdout);
     if (x.killed || (x.code !== 0 && x.code !== 1) || !j) {
       const why = x.killed ? `gale-loadgen-h3 did not finish within ${limitMs / 1000}s` : `exited with ${x.code}`;
-      return { ...failed(`${why}: ${outputTail(x)}`), toolCpuPct: x.toolCpuPct };
+      return { ...emptyLoad(`${why}: ${outputTail(x)}`), toolCpuPct: x.toolCpuPct };
     }
     const errs = Object.entries(j.errors).filter(([, v]) => v > 0);
     return {
@@ -128,23 +120,4 @@ export async function h3Run(o: {
     removeDir();
     unhook();
   }
-}
-
-function failed(failure: string): ArenaLoad {
-  return {
-    failure,
-    unannounced: 0,
-    closes: 0,
-    requests: 0,
-    durationS: 0,
-    rps: 0,
-    bytes: 0,
-    p99Us: null,
-    meanUs: 0,
-    checked: 0,
-    invalid: 0,
-    firstInvalid: '',
-    errors: {},
-    toolCpuPct: null,
-  };
 }

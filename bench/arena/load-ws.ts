@@ -7,7 +7,7 @@ import { outputTail, runPinnedTool } from '../lib/toolrun.ts';
 import { wsBinary, wsJudge } from '../lib/ws.ts';
 import type { WsJson } from '../lib/ws-types.ts';
 import type { Check } from './check-http.ts';
-import type { ArenaLoad } from './load.ts';
+import { type ArenaLoad, emptyLoad, type LoadArgs } from './load.ts';
 
 /** validate-ws.py's checks against 127.0.0.1:port/ws, one Check per PASS or FAIL line it prints. */
 export function validateWs(port: number): Check[] {
@@ -26,15 +26,9 @@ export function validateWs(port: number): Check[] {
   return checks;
 }
 
-export async function wsRun(o: {
-  port: number;
-  connections: number;
-  durationS: number;
-  cpu: number;
-  nofile: number;
-}): Promise<ArenaLoad> {
+export async function wsRun(o: LoadArgs): Promise<ArenaLoad> {
   const bin = wsBinary();
-  if ('failure' in bin) return failed(bin.failure);
+  if ('failure' in bin) return emptyLoad(bin.failure);
   const timeoutS = 10;
   const args = [
     '--mode',
@@ -61,7 +55,7 @@ export async function wsRun(o: {
     .find((l) => l.startsWith('{'));
   if (x.killed || !line) {
     const why = x.killed ? `gale-loadgen-ws did not finish within ${limitMs / 1000}s` : `exited with ${x.code}`;
-    return { ...failed(`${why}: ${outputTail(x)}`), toolCpuPct: x.toolCpuPct };
+    return { ...emptyLoad(`${why}: ${outputTail(x)}`), toolCpuPct: x.toolCpuPct };
   }
   const j = JSON.parse(line) as WsJson;
   return {
@@ -79,24 +73,5 @@ export async function wsRun(o: {
     firstInvalid: j.first_invalid ?? '',
     errors: j.errors,
     toolCpuPct: x.toolCpuPct,
-  };
-}
-
-function failed(failure: string): ArenaLoad {
-  return {
-    failure,
-    unannounced: 0,
-    closes: 0,
-    requests: 0,
-    durationS: 0,
-    rps: 0,
-    bytes: 0,
-    p99Us: null,
-    meanUs: 0,
-    checked: 0,
-    invalid: 0,
-    firstInvalid: '',
-    errors: {},
-    toolCpuPct: null,
   };
 }

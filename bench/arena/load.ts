@@ -48,19 +48,26 @@ export function arenaConfig(p: Profile, files: string[], closeFiles: string[]): 
   );
 }
 
-export async function loadRun(o: {
+/** What every load run of a profile is given (load.ts, load-h2.ts, load-h3.ts, load-ws.ts). */
+export interface LoadArgs {
   profile: Profile;
   data: ArenaData;
   port: number;
-  /** HTTPS (json-tls): wrk speaks TLS to the port. */
-  secure?: boolean;
   connections: number;
   durationS: number;
+  /** The load tool's core. */
   cpu: number;
   nofile: number;
-  /** The server closes unannounced (renewal.ts): read and write errors up to one per renewal are not failures. */
-  unannouncedCloses?: boolean;
-}): Promise<ArenaLoad> {
+}
+
+export async function loadRun(
+  o: LoadArgs & {
+    /** HTTPS (json-tls): wrk speaks TLS to the port. */
+    secure?: boolean;
+    /** The server closes unannounced (renewal.ts): read and write errors up to one per renewal are not failures. */
+    unannouncedCloses?: boolean;
+  },
+): Promise<ArenaLoad> {
   const dir = mkdtempSync(join(tmpdir(), 'gale-arena-'));
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
   const unhook = atExit(removeDir);
@@ -92,7 +99,7 @@ export async function loadRun(o: {
     const line = x.stdout.split('\n').find((l) => l.startsWith('BENCH_JSON '));
     if (x.killed || x.code !== 0 || !line) {
       const why = x.killed ? `wrk did not finish within ${limitMs / 1000}s` : `wrk exited with ${x.code ?? x.signal}`;
-      return { ...empty(), failure: `${why}: ${outputTail(x)}`, toolCpuPct: x.toolCpuPct };
+      return { ...emptyLoad(`${why}: ${outputTail(x)}`), toolCpuPct: x.toolCpuPct };
     }
     const j = JSON.parse(line.slice('BENCH_JSON '.length)) as {
       requests: number;
@@ -134,8 +141,10 @@ export async function loadRun(o: {
   }
 }
 
-function empty(): ArenaLoad {
+/** A load run with no figures: `failure` says why (the other load files share it). */
+export function emptyLoad(failure?: string): ArenaLoad {
   return {
+    failure,
     unannounced: 0,
     closes: 0,
     requests: 0,

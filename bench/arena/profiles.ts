@@ -42,12 +42,13 @@ export interface Profile {
   writes?: boolean;
   /** The entry's port it is served on (HttpArena's 8080, 8081, 8443, 8082); default h1. */
   listener?: Listener;
-  /** An HTTP/2 profile, loaded by h2load as HttpArena's h2load.sh does (`templates` unused); else wrk. */
-  h2?: H2Load;
-  /** The WebSocket echo profile (load-ws.ts: validate-ws.py, gale-loadgen-ws; `templates` unused). */
-  ws?: boolean;
-  /** HTTP/3 (load-h3.ts: gale-loadgen-h3 over `h2`'s paths, headers and streams, on the H2PORT's UDP). */
-  h3?: boolean;
+  /**
+   * What loads it (default wrk with arena.lua over `templates`): h2load as HttpArena's h2load.sh (load-h2.ts),
+   * gale-loadgen-h3 (load-h3.ts) or gale-loadgen-ws (load-ws.ts); the first two take `streams`, not `templates`.
+   */
+  tool?: 'h2load' | 'loadgen-h3' | 'loadgen-ws';
+  /** The multiplexed profiles' requests: the paths rotated, headers, streams per connection. */
+  streams?: StreamLoad;
   check: LoadCheck;
 }
 
@@ -62,8 +63,8 @@ export const LISTENERS: Record<Listener, { env: string; arenaPort: number; secur
   h2c: { env: 'H2C_PORT', arenaPort: 8082, secure: false },
 };
 
-/** How h2load loads an HTTP/2 profile: the paths it rotates (`-i`, or the one URL), headers, streams per connection. */
-export interface H2Load {
+/** How an HTTP/2 or HTTP/3 profile is loaded: the paths rotated (h2load's `-i`, or the one URL), headers, streams. */
+export interface StreamLoad {
   paths: readonly string[];
   headers: Readonly<Record<string, string>>;
   /** h2load's -m. */
@@ -309,7 +310,8 @@ const tlsH2Profiles: readonly Profile[] = [
     perConnection: 0,
     arenaConnections: [256, 1024],
     listener: 'h2',
-    h2: { paths: ['/baseline2?a=1&b=1'], headers: {}, streams: 100 },
+    tool: 'h2load',
+    streams: { paths: ['/baseline2?a=1&b=1'], headers: {}, streams: 100 },
     check: { status: 200, bodies: ['2'] },
   }),
   profile({
@@ -320,7 +322,8 @@ const tlsH2Profiles: readonly Profile[] = [
     perConnection: 0,
     arenaConnections: [256, 1024],
     listener: 'h2',
-    h2: { paths: STATIC_FILES.map((f) => `/static/${f}`), headers: staticAccept, streams: 32 },
+    tool: 'h2load',
+    streams: { paths: STATIC_FILES.map((f) => `/static/${f}`), headers: staticAccept, streams: 32 },
     check: { status: 200 },
   }),
   profile({
@@ -331,7 +334,8 @@ const tlsH2Profiles: readonly Profile[] = [
     perConnection: 0,
     arenaConnections: [256, 1024, 4096],
     listener: 'h2c',
-    h2: { paths: ['/baseline2?a=1&b=1'], headers: {}, streams: 100 },
+    tool: 'h2load',
+    streams: { paths: ['/baseline2?a=1&b=1'], headers: {}, streams: 100 },
     check: { status: 200, bodies: ['2'] },
   }),
   profile({
@@ -342,7 +346,8 @@ const tlsH2Profiles: readonly Profile[] = [
     perConnection: 0,
     arenaConnections: [1024, 4096],
     listener: 'h2c',
-    h2: { paths: jsonCounts.map(([n, m]) => `/json/${n}?m=${m}`), headers: {}, streams: 32 },
+    tool: 'h2load',
+    streams: { paths: jsonCounts.map(([n, m]) => `/json/${n}?m=${m}`), headers: {}, streams: 32 },
     check: { status: 200 },
   }),
   profile({
@@ -353,8 +358,8 @@ const tlsH2Profiles: readonly Profile[] = [
     perConnection: 0,
     arenaConnections: [64],
     listener: 'h2',
-    h2: { paths: ['/baseline2?a=1&b=1'], headers: {}, streams: 64 },
-    h3: true,
+    tool: 'loadgen-h3',
+    streams: { paths: ['/baseline2?a=1&b=1'], headers: {}, streams: 64 },
     check: { status: 200, bodies: ['2'] },
   }),
   profile({
@@ -365,8 +370,8 @@ const tlsH2Profiles: readonly Profile[] = [
     perConnection: 0,
     arenaConnections: [64],
     listener: 'h2',
-    h2: { paths: STATIC_FILES.map((f) => `/static/${f}`), headers: staticAccept, streams: 64 },
-    h3: true,
+    tool: 'loadgen-h3',
+    streams: { paths: STATIC_FILES.map((f) => `/static/${f}`), headers: staticAccept, streams: 64 },
     check: { status: 200 },
   }),
   profile({
@@ -376,7 +381,7 @@ const tlsH2Profiles: readonly Profile[] = [
     pipeline: 1,
     perConnection: 0,
     arenaConnections: [512, 4096, 16384],
-    ws: true,
+    tool: 'loadgen-ws',
     check: { status: 101 },
   }),
 ];
@@ -401,7 +406,11 @@ export const profiles: readonly Profile[] = [
   'baseline-h3',
   'static-h3',
   'echo-ws',
-].map((id) => [...h1Profiles, ...tlsH2Profiles].find((p) => p.id === id) as Profile);
+].map((id) => {
+  const p = [...h1Profiles, ...tlsH2Profiles].find((x) => x.id === id);
+  if (!p) throw new Error(`profiles.ts: PROFILE_ORDER names ${id}, which is not defined`);
+  return p;
+});
 
 /** The profile named `id`, or an error listing the names. */
 export function profileById(id: string): Profile {

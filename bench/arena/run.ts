@@ -1,7 +1,7 @@
 // `npm run bench -- arena [profile …] [options]`: HttpArena's profiles (profiles.ts) on Gale's entry and the peers
-// (entries.ts), each server one process pinned to core 0, wrk or h2load on core 1, Postgres on core 1 beside them;
-// every server validated first (validate*.ts) and every answer under load checked (arena.lua, load-h2.ts). Prints and writes
-// a table per profile (rps, server CPU µs per request, p99, peak RSS) and HttpArena's scores (score.ts).
+// (entries.ts), each server one process pinned to core 0, the load tool on core 1, Postgres on core 1 beside it;
+// every server validated first and every answer under load checked (arena.lua, load-*.ts). Prints and writes a table
+// per profile (rps, server CPU µs per request, p99, peak RSS) and HttpArena's scores (score.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
@@ -206,11 +206,12 @@ async function runOne(
   });
   try {
     await waitForPort(server, port, 20_000);
-    const checks = profile.ws
-      ? validateWs(port)
-      : profile.h3
-        ? validateH3(profile, port, o.data)
-        : await validate(profile.id, port, o.data);
+    const checks =
+      profile.tool === 'loadgen-ws'
+        ? validateWs(port)
+        : profile.tool === 'loadgen-h3'
+          ? validateH3(profile, port, o.data)
+          : await validate(profile.id, port, o.data);
     const bad = checks.filter((c) => !c.ok);
     if (bad.length) {
       return { ...base, node: node.version, failure: bad.map((c) => `[${c.label}] ${c.detail}`).join('; '), checks };
@@ -227,26 +228,21 @@ async function runOne(
     }
     const unannouncedCloses = closes === 'unannounced';
     const runs: NonNullable<ArenaResult['runs']> = [];
+    const secure = LISTENERS[listener].secure;
     for (const connections of counts) {
-      const secure = LISTENERS[listener].secure;
-      const load = (durationS: number) =>
-        profile.ws
-          ? wsRun({ port, connections, durationS, cpu: 1, nofile })
-          : profile.h3
-            ? h3Run({ profile, data: o.data, port, connections, durationS, cpu: 1, nofile })
-            : profile.h2
-              ? h2Run({ profile, port, connections, durationS, cpu: 1, nofile })
-              : loadRun({
-                  profile,
-                  data: o.data,
-                  port,
-                  secure,
-                  connections,
-                  durationS,
-                  cpu: 1,
-                  nofile,
-                  unannouncedCloses,
-                });
+      const load = (durationS: number): Promise<ArenaLoad> => {
+        const l = { profile, data: o.data, port, connections, durationS, cpu: 1, nofile };
+        switch (profile.tool) {
+          case 'loadgen-ws':
+            return wsRun(l);
+          case 'loadgen-h3':
+            return h3Run(l);
+          case 'h2load':
+            return h2Run(l);
+          default:
+            return loadRun({ ...l, secure, unannouncedCloses });
+        }
+      };
       if (o.warmupS > 0) {
         const w = await load(o.warmupS);
         const f = loadFailure(w);

@@ -105,32 +105,7 @@ async function serve() {
       res.type('text/plain').send(String(size));
     });
 
-    const query =
-      'SELECT id, name, category, price, quantity, active, tags, rating_score, rating_count FROM items ' +
-      'WHERE price BETWEEN $1 AND $2 LIMIT $3';
-    app.get('/async-db', async (req) => {
-      if (pool === null) return { items: [], count: 0 };
-      const min = Number.parseInt(req.query.min, 10) || 10;
-      const max = Number.parseInt(req.query.max, 10) || 50;
-      const limit = Math.min(Math.max(Number.parseInt(req.query.limit, 10) || 50, 1), 50);
-      const { rows } = await pool.query({ name: 'async-db', text: query, values: [min, max, limit] });
-      const items = rows.map((r) => ({
-        id: r.id,
-        name: r.name,
-        category: r.category,
-        price: r.price,
-        quantity: r.quantity,
-        active: r.active,
-        tags: r.tags,
-        rating: { score: r.rating_score, count: r.rating_count },
-      }));
-      return { items, count: items.length };
-    });
-
-    // crud (HttpArena's production rules): the pool above; single-item reads cache-aside in this process (a Map of
-    // serialized answers) with a 200 ms absolute lifetime, not warmed ahead, dropped on PUT.
-    const CACHE_MS = 200;
-    const cached = new Map();
+    // The items table's columns, and an item as HttpArena's answers carry it (async-db and crud).
     const columns = 'id, name, category, price, quantity, active, tags, rating_score, rating_count';
     const item = (r) => ({
       id: r.id,
@@ -142,6 +117,22 @@ async function serve() {
       tags: r.tags,
       rating: { score: r.rating_score, count: r.rating_count },
     });
+
+    const query = `SELECT ${columns} FROM items WHERE price BETWEEN $1 AND $2 LIMIT $3`;
+    app.get('/async-db', async (req) => {
+      if (pool === null) return { items: [], count: 0 };
+      const min = Number.parseInt(req.query.min, 10) || 10;
+      const max = Number.parseInt(req.query.max, 10) || 50;
+      const limit = Math.min(Math.max(Number.parseInt(req.query.limit, 10) || 50, 1), 50);
+      const { rows } = await pool.query({ name: 'async-db', text: query, values: [min, max, limit] });
+      const items = rows.map(item);
+      return { items, count: items.length };
+    });
+
+    // crud (HttpArena's production rules): the pool above; single-item reads cache-aside in this process (a Map of
+    // serialized answers) with a 200 ms absolute lifetime, not warmed ahead, dropped on PUT.
+    const CACHE_MS = 200;
+    const cached = new Map();
     const noDatabase = (res) => res.status(500).json({ error: 'no database: set DATABASE_URL' });
 
     app.get('/crud/items', async (req, res) => {
