@@ -84,3 +84,13 @@ test('without http1: false the same port keeps serving HTTP/1.1 beside h2c', T, 
   assert.deepEqual(await curl(['--http1.1', url]), { version: '1.1', status: '200', body: '55' });
   assert.deepEqual(await curl(['--http2-prior-knowledge', url]), { version: '2', status: '200', body: '55' });
 });
+
+test('http2.http1 that is not a boolean is refused with the option named', T, async () => {
+  const { gale } = await import('gale');
+  const app = gale();
+  await assert.rejects(
+    app.listen({ port: 0, host: '127.0.0.1', http2: { http1: 'no' as unknown as boolean } }),
+    /option http2\.http1 must be true or false; got "no"/,
+  );
+  assert.equal(app.address(), null);
+});
