@@ -220,22 +220,22 @@ describe('behind nginx and HAProxy', () => {
     const before = A.pids();
     const mark = A.proc.output.length;
     // Writers: each sends numbered messages one at a time and waits for the ack; a socket closed by the reload
-    // (1001) is reopened through nginx and the unacknowledged message sent again.
+    // (1001) is reopened through nginx and the unacknowledged message sent again. Each socket's worker is known from
+    // its hello, so the close codes of the sockets on A are the ones the reload must have given.
     let stop = false;
     const acked = new Set<string>();
-    const closeCodes: number[] = [];
-    const writer = async (w: number) => {
+    const closesOnA: number[] = [];
+    const firstOn: string[] = [];
+    const writer = async (w: number, ready: () => void) => {
       let n = 0;
       while (!stop) {
         const c = new WsClient(`ws://127.0.0.1:${N}/ws`);
+        let on = '?';
         try {
-          if (
-            (await within(
-              c.opened.then(() => true),
-              5000,
-            )) !== true
-          )
-            throw new Error('the upgrade timed out');
+          const hello = await c.next<{ hello?: Who }>((m) => m.hello !== undefined, 5000);
+          on = hello.hello?.instance ?? '?';
+          if (firstOn[w] === undefined) firstOn[w] = on;
+          ready();
           while (!stop) {
             const id = `w${w}-${n}`;
             c.send({ id, topic: 'chat', text: id });
@@ -247,13 +247,28 @@ describe('behind nginx and HAProxy', () => {
         } catch {
           await sleep(50); // refused or timed out: try again
         } finally {
-          if (c.closeCode !== undefined) closeCodes.push(c.closeCode);
+          if (on === 'A' && c.closeCode !== undefined) closesOnA.push(c.closeCode);
           c.close();
         }
       }
       return n;
     };
-    const writers = [0, 1, 2, 3].map(writer);
+    // Every writer's first socket is open before any other traffic, so nginx's round robin (nothing else in flight)
+    // puts one on each of the four workers: two on A, whose reload must close them politely.
+    const ready: (() => void)[] = [];
+    const started = [0, 1, 2, 3].map((w) => new Promise<void>((r) => (ready[w] = r)));
+    const writers = ready.map((r, w) => writer(w, r));
+    if (
+      (await within(
+        Promise.all(started).then(() => true),
+        10_000,
+      )) !== true
+    ) {
+      stop = true;
+      await Promise.all(writers);
+      assert.fail(`the four writers' sockets did not all open through nginx within 10 s (on: ${firstOn})`);
+    }
+    assert.ok(firstOn.includes('A'), `a writer's socket is on instance A before the reload: ${firstOn}`);
     // gale-loadgen in runs of 2 s until the reload is over and one more run has passed.
     const runs: { ok: number; invalid: number; errors: Record<string, number>; requests: number }[] = [];
     let reloaded = false;
@@ -311,7 +326,10 @@ describe('behind nginx and HAProxy', () => {
     assert.match(log, /reload: generation 1 is listening; draining 2 old worker\(s\)/);
     const afterPids = A.pids();
     for (const slot of [0, 1]) assert.notEqual(afterPids.get(slot), before.get(slot), `worker ${slot} was replaced`);
-    assert.ok(closeCodes.includes(1001), `sockets on A were closed politely by the reload: ${closeCodes}`);
+    assert.ok(
+      closesOnA.length > 0 && closesOnA.every((c) => c === 1001),
+      `the sockets on A were closed politely (1001) by the reload: ${closesOnA} (first sockets on: ${firstOn})`,
+    );
     const inSink = new Set(readFileSync(sink, 'utf8').split('\n').filter(Boolean));
     const lost = [...acked].filter((id) => !inSink.has(id));
     assert.deepEqual(lost, [], 'every acknowledged message was handled');
