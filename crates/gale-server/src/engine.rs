@@ -94,8 +94,8 @@ pub(crate) struct Inner {
     pub ws_publish_gen: u32,
     /// Scratch: topic ids of a publish's `except` list.
     pub ws_except: Vec<u32>,
-    /// Scratch of dynamic compression: the plain body, the compressed one, the header lines.
-    pub cz: [Vec<u8>; 3],
+    /// Scratch of dynamic compression (bodies, header lines, the gzip compressor).
+    pub cz: crate::compress::Scratch,
     /// TLS for new connections (swapped by `reload_tls`; established ones keep their own).
     pub tls: Option<std::sync::Arc<rustls::ServerConfig>>,
     /// HTTP/2 settings when the server speaks it (`set_http2`).
@@ -180,7 +180,7 @@ impl Inner {
             watch_topics: false,
             ws_publish_gen: 0,
             ws_except: Vec::new(),
-            cz: [Vec::new(), Vec::new(), Vec::new()],
+            cz: Default::default(),
             tls: None,
             h2: None,
             h3: None,

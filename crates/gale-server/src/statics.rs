@@ -383,13 +383,9 @@ pub(crate) fn compress_all(bytes: &[u8]) -> Vec<(Encoding, Variant)> {
             }
         }
     }
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
-    if gz.write_all(bytes).is_ok() {
-        if let Ok(g) = gz.finish() {
-            if g.len() < bytes.len() {
-                out.push((Encoding::Gzip, Variant::Bytes(g.into())));
-            }
-        }
+    let mut gz = Vec::new();
+    if crate::compress::Gzip::new(6).compress(bytes, &mut gz) && gz.len() < bytes.len() {
+        out.push((Encoding::Gzip, Variant::Bytes(gz.into())));
     }
     out
 }
