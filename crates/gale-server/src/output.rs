@@ -467,7 +467,13 @@ impl Inner {
         }
         let front = conn.inflight.front() == Some(&idx);
         if front {
-            conn.wbuf.extend_from_slice(&req.native);
+            if conn.wbuf.is_empty() {
+                // Nothing before it: the answer's buffer becomes the output (no copy of a file body read into
+                // it), and the empty output buffer, with its capacity, is the next answer's.
+                std::mem::swap(&mut conn.wbuf, &mut req.native);
+            } else {
+                conn.wbuf.extend_from_slice(&req.native);
+            }
         } else {
             req.out.extend_from_slice(&req.native);
         }

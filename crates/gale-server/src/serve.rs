@@ -43,6 +43,8 @@ enum Body {
     File(std::path::PathBuf, u64, u64),
     /// An already open file (uncached static lookups keep the fd they resolved).
     Open(File, u64, u64),
+    /// A small open file, read straight into the answer after its head (no buffer of its own to copy from).
+    Read(File, u64, u64),
 }
 
 impl Inner {
@@ -222,7 +224,10 @@ impl Inner {
         let req = self.reqs.get_mut(idx);
         let len = match &body {
             Body::None => None,
-            Body::Bytes(_, _, n) | Body::File(_, _, n) | Body::Open(_, _, n) => Some(*n),
+            Body::Bytes(_, _, n)
+            | Body::File(_, _, n)
+            | Body::Open(_, _, n)
+            | Body::Read(_, _, n) => Some(*n),
             Body::Owned(v) => Some(v.len() as u64),
         };
         let head = ResponseHead {
@@ -261,6 +266,21 @@ impl Inner {
                     });
                 }
             }
+            Body::Read(file, offset, n) => {
+                use crate::sys::ReadAt;
+                let at = req.native.len();
+                req.native.resize(at + n as usize, 0);
+                if file.read_exact_at(&mut req.native[at..], offset).is_err() {
+                    // Unreadable now: the head stands (it has the file's length) and the body goes from the
+                    // descriptor, whose failure ends the connection as a large file's does.
+                    req.native.truncate(at);
+                    req.file = Some(FileBody {
+                        source: BodySource::File(file),
+                        offset,
+                        remaining: n,
+                    });
+                }
+            }
             Body::Open(file, offset, remaining) => {
                 if remaining > 0 {
                     req.file = Some(FileBody {
@@ -289,18 +309,12 @@ fn identity(f: &Found, start: u64, len: u64) -> Body {
     file_body(f.open.take(), &f.path, start, len)
 }
 
-/// The body of `len` bytes at `start` of a file: read now when small, else sent from the descriptor the lookup
-/// opened; opened by path only when there is none (a cached entry, `res.sendFile`).
+/// The body of `len` bytes at `start` of a file: read into the answer when small (head and body leave in one
+/// write), else sent from the descriptor the lookup opened; opened by path only when there is none (a cached entry,
+/// `res.sendFile`).
 fn file_body(open: Option<File>, path: &std::path::Path, start: u64, len: u64) -> Body {
     match open {
-        Some(file) if len <= INLINE_BODY => {
-            use crate::sys::ReadAt;
-            let mut buf = vec![0u8; len as usize];
-            match file.read_exact_at(&mut buf, start) {
-                Ok(()) => Body::Owned(buf),
-                Err(_) => Body::File(path.to_path_buf(), start, len),
-            }
-        }
+        Some(file) if len <= INLINE_BODY => Body::Read(file, start, len),
         Some(file) => Body::Open(file, start, len),
         None => Body::File(path.to_path_buf(), start, len),
     }
