@@ -43,6 +43,23 @@ function routes(app: App): void {
   });
   app.get('/type/:t', (req, res) => res.type(req.params.t as string).send('x'));
   app.get('/content-type-alias', (_req, res) => res.contentType('json').send('{}'));
+  app.get('/type-bad', (_req, res) => {
+    try {
+      res.type('text/x\u0001bad');
+    } catch (e) {
+      return res.type('text/plain').send(`threw ${(e as GaleError).code}`);
+    }
+    return res.send('accepted');
+  });
+  app.get('/type-late', (_req, res) => {
+    res.type('text/plain').write('a');
+    try {
+      res.type('text/plain'); // known (cached) by now, and still refused once the head is out
+    } catch (e) {
+      return res.end(` threw ${(e as GaleError).code}`);
+    }
+    return res.end(' accepted');
+  });
   app.get('/vary', (_req, res) => {
     res.vary('Accept-Encoding').vary('Origin').vary('accept-encoding').vary(['Cookie', 'Origin']).send('v');
   });
@@ -203,12 +220,20 @@ test('type(): extensions and names through mime-types, MIME types with charset f
     ['application%2Fx-custom', 'application/x-custom'],
     ['no-such-ext', 'application/octet-stream'],
   ];
-  for (const [param, expected] of cases) {
-    const r = await simpleRequest(port, { path: `/type/${param}` });
-    assert.equal(r.status, 200);
-    assert.equal(r.get('content-type'), expected, param);
-    assert.equal(r.text, 'x');
+  // Twice: the second time each type is one res.type has seen (kept, not looked up again).
+  for (const pass of [1, 2]) {
+    for (const [param, expected] of cases) {
+      const r = await simpleRequest(port, { path: `/type/${param}` });
+      assert.equal(r.status, 200);
+      assert.equal(r.get('content-type'), expected, `${param}, pass ${pass}`);
+      assert.equal(r.text, 'x');
+    }
   }
+  // A type that cannot be a header value is refused every time, never kept; a known one after the head is out too.
+  for (let i = 0; i < 2; i++) {
+    assert.equal((await simpleRequest(port, { path: '/type-bad' })).text, `threw ${ErrorCodes.INVALID_HEADER}`);
+  }
+  assert.equal((await simpleRequest(port, { path: '/type-late' })).text, `a threw ${ErrorCodes.HEADERS_SENT}`);
   const alias = await simpleRequest(port, { path: '/content-type-alias' });
   assert.equal(alias.get('content-type'), 'application/json; charset=utf-8');
 });

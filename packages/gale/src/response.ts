@@ -43,6 +43,13 @@ export { checkHeader } from './response-headers.js';
 export type { HeaderValue };
 
 /**
+ * What `res.type(t)` made of each `t` seen (mime-types' answer with its charset, already checked as a header value):
+ * apps pass a handful of constant types, and the lookup, lower-casing and checks cost ~1 µs per call otherwise.
+ * Bounded, so types made per request cannot grow it.
+ */
+const TYPES = new Map<string, string>();
+
+/**
  * An outgoing response.
  *
  * @example
@@ -373,8 +380,16 @@ export class Response implements ResponseView {
     return this.getHeader(name);
   }
   type(type: string): this {
+    const known = TYPES.get(type);
+    if (known !== undefined && !this.headersSent) {
+      this._ctype = known;
+      return this;
+    }
     const ct = contentType(type);
-    return this.header('Content-Type', ct === false ? (type.includes('/') ? type : 'application/octet-stream') : ct);
+    this.header('Content-Type', ct === false ? (type.includes('/') ? type : 'application/octet-stream') : ct);
+    // Valid (header() threw otherwise): the next res.type(type) skips mime-types and the checks.
+    if (TYPES.size < 256) TYPES.set(type, this._ctype as string);
+    return this;
   }
   contentType(type: string): this {
     return this.type(type);
