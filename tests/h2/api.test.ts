@@ -257,6 +257,26 @@ test('WebSocket routes answer 426 over HTTP/2, and a GET route on the same path 
   assert.equal(both.body.toString(), 'plain GET');
 });
 
+test('CONNECT over HTTP/2 gets 405 with Allow (no tunnel), on h2c and TLS', T, async (t) => {
+  for (const secure of [false, true]) {
+    const s = await h2App(
+      t,
+      (app) => {
+        app.get('/', () => 'home');
+        app.post('/form', () => 'ok');
+      },
+      { secure },
+    );
+    const c = s.connect();
+    // RFC 9113 §8.5: a CONNECT request carries :method and :authority only.
+    const r = await request(c, { ':method': 'CONNECT', ':authority': 'example.com:443' });
+    assert.equal(r.status, 405, secure ? 'TLS' : 'h2c');
+    assert.equal(r.headers.allow, 'GET, HEAD, POST');
+    assert.match(r.body.toString(), /CONNECT \(a tunnel\) is not served here/);
+    assert.equal((await request(c, { ':path': '/' })).body.toString(), 'home', 'the connection is still served');
+  }
+});
+
 test('http2 options are checked, and HTTP/2 is off unless asked for', T, async (t) => {
   const { gale } = await import('gale');
   const bad = gale();

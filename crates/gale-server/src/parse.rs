@@ -294,21 +294,14 @@ impl Inner {
                 return;
             }
             Found::MethodNotAllowed { allow } => {
-                let mut extra = Vec::with_capacity(allow.len() + 9);
-                extra.extend_from_slice(b"Allow: ");
-                extra.extend_from_slice(allow.as_bytes());
-                extra.extend_from_slice(b"\r\n");
+                let extra = crate::wire::allow_line(allow);
                 crate::wire::native_text(req, h2, &self.date, 405, &extra, b"Method Not Allowed");
                 return;
             }
             // CONNECT asks for a tunnel, which no route serves (node:http hands it to 'connect' listeners only):
             // 405 with what the server does accept. Its target is an authority, so the router never matches it.
             Found::NotFound if method == b"CONNECT" => {
-                let allow = self.router.allow_any(None);
-                let mut extra = Vec::with_capacity(allow.len() + 9);
-                extra.extend_from_slice(b"Allow: ");
-                extra.extend_from_slice(allow.as_bytes());
-                extra.extend_from_slice(b"\r\n");
+                let extra = crate::wire::allow_line(self.router.allow_any(None));
                 let body: &[u8] = b"Method Not Allowed: CONNECT (a tunnel) is not served here";
                 crate::wire::native_text(req, h2, &self.date, 405, &extra, body);
                 return;
@@ -322,10 +315,7 @@ impl Inner {
                 // An app with a fallback (a notFound handler, the Express layer) answers it itself (path `*`).
                 None if method == b"OPTIONS" && path == b"*" => {
                     let allow = self.router.allow_any(Some(gale_router::Method::Options));
-                    let mut extra = Vec::with_capacity(allow.len() + 9);
-                    extra.extend_from_slice(b"Allow: ");
-                    extra.extend_from_slice(allow.as_bytes());
-                    extra.extend_from_slice(b"\r\n");
+                    let extra = crate::wire::allow_line(allow);
                     crate::wire::native_text(req, h2, &self.date, 200, &extra, b"");
                     return;
                 }

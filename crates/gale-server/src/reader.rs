@@ -92,9 +92,6 @@ fn read_into(sock: &mut impl Recv, buf: &mut Vec<u8>) -> ReadResult {
 /// a transport this does not serve (in-process pipes), so the read buffer is used.
 fn read_body_direct(inner: &mut crate::engine::Inner, cid: usize) -> Option<ReadResult> {
     let idx = inner.direct_body(cid)?;
-    if matches!(inner.conns.get(cid)?.io, Io::Mem(_)) {
-        return None;
-    }
     let r = {
         let crate::engine::Inner { conns, reqs, .. } = &mut *inner;
         let req = reqs.get_mut(idx);

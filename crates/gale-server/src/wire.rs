@@ -32,6 +32,15 @@ impl Fixed {
     }
 }
 
+/// `Allow: <methods>\r\n`, the header line of the engine's 405 and `OPTIONS *` answers.
+pub(crate) fn allow_line(methods: &str) -> Vec<u8> {
+    let mut line = Vec::with_capacity(methods.len() + 9);
+    line.extend_from_slice(b"Allow: ");
+    line.extend_from_slice(methods.as_bytes());
+    line.extend_from_slice(b"\r\n");
+    line
+}
+
 /// Puts an engine-made answer (404, 405, 400, …) into `req` (see [`put_native`]): `body` as plain text, or, for an
 /// error status with a stable code, an RFC 9457 problem document with `body` as its detail when the server's error
 /// format asks for one (always, or when the request's `Accept` prefers JSON).
