@@ -53,7 +53,16 @@ impl Inner {
         let now = self.now;
         let req = self.reqs.get(idx);
         let raw = tail.get(&req.head).to_vec();
-        let resolved = self.mounts[m].resolve(&raw, now);
+        let mount = &self.mounts[m];
+        // A client that takes br over gzip gets the `.br` sibling whenever there is one, so the `.gz` one need not be
+        // opened for it (serve_found negotiates over the same [br, gzip] order). Cached files keep every variant.
+        let br_first = mount.opts.precompressed
+            && !mount.opts.cache
+            && files::negotiate(
+                header(req, b"accept-encoding"),
+                &[Encoding::Brotli, Encoding::Gzip],
+            ) == Some(Encoding::Brotli);
+        let resolved = self.mounts[m].resolve(&raw, now, br_first);
         let extra = self.mounts[m].opts.headers.clone();
         match resolved {
             Resolved::File(f) => self.serve_found(idx, &f, &extra),

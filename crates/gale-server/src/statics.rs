@@ -144,7 +144,7 @@ impl Mount {
     }
 
     /// Resolves the raw path below the prefix to a file (cached or fresh from disk).
-    pub fn resolve(&mut self, raw_tail: &[u8], now_ms: u64) -> Resolved {
+    pub fn resolve(&mut self, raw_tail: &[u8], now_ms: u64, br_first: bool) -> Resolved {
         let safe = match files::safe_path(raw_tail, self.opts.dotfiles) {
             Ok(s) => s,
             Err(PathError::Dotfile) if self.opts.dotfiles == Dotfiles::Deny => {
@@ -165,7 +165,8 @@ impl Mount {
                 }
             }
         }
-        let r = self.lookup(&safe.rel, safe.trailing_slash);
+        // A file that will be cached keeps every variant, whoever asked first.
+        let r = self.lookup(&safe.rel, safe.trailing_slash, br_first && !self.opts.cache);
         if let (true, Resolved::File(f)) = (self.opts.cache, &r) {
             if let Some(e) = self.cache.get_mut(&key) {
                 if e.found.size == f.size && e.found.mtime == f.mtime && e.found.path == f.path {
@@ -196,7 +197,8 @@ impl Mount {
     }
 
     /// Finds the file on disk: the path, its index files, its extensions, then the fallback.
-    fn lookup(&self, rel: &str, trailing_slash: bool) -> Resolved {
+    /// `br_first`: the client takes br over gzip, so a `.gz` sibling is not looked for when a `.br` one exists.
+    fn lookup(&self, rel: &str, trailing_slash: bool, br_first: bool) -> Resolved {
         if let Some(file) = self.open_beneath(rel) {
             match file.metadata() {
                 Ok(m) if m.is_dir() => {
@@ -207,26 +209,26 @@ impl Mount {
                         return Resolved::Redirect;
                     }
                     for name in &self.opts.index {
-                        if let Some(f) = self.found(&join_rel(rel, name)) {
+                        if let Some(f) = self.found(&join_rel(rel, name), br_first) {
                             return Resolved::File(Rc::new(f));
                         }
                     }
                 }
                 Ok(m) if m.is_file() && !trailing_slash => {
-                    return Resolved::File(Rc::new(self.make_found(file, &m, rel)));
+                    return Resolved::File(Rc::new(self.make_found(file, &m, rel, br_first)));
                 }
                 _ => {}
             }
         } else if !trailing_slash {
             for ext in &self.opts.extensions {
                 let with = format!("{rel}.{ext}");
-                if let Some(f) = self.found(&with) {
+                if let Some(f) = self.found(&with, br_first) {
                     return Resolved::File(Rc::new(f));
                 }
             }
         }
         if let Some(fb) = &self.opts.fallback {
-            if let Some(f) = self.found(fb) {
+            if let Some(f) = self.found(fb, br_first) {
                 return Resolved::File(Rc::new(f));
             }
         }
@@ -257,10 +259,11 @@ impl Mount {
     }
 
     /// A regular file at `rel`, open, with its validators.
-    fn found(&self, rel: &str) -> Option<Found> {
+    fn found(&self, rel: &str, br_first: bool) -> Option<Found> {
         let file = self.open_beneath(rel)?;
         let m = file.metadata().ok()?;
-        m.is_file().then(|| self.make_found(file, &m, rel))
+        m.is_file()
+            .then(|| self.make_found(file, &m, rel, br_first))
     }
 
     fn prefix_is_root(&self) -> bool {
@@ -268,13 +271,17 @@ impl Mount {
     }
 
     /// The `Found` for an open regular file: validators, type, and `.br`/`.gz` siblings (looked up
-    /// even when this client accepts neither, so the answer carries `Vary` for caches, as nginx does).
-    fn make_found(&self, file: File, m: &fs::Metadata, rel: &str) -> Found {
+    /// even when this client accepts neither, so the answer carries `Vary` for caches, as nginx does; the `.gz`
+    /// one not when a `.br` one exists and the client takes br first: `br_first`).
+    fn make_found(&self, file: File, m: &fs::Metadata, rel: &str, br_first: bool) -> Found {
         let size = m.len();
         let mtime = mtime_secs(m);
         let mut variants = Vec::new();
         if self.opts.precompressed {
             for enc in [Encoding::Brotli, Encoding::Gzip] {
+                if br_first && !variants.is_empty() {
+                    break;
+                }
                 let sibling = format!("{rel}{}", enc.suffix());
                 if let Some(sf) = self.open_beneath(&sibling) {
                     if let Ok(sm) = sf.metadata() {
