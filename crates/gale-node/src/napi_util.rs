@@ -287,22 +287,27 @@ pub fn buffer_copy(env: napi_env, bytes: &[u8]) -> napi_value {
 /// buffer's finalizer (a weak reference V8 must track and a callback when it is collected).
 pub const OWNED_BUFFER_MIN: usize = 64 * 1024;
 
-/// A Buffer of `bytes`: large ones handed over without a copy (the Buffer owns the Vec and frees it when collected),
-/// small ones copied. Where external buffers are refused (a runtime built with the V8 sandbox), a copy.
-pub fn buffer_owned(env: napi_env, bytes: Vec<u8>) -> napi_value {
+/// A Buffer of `bytes`: large ones handed over without a copy (the Buffer owns the Vec), small ones copied; where
+/// external buffers are refused (a runtime built with the V8 sandbox), a copy. `done` gets the Vec back once nothing
+/// reads it: when the Buffer is freed (collected, or its ArrayBuffer detached), or at once when its bytes were copied;
+/// Node runs that on the environment's own thread.
+pub fn buffer_handed(env: napi_env, bytes: Vec<u8>, done: fn(Vec<u8>)) -> napi_value {
     if bytes.len() < OWNED_BUFFER_MIN {
-        return buffer_copy(env, &bytes);
+        let v = buffer_copy(env, &bytes);
+        done(bytes);
+        return v;
     }
     unsafe extern "C" fn free_vec(_env: napi_env, _data: *mut c_void, hint: *mut c_void) {
-        // SAFETY: `hint` is the Box<Vec<u8>> leaked below, given back exactly once by this finalizer.
-        drop(unsafe { Box::from_raw(hint as *mut Vec<u8>) });
+        // SAFETY: `hint` is the Box leaked below, given back exactly once by this finalizer.
+        let (bytes, done) = *unsafe { Box::from_raw(hint as *mut (Vec<u8>, fn(Vec<u8>))) };
+        done(bytes);
     }
-    let mut owned = Box::new(bytes);
-    let (data, len) = (owned.as_mut_ptr(), owned.len());
+    let mut owned = Box::new((bytes, done));
+    let (data, len) = (owned.0.as_mut_ptr(), owned.0.len());
     let hint = Box::into_raw(owned);
     let mut v = ptr::null_mut();
     // SAFETY: data/len describe the Vec's bytes, which stay where they are (the Vec is boxed and never touched again
-    // until `free_vec` drops it); on success the Buffer owns `hint`.
+    // until `free_vec` takes it back); on success the Buffer owns `hint`.
     let status = unsafe {
         sys::napi_create_external_buffer(
             env,
@@ -315,8 +320,10 @@ pub fn buffer_owned(env: napi_env, bytes: Vec<u8>) -> napi_value {
     };
     if status != sys::Status::napi_ok {
         // SAFETY: not taken by Node-API (it failed), so still ours.
-        let back = unsafe { Box::from_raw(hint) };
-        return buffer_copy(env, &back);
+        let (bytes, done) = *unsafe { Box::from_raw(hint) };
+        let v = buffer_copy(env, &bytes);
+        done(bytes);
+        return v;
     }
     v
 }

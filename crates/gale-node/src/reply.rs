@@ -1,11 +1,11 @@
-//! Per-request reply methods (the hot path): end, writeHead, write, endStream, sendFile, takeBody,
+//! Per-request reply methods (the hot path): end, writeHead, write, endStream, sendFile, takeBody, dropChunk,
 //! destroy, release; and routeAnswer, which keeps a reply (passed as end's) as a route's native answer.
 //! Strings are written straight into the engine's buffers as UTF-8.
 
 use std::cell::RefCell;
 
 use gale_server::Reply;
-use napi::sys::{napi_callback_info, napi_env, napi_value, ValueType};
+use napi::sys::{self, napi_callback_info, napi_env, napi_value, ValueType};
 
 use crate::methods::server;
 use crate::napi_util as nu;
@@ -344,10 +344,52 @@ pub(crate) unsafe extern "C" fn take_body(env: napi_env, info: napi_callback_inf
     match s.take_body(id) {
         Some((bytes, state)) => nu::array(
             env,
-            &[nu::buffer_owned(env, bytes), nu::uint(env, state as u32)],
+            // The buffer goes back to the engine's pool when JS is done with it (dropChunk, or the GC).
+            &[
+                nu::buffer_handed(env, bytes, gale_server::body_pool::give),
+                nu::uint(env, state as u32),
+            ],
         ),
         None => nu::undefined(env),
     }
+}
+
+/// dropChunk(buffer): JS is done with a body chunk `takeBody` gave it; the chunk's ArrayBuffer is detached, so its bytes
+/// are freed now rather than at a full collection (V8 counts them as external memory until then, and a large upload
+/// read chunk by chunk would otherwise start one mark-compact after another). Only a Buffer that is its whole
+/// ArrayBuffer is detached (a view into a shared one is left alone); the Buffer reads as empty afterwards.
+pub(crate) unsafe extern "C" fn drop_chunk(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, _) = nu::args::<1>(env, info);
+    let mut kind = 0;
+    let mut len = 0usize;
+    let mut data = std::ptr::null_mut();
+    let mut ab = std::ptr::null_mut();
+    let mut offset = 0usize;
+    // SAFETY: argv[0] is a JS value of this call; a non-typed-array fails the call and is left alone.
+    let ok = unsafe {
+        sys::napi_get_typedarray_info(
+            env,
+            argv[0],
+            &mut kind,
+            &mut len,
+            &mut data,
+            &mut ab,
+            &mut offset,
+        )
+    } == sys::Status::napi_ok;
+    if ok && offset == 0 {
+        let mut ab_data = std::ptr::null_mut();
+        let mut ab_len = 0usize;
+        // SAFETY: `ab` is the typed array's own ArrayBuffer, returned just above.
+        let whole = unsafe { sys::napi_get_arraybuffer_info(env, ab, &mut ab_data, &mut ab_len) }
+            == sys::Status::napi_ok
+            && ab_len == len;
+        if whole {
+            // SAFETY: as above; a buffer that cannot be detached returns an error status, which changes nothing.
+            unsafe { sys::napi_detach_arraybuffer(env, ab) };
+        }
+    }
+    nu::undefined(env)
 }
 
 /// sendFile(id, path, headerLines) → 0 sent, 1 request gone, 404 no such file.

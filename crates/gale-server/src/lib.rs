@@ -6,6 +6,7 @@
 #[cfg(unix)]
 mod adopt;
 mod batch;
+pub mod body_pool;
 mod compress;
 mod conn;
 mod engine;

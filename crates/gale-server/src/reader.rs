@@ -130,6 +130,12 @@ fn recv_body(
     let want = (req
         .body_left
         .min(waiting.clamp(16 * 1024, MAX_BODY_RECV) as u64)) as usize;
+    if req.body.capacity() == 0 && req.body_left >= crate::body_pool::MIN_KEEP as u64 {
+        // A large body and nothing buffered (JS took the last piece): reuse a buffer JS handed back.
+        if let Some(v) = crate::body_pool::take() {
+            req.body = v;
+        }
+    }
     req.body.reserve(want);
     let spare = &mut req.body.spare_capacity_mut()[..want];
     loop {

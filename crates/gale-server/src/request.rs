@@ -149,7 +149,11 @@ impl Req {
     /// Lets go of buffers above FREE_KEEP bytes of capacity: an upload's or a big response's
     /// memory is not kept for the next request.
     fn shrink(&mut self) {
-        for v in [&mut self.body, &mut self.out, &mut self.native] {
+        if self.body.capacity() > FREE_KEEP {
+            // An upload's buffer (one that ended unread, say) serves the next upload.
+            crate::body_pool::give(std::mem::take(&mut self.body));
+        }
+        for v in [&mut self.out, &mut self.native] {
             if v.capacity() > FREE_KEEP {
                 *v = Vec::new();
             }

@@ -71,6 +71,8 @@ export interface NativeServer {
   fallback(route: number | undefined): void;
   /** The body received so far and its state: 0 more is coming (EV_BODY follows), 1 complete, else an error status. */
   takeBody(id: number): [chunk: Buffer, state: number] | undefined;
+  /** Frees a chunk `takeBody` gave (its ArrayBuffer detached: the bytes go now, not at a full GC); it reads as empty after. */
+  dropChunk(chunk: Buffer): void;
   method(id: number): string | undefined;
   url(id: number): string | undefined;
   headers(id: number): string[] | undefined;
