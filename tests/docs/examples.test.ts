@@ -4,6 +4,7 @@
 // Every block that listens (or calls serve()) is either run here or listed in NOT_RUN with the reason.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect as http2Connect } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
@@ -172,6 +173,13 @@ const EXAMPLES: Example[] = [
       form.append('doc', new Blob(['12345']), 'a.txt');
       const upload = await fetch(`${base}/upload`, { method: 'POST', body: form });
       assert.deepEqual(await upload.json(), { files: [{ field: 'doc', name: 'a.txt', bytes: 5 }] });
+      const blob = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
+      const put = await fetch(`${base}/blobs/b1`, { method: 'PUT', body: blob });
+      assert.deepEqual(await put.json(), {
+        name: 'b1',
+        size: blob.length,
+        sha256: createHash('sha256').update(blob).digest('hex'),
+      });
       const who = await fetch(`${base}/whoami`, { headers: { accept: 'text/html', 'accept-language': 'fr' } });
       assert.deepEqual(await who.json(), { ip: '127.0.0.1', secure: false, accepts: 'html', language: 'fr' });
     },

@@ -72,6 +72,7 @@ export { Request } from './request.js';
 export type {
   AnyParams,
   BodyOf,
+  ChunksOptions,
   Headers,
   HeadersOf,
   Lazy,

@@ -15,6 +15,7 @@ import type { JsonOptions, TextOptions, UrlencodedOptions } from './options.js';
 import type {
   AnyParams,
   BodyOf,
+  ChunksOptions,
   Headers,
   HeadersOf,
   Lazy,
@@ -667,6 +668,9 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   async arrayBuffer(): Promise<ArrayBuffer> {
     const b = await this.bytes();
     return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  }
+  chunks(options?: ChunksOptions): AsyncGenerator<Buffer, void, undefined> {
+    return this._bodySource().iterate(options?.transient === true);
   }
   stream(): Readable {
     return this._bodySource().readable();
