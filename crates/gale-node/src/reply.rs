@@ -333,7 +333,8 @@ pub(crate) unsafe extern "C" fn destroy(env: napi_env, info: napi_callback_info)
     nu::undefined(env)
 }
 
-/// takeBody(id) → [Buffer, state] (state 0 more coming, 1 complete, else an error status) or undefined.
+/// takeBody(id) → Buffer when complete, else [Buffer, state] (state 0 more coming, else an error status); undefined
+/// when the request is gone. (The complete body, by far the usual answer, makes no array.)
 pub(crate) unsafe extern "C" fn take_body(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<1>(env, info);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
@@ -342,14 +343,15 @@ pub(crate) unsafe extern "C" fn take_body(env: napi_env, info: napi_callback_inf
         return nu::throw(env, "takeBody(id): id must be a number", true);
     };
     match s.take_body(id) {
-        Some((bytes, state)) => nu::array(
-            env,
+        Some((bytes, state)) => {
             // The buffer goes back to the engine's pool when JS is done with it (dropChunk, or the GC).
-            &[
-                nu::buffer_handed(env, bytes, gale_server::body_pool::give),
-                nu::uint(env, state as u32),
-            ],
-        ),
+            let buf = nu::buffer_handed(env, bytes, gale_server::body_pool::give);
+            if state == 1 {
+                buf
+            } else {
+                nu::array(env, &[buf, nu::uint(env, state as u32)])
+            }
+        }
         None => nu::undefined(env),
     }
 }

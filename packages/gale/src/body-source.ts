@@ -46,7 +46,10 @@ export class BodySource {
       this.error = this.error || 499;
       return false;
     }
-    const [chunk, state] = r;
+    let chunk: Buffer;
+    let state = 1;
+    if (Array.isArray(r)) [chunk, state] = r;
+    else chunk = r;
     if (chunk.length > 0) this.chunks.push(chunk);
     if (state === 1) this.done = true;
     else if (state !== 0) {
@@ -77,11 +80,26 @@ export class BodySource {
     });
   }
 
+  /** The whole body if it is all here already (taken from the engine, no waiting), else undefined. Throws its error. */
+  ready(): Buffer | undefined {
+    if (this.whole !== undefined) return this.whole;
+    if (this.iterating) return undefined;
+    if (!this.done) this.pull();
+    if (!this.done) return undefined;
+    if (this.error !== 0) this.fail();
+    return this.join();
+  }
+
   /** The whole body. */
   async all(): Promise<Buffer> {
     if (this.whole !== undefined) return this.whole;
     while (this.pull()) await this.wait();
     if (this.error !== 0) this.fail();
+    return this.join();
+  }
+
+  /** The chunks taken, as one Buffer kept for every later reader. */
+  private join(): Buffer {
     const parts = this.chunks;
     if (parts.length === 1) this.whole = parts[0] as Buffer;
     else {

@@ -69,8 +69,11 @@ export interface NativeServer {
   static(prefix: string, dir: string, options: NativeStaticOptions): void;
   sendFile(id: number, path: string, headers: string | undefined): number;
   fallback(route: number | undefined): void;
-  /** The body received so far and its state: 0 more is coming (EV_BODY follows), 1 complete, else an error status. */
-  takeBody(id: number): [chunk: Buffer, state: number] | undefined;
+  /**
+   * The body received so far and its state: 0 more is coming (EV_BODY follows), 1 complete, else an error status;
+   * the Buffer alone when complete (the usual case: no array made).
+   */
+  takeBody(id: number): Buffer | [chunk: Buffer, state: number] | undefined;
   /** Frees a chunk `takeBody` gave (its ArrayBuffer detached: the bytes go now, not at a full GC); it reads as empty after. */
   dropChunk(chunk: Buffer): void;
   method(id: number): string | undefined;

@@ -28,20 +28,35 @@ function hasBody(req: Request): boolean {
 
 /**
  * The bytes for a parsing reader: Content-Length rules, then the body, decompressed per
- * Content-Encoding, at most `limit` bytes (413 naming `limitName` otherwise).
+ * Content-Encoding, at most `limit` bytes (413 naming `limitName` otherwise). The Buffer itself when the whole body
+ * is here already (most bodies: they came with the head), so a reader can answer without awaiting anything.
  */
-export async function readBody(req: Request, limit: number, limitName: string): Promise<Buffer> {
+export function readBody(req: Request, limit: number, limitName: string): Buffer | Promise<Buffer> {
   const len = req._cfg.requireLength ? req.requireLength() : contentLength(req);
-  const identity = req.get('content-encoding') === undefined;
-  if (identity && len !== undefined && len > limit) {
+  const encoding = req.get('content-encoding');
+  if (encoding === undefined && len !== undefined && len > limit) {
     throw tooLarge(`Request body is ${len} bytes, larger than the ${limitName} option (${limit} bytes)`);
   }
-  const raw = await req._bodySource().all();
-  const body = identity ? raw : inflate(raw, req.get('content-encoding'), limit, limitName);
-  if (body.length > limit) {
-    throw tooLarge(`Request body is ${body.length} bytes, larger than the ${limitName} option (${limit} bytes)`);
+  const checked = (raw: Buffer): Buffer => {
+    const body = encoding === undefined ? raw : inflate(raw, encoding, limit, limitName);
+    if (body.length > limit) {
+      throw tooLarge(`Request body is ${body.length} bytes, larger than the ${limitName} option (${limit} bytes)`);
+    }
+    return body;
+  };
+  const src = req._bodySource();
+  const now = src.ready();
+  return now !== undefined ? checked(now) : src.all().then(checked);
+}
+
+/** `f` of the body, as a promise settled at once when the body is here (no await), else when it has arrived. */
+function withBody<T>(req: Request, limit: number, limitName: string, f: (body: Buffer) => T): Promise<T> {
+  try {
+    const b = readBody(req, limit, limitName);
+    return b instanceof Promise ? b.then(f) : Promise.resolve(f(b));
+  } catch (err) {
+    return Promise.reject(err);
   }
-  return body;
 }
 
 export function jsonConfig(req: Request, options: JsonOptions | undefined): JsonConfig {
@@ -67,30 +82,40 @@ export function urlencodedConfig(req: Request, options: UrlencodedOptions | unde
 }
 
 /** `req.text(options)`. */
-export async function readText(req: Request, options: TextOptions | undefined): Promise<string> {
-  const d = req._cfg.text;
-  const limit = parseBytes(options?.limit, d.limit, 'text.limit');
-  const charset = charsetOf(req.get('content-type')) ?? (options?.defaultCharset ?? d.defaultCharset).toLowerCase();
-  return decodeText(await readBody(req, limit, 'text.limit'), charset);
+export function readText(req: Request, options: TextOptions | undefined): Promise<string> {
+  let charset: string;
+  let limit: number;
+  try {
+    const d = req._cfg.text;
+    limit = parseBytes(options?.limit, d.limit, 'text.limit');
+    charset = charsetOf(req.get('content-type')) ?? (options?.defaultCharset ?? d.defaultCharset).toLowerCase();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return withBody(req, limit, 'text.limit', (body) => decodeText(body, charset));
 }
 
-export async function readJson(req: Request, o: JsonConfig, emptyIsObject: boolean): Promise<unknown> {
+export function readJson(req: Request, o: JsonConfig, emptyIsObject: boolean): Promise<unknown> {
   const ct = req.get('content-type');
   if (o.strictType && !isJsonType(mediaType(ct))) {
-    throw unsupportedType('req.json() (json.strictType)', 'application/json', ct);
+    return Promise.reject(unsupportedType('req.json() (json.strictType)', 'application/json', ct));
   }
   const charset = charsetOf(ct) ?? 'utf-8';
   if (!charset.startsWith('utf')) {
-    throw new HttpError(415, `Unsupported charset "${charset}" for JSON; send utf-8`, {
-      code: ErrorCodes.UNSUPPORTED_CHARSET,
-    });
+    return Promise.reject(
+      new HttpError(415, `Unsupported charset "${charset}" for JSON; send utf-8`, {
+        code: ErrorCodes.UNSUPPORTED_CHARSET,
+      }),
+    );
   }
-  const text = decodeText(await readBody(req, o.limit, 'json.limit'), charset);
-  if (text.length === 0) {
-    if (emptyIsObject) return {};
-    throw new HttpError(400, 'Request body is empty; send a JSON document', { code: ErrorCodes.INVALID_JSON });
-  }
-  return parseJson(text, o);
+  return withBody(req, o.limit, 'json.limit', (body) => {
+    const text = decodeText(body, charset);
+    if (text.length === 0) {
+      if (emptyIsObject) return {};
+      throw new HttpError(400, 'Request body is empty; send a JSON document', { code: ErrorCodes.INVALID_JSON });
+    }
+    return parseJson(text, o);
+  });
 }
 
 export async function readForm(req: Request, o: UrlencodedConfig): Promise<unknown> {

@@ -35,7 +35,7 @@ import {
   readText,
   urlencodedConfig,
 } from './request-body.js';
-import { DEFAULT_REQUEST_CONFIG, type ParsedQuery, type RequestConfig } from './request-config.js';
+import { DEFAULT_REQUEST_CONFIG, type JsonConfig, type ParsedQuery, type RequestConfig } from './request-config.js';
 import {
   clientIp,
   cookieJar,
@@ -642,8 +642,14 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   text(options?: TextOptions): Promise<string> {
     return readText(this, options);
   }
-  async json<T = unknown>(options?: JsonOptions): Promise<T> {
-    return (await readJson(this, jsonConfig(this, options), false)) as T;
+  json<T = unknown>(options?: JsonOptions): Promise<T> {
+    let config: JsonConfig;
+    try {
+      config = jsonConfig(this, options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return readJson(this, config, false) as Promise<T>;
   }
   async form<T = Record<string, unknown>>(options?: UrlencodedOptions): Promise<T> {
     return (await readForm(this, urlencodedConfig(this, options))) as T;
