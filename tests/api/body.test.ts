@@ -1,9 +1,13 @@
-// Body readers: text(), json(), arrayBuffer(), stream(); invalid JSON; body limit through the API.
+// Body readers: text(), json(), arrayBuffer(), stream(), one after another; invalid JSON; body limit through the API.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import type { App } from '../helpers.js';
 import { buildRequest, RawConn, simpleRequest, sleep, T, withApp } from '../helpers.js';
+
+function sha(b: Uint8Array): string {
+  return createHash('sha256').update(b).digest('hex');
+}
 
 function routes(app: App): void {
   app.post('/text', async (req) => {
@@ -32,6 +36,21 @@ function routes(app: App): void {
     }
     return { length, chunks, sha: hash.digest('hex') };
   });
+  app.post('/text-then-bytes', async (req) => {
+    // text() takes a body that came whole as a string; the readers after it still see the bytes received.
+    const text = await req.text();
+    const again = await req.text();
+    const bytes = new Uint8Array(await req.arrayBuffer());
+    const streamed: Buffer[] = [];
+    for await (const c of req.stream()) streamed.push(c as Buffer);
+    return {
+      text,
+      again: again === text,
+      hex: Buffer.from(bytes).toString('hex'),
+      streamed: sha(Buffer.concat(streamed)),
+    };
+  });
+  app.post('/json-then-text', async (req) => ({ json: await req.json(), text: await req.text() }));
   app.post('/stream-events', (req) => {
     return new Promise((resolve, reject) => {
       const parts: Buffer[] = [];
@@ -41,10 +60,6 @@ function routes(app: App): void {
       s.on('error', reject);
     });
   });
-}
-
-function sha(b: Uint8Array): string {
-  return createHash('sha256').update(b).digest('hex');
 }
 
 test('req.text() returns the UTF-8 decoded body', T, async (t) => {
@@ -195,4 +210,45 @@ test('bodyLimit applies to text(): 413 for a body over the limit, fine at the li
   assert.equal(status, 413);
   const after = await fetch(`${url}/text`, { method: 'POST', body: 'still fine' });
   assert.equal(after.status, 200);
+});
+
+test('text() then text(), arrayBuffer() and stream(): every reader sees the bytes received', T, async (t) => {
+  const { url } = await withApp(t, routes);
+  const cases: [string, Uint8Array][] = [
+    ['UTF-8 with a BOM', Buffer.from('\ufeffhéllo ✓', 'utf8')],
+    ['invalid UTF-8', Uint8Array.from([0x61, 0xff, 0xfe, 0x62, 0xc3])],
+    ['empty', new Uint8Array(0)],
+  ];
+  for (const [name, body] of cases) {
+    const r = await fetch(`${url}/text-then-bytes`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'text/plain' },
+    });
+    assert.equal(r.status, 200, name);
+    const out = (await r.json()) as { text: string; again: boolean; hex: string; streamed: string };
+    assert.equal(
+      out.text,
+      new TextDecoder().decode(body),
+      `${name}: decoded as WHATWG's UTF-8 decoder does (BOM dropped)`,
+    );
+    assert.ok(out.again, `${name}: text() twice gives the same`);
+    assert.equal(out.hex, Buffer.from(body).toString('hex'), `${name}: arrayBuffer() after text() is the bytes sent`);
+    assert.equal(out.streamed, sha(body), `${name}: stream() after text() is the bytes sent`);
+  }
+});
+
+test('json() then text() of the same body; an empty or malformed JSON body still answers 400', T, async (t) => {
+  const { url } = await withApp(t, routes);
+  const doc = '{"a":[1,"é"]}';
+  const r = await fetch(`${url}/json-then-text`, {
+    method: 'POST',
+    body: doc,
+    headers: { 'content-type': 'application/json' },
+  });
+  assert.deepEqual(await r.json(), { json: { a: [1, 'é'] }, text: doc });
+  for (const body of ['', '{"a":']) {
+    const bad = await fetch(`${url}/json`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    assert.equal(bad.status, 400, JSON.stringify(body));
+  }
 });

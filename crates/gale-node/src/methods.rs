@@ -240,7 +240,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     unsafe { sys::napi_create_object(env, &mut obj) };
     // (name, callback, arity): the arity becomes the function's `length`, which tests/api/binding-interface.test.ts
     // compares with the NativeServer interface in packages/gale/src/native.ts.
-    let table: [(&CStr, Cb, u32); 55] = [
+    let table: [(&CStr, Cb, u32); 56] = [
         (c"route", crate::setup::route, 3),
         (c"fixed", crate::setup::fixed, 5),
         (c"routeAnswer", crate::reply::route_answer, 6),
@@ -265,6 +265,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"sendFile", crate::reply::send_file, 3),
         (c"fallback", crate::setup::fallback, 1),
         (c"takeBody", crate::reply::take_body, 1),
+        (c"takeBodyText", crate::reply::take_body_text, 2),
         (c"dropChunk", crate::reply::drop_chunk, 1),
         (c"method", crate::reqinfo::req_method, 1),
         (c"url", crate::reqinfo::req_url, 1),

@@ -1,4 +1,4 @@
-//! Per-request reply methods (the hot path): end, writeHead, write, endStream, sendFile, takeBody, dropChunk,
+//! Per-request reply methods (the hot path): end, writeHead, write, endStream, sendFile, takeBody, takeBodyText, dropChunk,
 //! destroy, release; and routeAnswer, which keeps a reply (passed as end's) as a route's native answer.
 //! Strings are written straight into the engine's buffers as UTF-8.
 
@@ -352,6 +352,25 @@ pub(crate) unsafe extern "C" fn take_body(env: napi_env, info: napi_callback_inf
                 nu::array(env, &[buf, nu::uint(env, state as u32)])
             }
         }
+        None => nu::undefined(env),
+    }
+}
+
+/// takeBodyText(id, limit) → the whole body as a string when it is all here, valid UTF-8 and at most `limit` bytes
+/// (taken, as takeBody takes it), else undefined with nothing taken: text() and json() of a body that came with its
+/// head then make no Buffer (a Buffer costs a malloc'd backing store and V8's ArrayBuffer bookkeeping).
+pub(crate) unsafe extern "C" fn take_body_text(
+    env: napi_env,
+    info: napi_callback_info,
+) -> napi_value {
+    let (argv, _, data) = nu::args::<2>(env, info);
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
+    let s = unsafe { server(data) };
+    let (Some(id), Some(limit)) = (nu::get_u32(env, argv[0]), nu::get_f64(env, argv[1])) else {
+        return nu::throw(env, "takeBodyText(id, limit): bad arguments", true);
+    };
+    match s.take_body_text(id, limit.clamp(0.0, usize::MAX as f64) as usize) {
+        Some(bytes) => nu::string(env, &bytes),
         None => nu::undefined(env),
     }
 }

@@ -196,6 +196,26 @@ impl Server {
         r
     }
 
+    /// As `take_body`, only when the whole body is here, is valid UTF-8 and at most `limit` bytes (a reader that
+    /// wants text takes it as a string then); None, with nothing taken, otherwise.
+    pub fn take_body_text(&self, id: u32, limit: usize) -> Option<Vec<u8>> {
+        {
+            let inner = self.inner.borrow();
+            let req = inner.reqs.get(inner.reqs.lookup(id)?);
+            let whole = !req.retired
+                && !req.detached
+                && req.body_error == 0
+                && (!req.streaming || req.body_done);
+            if !whole || req.body.len() > limit || std::str::from_utf8(&req.body).is_err() {
+                return None;
+            }
+        }
+        match self.take_body(id) {
+            Some((bytes, 1)) => Some(bytes),
+            _ => None,
+        }
+    }
+
     /// JS lets go of a request it will not answer (after an abort). The record is retired: JS may read the
     /// request until the end of this loop turn, as after any response.
     pub fn release(&self, id: u32) {

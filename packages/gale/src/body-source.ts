@@ -22,6 +22,8 @@ export class BodySource {
   /** A wake-up that came while nobody waited (the next wait returns at once). */
   private woken = false;
   private iterating = false;
+  /** The body, when it was taken as text (`text()`); its bytes are made from it if a reader asks for them. */
+  private asText: string | undefined;
 
   constructor(n: NativeServer, id: number) {
     this.n = n;
@@ -80,9 +82,32 @@ export class BodySource {
     });
   }
 
+  /**
+   * The whole body as text when nothing of it was read yet and it is all here, valid UTF-8 and at most `limit` bytes
+   * (no Buffer is made: the engine hands a string); else undefined, and the bytes are read as usual.
+   */
+  text(limit: number): string | undefined {
+    if (this.asText !== undefined) return this.asText;
+    if (this.whole !== undefined || this.done || this.iterating || this.chunks.length > 0) return undefined;
+    const s = this.n.takeBodyText(this.id, limit);
+    if (s === undefined) return undefined;
+    this.done = true;
+    this.asText = s;
+    return s;
+  }
+
+  /** The bytes of a body taken as text (valid UTF-8, so they are the bytes received). */
+  private fromText(): Buffer | undefined {
+    if (this.asText !== undefined && this.whole === undefined) {
+      this.whole = Buffer.from(this.asText, 'utf8');
+      this.chunks = [this.whole];
+    }
+    return this.whole;
+  }
+
   /** The whole body if it is all here already (taken from the engine, no waiting), else undefined. Throws its error. */
   ready(): Buffer | undefined {
-    if (this.whole !== undefined) return this.whole;
+    if (this.whole !== undefined || this.fromText() !== undefined) return this.whole;
     if (this.iterating) return undefined;
     if (!this.done) this.pull();
     if (!this.done) return undefined;
@@ -92,7 +117,7 @@ export class BodySource {
 
   /** The whole body. */
   async all(): Promise<Buffer> {
-    if (this.whole !== undefined) return this.whole;
+    if (this.whole !== undefined || this.fromText() !== undefined) return this.whole as Buffer;
     while (this.pull()) await this.wait();
     if (this.error !== 0) this.fail();
     return this.join();
@@ -117,8 +142,8 @@ export class BodySource {
    * freed when the reader asks for the next one or stops (the body read whole by `all()` is never freed).
    */
   async *iterate(transient = false): AsyncGenerator<Buffer> {
-    if (this.whole !== undefined) {
-      yield this.whole;
+    if (this.whole !== undefined || this.fromText() !== undefined) {
+      yield this.whole as Buffer;
       return;
     }
     if (this.iterating)

@@ -27,7 +27,8 @@ export function isJsonType(type: string): boolean {
   return type === 'application/json' || (type.endsWith('+json') && type.includes('/'));
 }
 
-function stripBom(s: string): string {
+/** `s` without a leading byte order mark. */
+export function stripBom(s: string): string {
   return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
 }
 

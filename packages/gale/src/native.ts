@@ -74,6 +74,8 @@ export interface NativeServer {
    * the Buffer alone when complete (the usual case: no array made).
    */
   takeBody(id: number): Buffer | [chunk: Buffer, state: number] | undefined;
+  /** The whole body as a string (taken) when it is all here, valid UTF-8 and at most `limit` bytes; else undefined. */
+  takeBodyText(id: number, limit: number): string | undefined;
   /** Frees a chunk `takeBody` gave (its ArrayBuffer detached: the bytes go now, not at a full GC); it reads as empty after. */
   dropChunk(chunk: Buffer): void;
   method(id: number): string | undefined;

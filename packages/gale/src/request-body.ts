@@ -1,6 +1,16 @@
 // Body readers of Request: Content-Length rules, limits, decompression, then JSON / form / text /
 // parsed / multipart. Every read goes through req._bodySource(); imports Request as a type only.
-import { charsetOf, decodeText, inflate, isJsonType, mediaType, parseJson, parseUrlencoded, tooLarge } from './body.js';
+import {
+  charsetOf,
+  decodeText,
+  inflate,
+  isJsonType,
+  mediaType,
+  parseJson,
+  parseUrlencoded,
+  stripBom,
+  tooLarge,
+} from './body.js';
 import { ErrorCodes, HttpError } from './errors.js';
 import { type MultipartOptions, type MultipartPart, parseMultipart } from './multipart.js';
 import type { JsonOptions, TextOptions, UrlencodedOptions } from './options.js';
@@ -49,6 +59,19 @@ export function readBody(req: Request, limit: number, limitName: string): Buffer
   return now !== undefined ? checked(now) : src.all().then(checked);
 }
 
+/**
+ * The body as UTF-8 text straight from the engine (no Buffer made) when it is all here, valid UTF-8, not
+ * Content-Encoded and within `limit`; undefined otherwise (the bytes are read and decoded as usual, with their errors).
+ */
+function textNow(req: Request, limit: number): string | undefined {
+  if (req.get('content-encoding') !== undefined) return undefined;
+  const len = req._cfg.requireLength ? req.requireLength() : contentLength(req);
+  if (len !== undefined && len > limit) return undefined;
+  return req._bodySource().text(limit);
+}
+
+const isUtf8 = (charset: string): boolean => charset === 'utf-8' || charset === 'utf8';
+
 /** `f` of the body, as a promise settled at once when the body is here (no await), else when it has arrived. */
 function withBody<T>(req: Request, limit: number, limitName: string, f: (body: Buffer) => T): Promise<T> {
   try {
@@ -89,6 +112,8 @@ export function readText(req: Request, options: TextOptions | undefined): Promis
     const d = req._cfg.text;
     limit = parseBytes(options?.limit, d.limit, 'text.limit');
     charset = charsetOf(req.get('content-type')) ?? (options?.defaultCharset ?? d.defaultCharset).toLowerCase();
+    const now = isUtf8(charset) ? textNow(req, limit) : undefined;
+    if (now !== undefined) return Promise.resolve(stripBom(now));
   } catch (err) {
     return Promise.reject(err);
   }
@@ -108,14 +133,20 @@ export function readJson(req: Request, o: JsonConfig, emptyIsObject: boolean): P
       }),
     );
   }
-  return withBody(req, o.limit, 'json.limit', (body) => {
-    const text = decodeText(body, charset);
+  const parse = (text: string): unknown => {
     if (text.length === 0) {
       if (emptyIsObject) return {};
       throw new HttpError(400, 'Request body is empty; send a JSON document', { code: ErrorCodes.INVALID_JSON });
     }
     return parseJson(text, o);
-  });
+  };
+  try {
+    const now = isUtf8(charset) ? textNow(req, o.limit) : undefined;
+    if (now !== undefined) return Promise.resolve(parse(stripBom(now)));
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return withBody(req, o.limit, 'json.limit', (body) => parse(decodeText(body, charset)));
 }
 
 export async function readForm(req: Request, o: UrlencodedConfig): Promise<unknown> {
