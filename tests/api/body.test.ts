@@ -214,8 +214,8 @@ test('bodyLimit applies to text(): 413 for a body over the limit, fine at the li
 
 test('text() then text(), arrayBuffer() and stream(): every reader sees the bytes received', T, async (t) => {
   const { url } = await withApp(t, routes);
-  const cases: [string, Uint8Array][] = [
-    ['UTF-8 with a BOM', Buffer.from('\ufeffhéllo ✓', 'utf8')],
+  const cases: [string, Uint8Array<ArrayBuffer>][] = [
+    ['UTF-8 with a BOM', new Uint8Array(Buffer.from('\ufeffhéllo ✓', 'utf8'))],
     ['invalid UTF-8', Uint8Array.from([0x61, 0xff, 0xfe, 0x62, 0xc3])],
     ['empty', new Uint8Array(0)],
   ];
