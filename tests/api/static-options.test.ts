@@ -39,8 +39,8 @@ test('wrong types and foreign option names throw a TypeError naming the call and
     [{ dotfiles: 'Allow' }, /dotfiles is 'ignore', 'deny' or 'allow'; got "Allow"/],
     [{ setHeaders: () => {} }, /unknown option 'setHeaders': .*headers: \{ … \}/],
     [{ fallthrough: false }, /unknown option 'fallthrough': a path with no file falls through to the routes/],
-    [{ etag: false }, /unknown option 'etag': static files always get a weak ETag/],
-    [{ lastModified: false }, /unknown option 'lastModified'/],
+    [{ etag: 'strong' }, /etag is true or false; got "strong"/],
+    [{ acceptRanges: 1 }, /acceptRanges is true or false; got 1/],
     [{ maxage: 1000 }, /unknown option 'maxage': the option is `maxAge`/],
     [{ cahce: true }, /unknown option 'cahce' — did you mean 'cache'\? \(known: index, extensions/],
     [

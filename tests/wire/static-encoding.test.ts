@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import zlib from 'node:zlib';
-import { T, withApp } from '../helpers.js';
+import { buildRequest, RawConn, T, withApp } from '../helpers.js';
 import { assertFile, describe, etagFor, get, MTIME_HTTP, makeTree, patternBytes } from './static-fixtures.js';
 
 const JS_TEXT = `${'export const answer = 42; // padding the file so that it compresses\n'.repeat(80)}`;
@@ -191,4 +191,36 @@ test('compress: not for small files, incompressible types, or without the cache'
   assertFile(png, PNG, 'image/png');
   const nocache = await get(port, '/nocache/plain.css', { 'Accept-Encoding': 'gzip, br' });
   assertFile(nocache, CSS_TEXT, CSS);
+});
+
+test('pipelined on one connection: files and siblings of every size come back complete and in order', T, async (t) => {
+  // On Linux over plain TCP a body over 4 KiB leaves by sendfile behind a head sent with MSG_MORE, a smaller one
+  // inside the head's write; a 304 and a HEAD in between have no body. Each answer must end where the next begins.
+  const { port } = await withApp(t, (app) => app.static('/static', ROOT));
+  const conn = await RawConn.open(port);
+  t.after(() => conn.destroy());
+  const br = { 'Accept-Encoding': 'br' };
+  await conn.write(
+    Buffer.concat([
+      buildRequest({ path: '/static/app.js', headers: br }),
+      buildRequest({ path: '/static/plain.css' }),
+      buildRequest({ path: '/static/small.css' }),
+      buildRequest({ path: '/static/pic.png', headers: { 'If-None-Match': etagFor(PNG.length) } }),
+      buildRequest({ method: 'HEAD', path: '/static/plain.css' }),
+      buildRequest({ path: '/static/big.js', headers: br }),
+      buildRequest({ path: '/static/pic.png', headers: { Connection: 'close' } }),
+    ]),
+  );
+  const first = await conn.readResponse();
+  assert.equal(first.get('content-encoding'), 'br', describe(first));
+  assert.ok(first.body.equals(JS_BR), 'app.js.br bytes');
+  assertFile(await conn.readResponse(), CSS_TEXT, CSS);
+  assertFile(await conn.readResponse(), SMALL_CSS, CSS);
+  assert.equal((await conn.readResponse()).status, 304);
+  assertFile(await conn.readResponse({ head: true }), CSS_TEXT, CSS, { head: true });
+  const big = await conn.readResponse({ timeoutMs: 10_000 });
+  assert.ok(big.body.equals(BIG_JS_BR), `big.js.br bytes: ${describe(big, 200)}`);
+  assertFile(await conn.readResponse(), PNG, 'image/png');
+  assert.equal(await conn.waitForClose(2000), true);
+  assert.equal(conn.buf.length, 0, 'bytes after the last pipelined response');
 });

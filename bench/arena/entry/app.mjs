@@ -221,10 +221,12 @@ async function serve() {
     app.ws('/ws', { message: (ws, data, isBinary) => ws.send(data, { binary: isBinary }) });
 
     // The 20 files, read from disk on every request (HttpArena's rule for production entries: no memory cache), with
-    // their .br/.gz siblings for clients that accept them (Gale's documented `precompressed`). ARENA_STATIC_CACHE=1
-    // keeps them in the engine's memory instead (`cache`): the bench's `gale-cache` row, comparable with entries that
-    // preload their files (HttpArena's `tuned` type), not what this entry submits.
+    // their .br/.gz siblings for clients that accept them (Gale's documented `precompressed`). No ETag or
+    // Last-Modified, as HttpArena's nginx entry (`etag off`, `add_header Last-Modified ''`): its clients never
+    // revalidate. ARENA_STATIC_CACHE=1 keeps the files in the engine's memory instead (`cache`): the bench's
+    // `gale-cache` row, comparable with entries that preload their files (HttpArena's `tuned` type), not what this
+    // entry submits.
     const cache = process.env.ARENA_STATIC_CACHE === '1';
-    app.static('/static', join(dataDir, 'static'), { precompressed: true, cache });
+    app.static('/static', join(dataDir, 'static'), { precompressed: true, cache, etag: false, lastModified: false });
   }
 }

@@ -380,6 +380,15 @@ pub(crate) fn static_options(
     if let Some(b) = bool_opt(env, o, c"redirect") {
         opts.redirect = b;
     }
+    if let Some(b) = bool_opt(env, o, c"etag") {
+        opts.validators.etag = b;
+    }
+    if let Some(b) = bool_opt(env, o, c"lastModified") {
+        opts.validators.last_modified = b;
+    }
+    if let Some(b) = bool_opt(env, o, c"acceptRanges") {
+        opts.validators.ranges = b;
+    }
     if let Some(h) = nu::get_string(env, nu::get_prop(env, o, c"headers")) {
         opts.headers = h;
     }

@@ -45,7 +45,7 @@ pub use gale_router::{MethodSel, RouterOptions};
 pub use gale_ws::DeflateConfig;
 pub use h2::H2Options;
 pub use mem::{MemOutput, MemState, MemWrite};
-pub use statics::StaticOptions;
+pub use statics::{StaticOptions, Validators};
 pub use uv::UvLoop;
 pub use view::ReqView;
 pub use wire::Reply;

@@ -290,9 +290,16 @@ impl Inner {
                 }
             }
         }
+        // A file body sent with sendfile right after these bytes: its head is held back (MSG_MORE) to leave in the
+        // same segments as the file's first bytes, as one write of head and body would.
+        let file_follows = conn
+            .inflight
+            .front()
+            .is_some_and(|&front| self.reqs.get(front).file.is_some());
         while conn.wpos < conn.wbuf.len() {
             let out = &conn.wbuf[conn.wpos..];
             let written = match &mut conn.io {
+                Io::Tcp(sock) if file_follows => crate::sys::send_more(sock, out),
                 Io::Tcp(sock) => sock.write(out),
                 Io::Mem(p) => self.pipes[*p].write(*p, out, &mut self.events),
                 #[cfg(target_os = "linux")]

@@ -143,7 +143,7 @@ impl Server {
                 Some(idx) if !inner.reqs.get(idx).started => {
                     match crate::statics::Found::from_path(path, true) {
                         Some(f) => {
-                            inner.serve_found(idx, &f, headers);
+                            inner.serve_found(idx, &f, headers, crate::statics::Validators::ALL);
                             inner.end_native(idx);
                             Ok(true)
                         }

@@ -12,6 +12,8 @@ use std::mem::MaybeUninit;
 pub(crate) trait ReadAt {
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
 
+    // Unix reads with read_exact_at_append's pread loop; Windows still comes through here.
+    #[cfg_attr(unix, allow(dead_code))]
     fn read_exact_at(&self, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
         while !buf.is_empty() {
             match self.read_at(buf, offset) {
@@ -40,6 +42,58 @@ impl ReadAt for File {
     }
 }
 
+/// Appends `n` bytes read at `offset` of `file` to `out`, reading into its spare capacity (no zeroing first: a
+/// static answer's body, up to 64 KiB, was memset before each read — 1.6 % of the arena's static profile). On an
+/// error or an early end of file `out` is left as it was.
+pub(crate) fn read_exact_at_append(
+    file: &File,
+    out: &mut Vec<u8>,
+    n: usize,
+    offset: u64,
+) -> io::Result<()> {
+    let at = out.len();
+    out.reserve_exact(n);
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        let mut done = 0;
+        while done < n {
+            let spare = &mut out.spare_capacity_mut()[done..n];
+            // SAFETY: pread writes at most spare.len() bytes into memory we own; MaybeUninit<u8> has u8's layout.
+            let r = unsafe {
+                libc::pread(
+                    file.as_raw_fd(),
+                    spare.as_mut_ptr() as *mut c_void,
+                    spare.len(),
+                    (offset + done as u64) as libc::off_t,
+                )
+            };
+            match r {
+                0 => return Err(io::ErrorKind::UnexpectedEof.into()),
+                r if r > 0 => done += r as usize,
+                _ => {
+                    let e = io::Error::last_os_error();
+                    if e.kind() != io::ErrorKind::Interrupted {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        // SAFETY: the n bytes after `at` were written by pread above.
+        unsafe { out.set_len(at + n) };
+        Ok(())
+    }
+    #[cfg(windows)]
+    {
+        out.resize(at + n, 0);
+        let r = file.read_exact_at(&mut out[at..], offset);
+        if r.is_err() {
+            out.truncate(at);
+        }
+        r
+    }
+}
+
 /// Opens a file or a directory for reading. Windows opens a directory only with FILE_FLAG_BACKUP_SEMANTICS;
 /// Unix needs nothing special.
 pub(crate) fn open_read(path: &std::path::Path) -> io::Result<File> {
@@ -57,6 +111,34 @@ pub(crate) fn open_read(path: &std::path::Path) -> io::Result<File> {
 /// Whether a listener sets SO_REUSEADDR: on Unix it only lets a restarted server bind past TIME_WAIT, but on
 /// Windows it would let a second socket bind a port that is already listening, so there it stays off.
 pub(crate) const REUSE_ADDRESS: bool = cfg!(unix);
+
+/// A write that tells the kernel more follows at once (`MSG_MORE` on Linux, where a sendfile comes next): the bytes
+/// wait for it instead of leaving as a segment of their own. Elsewhere a plain write.
+pub(crate) fn send_more(sock: &mut mio::net::TcpStream, out: &[u8]) -> io::Result<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: send reads at most out.len() bytes of memory we borrow for the call.
+        let n = unsafe {
+            libc::send(
+                sock.as_raw_fd(),
+                out.as_ptr() as *const c_void,
+                out.len(),
+                libc::MSG_MORE | libc::MSG_NOSIGNAL,
+            )
+        };
+        if n < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(n as usize)
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        use std::io::Write;
+        sock.write(out)
+    }
+}
 
 /// One receive into `spare` (no zeroing first). Ok(0) is the peer's end of stream.
 #[cfg(unix)]

@@ -306,6 +306,9 @@ export class Registrar {
       precompressed: options.precompressed,
       compress: options.compress,
       redirect: options.redirect,
+      etag: options.etag,
+      lastModified: options.lastModified,
+      acceptRanges: options.acceptRanges,
       headers: headers || undefined,
     });
   }

@@ -198,6 +198,9 @@ export interface NativeStaticOptions {
   precompressed?: boolean;
   compress?: boolean;
   redirect?: boolean;
+  etag?: boolean;
+  lastModified?: boolean;
+  acceptRanges?: boolean;
   headers?: string;
 }
 

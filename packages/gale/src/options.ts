@@ -198,6 +198,15 @@ export interface StaticOptions {
   headers?: Record<string, string>;
   /** Redirect a directory without its trailing slash to the slash form. Default true. */
   redirect?: boolean;
+  /**
+   * Send a weak ETag and answer If-None-Match/If-Match against it. Default true. `false`, as serve-static's: no
+   * ETag, and listed tags never match (`*` still does).
+   */
+  etag?: boolean;
+  /** Send Last-Modified and honour If-Modified-Since/If-Unmodified-Since. Default true, as serve-static's. */
+  lastModified?: boolean;
+  /** Send `Accept-Ranges: bytes` and answer Range requests (206/416). Default true; `false` sends whole files. */
+  acceptRanges?: boolean;
 }
 
 /**

@@ -18,6 +18,9 @@ const KNOWN = [
   'compress',
   'headers',
   'redirect',
+  'etag',
+  'lastModified',
+  'acceptRanges',
 ];
 
 /** serve-static/express.static option names, and what to do in Gale instead. */
@@ -25,9 +28,6 @@ const FOREIGN: Record<string, string> = {
   setHeaders: "Gale's engine serves files without calling JavaScript: put fixed headers in `headers: { … }`",
   fallthrough:
     'a path with no file falls through to the routes declared for it, then to the 404 (there is no switch for it)',
-  etag: 'static files always get a weak ETag and 304/412 answers (there is no switch for it)',
-  lastModified: 'static files always get Last-Modified (there is no switch for it)',
-  acceptRanges: 'static files always answer Range requests (there is no switch for it)',
   cacheControl:
     'Cache-Control comes from `maxAge` and `immutable`; set `headers: { "cache-control": … }` to replace it',
   maxage: 'the option is `maxAge` (milliseconds)',
@@ -90,7 +90,7 @@ export function checkStaticOptions(options: unknown, where: string): StaticOptio
     );
   }
   if (typeof o.fallback === 'string') out.fallback = o.fallback.replace(/^[/\\]+/, '');
-  for (const key of ['precompressed', 'compress', 'redirect'] as const) {
+  for (const key of ['precompressed', 'compress', 'redirect', 'etag', 'lastModified', 'acceptRanges'] as const) {
     if (!isBool(o[key])) fail(where, `${key} is true or false; got ${JSON.stringify(o[key])}`);
   }
   const cache = o.cache;

@@ -77,12 +77,18 @@ pub fn negotiate(accept_encoding: Option<&[u8]>, available: &[Encoding]) -> Opti
         if q > 0 && !token.is_empty() {
             lowest = lowest.min(q);
         }
-        let slot = match token.to_ascii_lowercase().as_slice() {
-            b"*" => &mut star,
-            b"identity" => &mut listed[0],
-            b"gzip" | b"x-gzip" => &mut listed[1],
-            b"br" => &mut listed[2],
-            _ => continue,
+        // Compared in place: lowercasing each token into a new Vec was an allocation per listed coding.
+        let is = |name: &[u8]| token.eq_ignore_ascii_case(name);
+        let slot = if token == b"*" {
+            &mut star
+        } else if is(b"identity") {
+            &mut listed[0]
+        } else if is(b"gzip") || is(b"x-gzip") {
+            &mut listed[1]
+        } else if is(b"br") {
+            &mut listed[2]
+        } else {
+            continue;
         };
         *slot = Some(slot.map_or(q, |old: u16| old.max(q)));
     }
