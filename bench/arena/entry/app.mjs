@@ -40,6 +40,9 @@ async function serve() {
     bodyLimit: 32 << 20,
     // Each worker binds the port itself and the kernel spreads connections (node:cluster's round robin otherwise).
     reusePort: true,
+    // No `Connection: keep-alive` / `Keep-Alive: timeout=65` on every answer (node:http's habit, Gale's default):
+    // an HTTP/1.1 connection is persistent without them, and uWebSockets.js, Bun and Deno send neither.
+    keepAliveHeader: false,
   };
   const host = process.env.HOST ?? '0.0.0.0';
   const port = (name, dflt) => Number(process.env[name] ?? dflt);
