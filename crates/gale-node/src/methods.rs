@@ -240,7 +240,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     unsafe { sys::napi_create_object(env, &mut obj) };
     // (name, callback, arity): the arity becomes the function's `length`, which tests/api/binding-interface.test.ts
     // compares with the NativeServer interface in packages/gale/src/native.ts.
-    let table: [(&CStr, Cb, u32); 56] = [
+    let table: [(&CStr, Cb, u32); 58] = [
         (c"route", crate::setup::route, 3),
         (c"fixed", crate::setup::fixed, 5),
         (c"routeAnswer", crate::reply::route_answer, 6),
@@ -280,6 +280,8 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"wsRoute", crate::ws::ws_route, 3),
         (c"wsAccept", crate::ws::ws_accept, 4),
         (c"wsRequest", crate::ws::ws_request, 1),
+        (c"wsNative", crate::ws::ws_native, 3),
+        (c"wsAdopt", crate::ws::ws_adopt, 1),
         (c"wsSend", crate::ws::ws_send, 4),
         (c"wsPing", crate::ws::ws_ping, 2),
         (c"wsClose", crate::ws::ws_close, 3),

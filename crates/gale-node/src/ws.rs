@@ -185,6 +185,41 @@ pub(crate) unsafe extern "C" fn ws_request(env: napi_env, info: napi_callback_in
     .unwrap_or_else(|| nu::undefined(env))
 }
 
+/// `wsNative(routeId, on, hasClose) → boolean`: lets the engine accept the upgrades of a WebSocket route by itself
+/// (see `Server::ws_accept_natively`), or takes that back.
+pub(crate) unsafe extern "C" fn ws_native(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<3>(env, info);
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
+    let s = unsafe { server(data) };
+    let Some(route) = nu::get_u32(env, argv[0]) else {
+        return nu::throw(
+            env,
+            "wsNative(routeId, on, hasClose): routeId must be a number",
+            true,
+        );
+    };
+    let on = nu::get_bool(env, argv[1]).unwrap_or(false);
+    let close = nu::get_bool(env, argv[2]).unwrap_or(false);
+    nu::boolean(env, s.ws_accept_natively(route, on, close))
+}
+
+/// `wsAdopt(sid) → [routeId, protocol] | undefined`: a socket the engine accepted by itself, once, on JS's first
+/// sight of it.
+pub(crate) unsafe extern "C" fn ws_adopt(env: napi_env, info: napi_callback_info) -> napi_value {
+    let (argv, _, data) = nu::args::<1>(env, info);
+    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
+    let s = unsafe { server(data) };
+    let Some(sid) = nu::get_u32(env, argv[0]) else {
+        return nu::throw(env, "wsAdopt(sid): sid must be a number", true);
+    };
+    match s.ws_adopt(sid) {
+        Some((route, protocol)) => {
+            nu::array(env, &[nu::uint(env, route), nu::latin1(env, &protocol)])
+        }
+        None => nu::undefined(env),
+    }
+}
+
 /// `wsSend(sid, data, binary, compress) → 0 sent | 1 buffered | 2 dropped | 3 closed`
 pub(crate) unsafe extern "C" fn ws_send(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<4>(env, info);

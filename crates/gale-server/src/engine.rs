@@ -319,16 +319,22 @@ impl Inner {
         let rbuf = std::mem::take(&mut conn.rbuf);
         self.give_buf(rbuf);
         if let Some(mut ws) = conn.ws.take() {
-            if let Some(head) = ws.kept.take() {
+            // A socket JS never heard of (accepted by the engine) matters to JS at its close only through the route's
+            // close handler: without one, its head goes now and JS hears nothing of it.
+            let route = &self.ws_routes[ws.route as usize];
+            let unadopted = ws.unadopted.then_some(route.js);
+            let told = !ws.unadopted || route.js_close;
+            if let Some(head) = ws.kept.take().filter(|_| told) {
                 let secure = conn.tls.is_some();
                 let closed = crate::ws::ClosedHead {
                     head,
                     peer: conn.peer,
                     secure,
+                    unadopted,
                 };
                 self.ws_heads.insert(ws.sid, closed);
             }
-            self.ws_closed(*ws);
+            self.ws_closed(*ws, told);
         }
         if let Some(mut h2) = conn.h2.take() {
             h2.release_all(&mut self.reqs, &mut self.events);

@@ -15,7 +15,7 @@ import { type FastWsConnection, type FastWsConnectionOptions, fastWsHandlers } f
  * app.ws('/fws', fastWs({ open: (client) => client.on('echo', (evt) => evt.reply(evt.data)) }));
  */
 export interface FastWsBehavior<D = unknown>
-  extends Omit<WsBehavior<D>, 'open' | 'message' | 'protocols' | 'close' | 'protocol'> {
+  extends Omit<WsBehavior<D>, 'open' | 'message' | 'protocols' | 'close' | 'protocol' | 'nativeAccept'> {
   /** The socket is open and greeted: register `client.on(event, …)` listeners here. */
   open?(client: FastWsConnection, ws: WebSocket<D>): unknown;
   /** The connection ended. */

@@ -189,8 +189,10 @@ export class Registrar {
       // A route with schemas runs its handler behind the checks (validate.ts), after its middleware; preHandler
       // hooks run between the checks and the handler, preValidation ones before the checks.
       let handler: Handler;
-      if (e.ws) handler = upgradeStep(this.hub, e.ws.behavior, e.ws.onOpen, steps.length === 0) as Handler;
-      else {
+      if (e.ws) {
+        const native = { routeId: id, hasParams: names.length !== 0 };
+        handler = upgradeStep(this.hub, e.ws.behavior, e.ws.onOpen, steps.length === 0, native) as Handler;
+      } else {
         const inner = hooks?.wrapHandler === undefined ? e.handler : hooks.wrapHandler(e.handler);
         handler = schemaHandler(inner, e.schema, `${e.method} ${path}`);
         if (hooks?.wrapChecked !== undefined) handler = hooks.wrapChecked(handler, e.schema?.body !== undefined);

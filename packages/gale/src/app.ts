@@ -796,6 +796,7 @@ export class App<S extends object = object, R extends object = object> extends R
     if (tracingOn()) {
       // Traced requests run JavaScript: routes answered natively go back to it.
       if (this.answers.size !== 0) for (const p of this.answers) this._answerRoute(p);
+      if (this.hub.acceptsNatively) this.hub.revokeNative();
       const traced = new TracedResponse(this.n, id, req, this.host, route.pattern);
       req._res = traced;
       traceRequest(traced, this.handle, this, route);

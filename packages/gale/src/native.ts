@@ -97,6 +97,10 @@ export interface NativeServer {
   wsAccept(id: number, protocol: string | undefined, headers?: string, keepHead?: boolean): number | undefined;
   /** The upgrade request a socket accepted with `keepHead` kept, handed over once. */
   wsRequest(sid: number): KeptRequest | undefined;
+  /** Lets the engine accept a WebSocket route's upgrades by itself (ws-route.ts, `nativeAccept`), or takes it back. */
+  wsNative(routeId: number, on: boolean, hasClose: boolean): boolean;
+  /** A socket the engine accepted by itself, once, on JS's first sight of it: its route and subprotocol. */
+  wsAdopt(sid: number): [routeId: number, protocol: string] | undefined;
   wsSend(sid: number, data: string | Uint8Array, binary: boolean, compress: boolean): number;
   wsPing(sid: number, data: string | Uint8Array): number;
   wsClose(sid: number, code: number, reason: string): boolean;

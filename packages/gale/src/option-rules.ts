@@ -182,6 +182,7 @@ export function checkWsBehavior(behavior: object, path: string): void {
     compressionLevel: (v) => (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 9 ? undefined : '0 to 9'),
     maxBackpressure: num('bytes'),
     closeOnBackpressureLimit: bool,
+    nativeAccept: bool,
   });
 }
 

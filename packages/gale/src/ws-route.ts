@@ -8,7 +8,7 @@ import type { AnyParams } from './request-api.js';
 import type { RequestConfig } from './request-config.js';
 import type { Response } from './response.js';
 import type { Relay } from './scale-hooks.js';
-import { TracedResponse } from './tracing.js';
+import { TracedResponse, tracingOn } from './tracing.js';
 import { type SocketHost, WebSocket, WS_SID_MASK } from './ws.js';
 
 /**
@@ -56,6 +56,15 @@ export interface WsBehavior<D = unknown, P extends object = AnyParams, S extends
   compressionThreshold?: number;
   /** zlib level 0–9. Default 1 (cheap, most of the gain for text). */
   compressionLevel?: number;
+  /**
+   * Whether the engine may accept this route's upgrades without running JavaScript, when no JavaScript would run for
+   * them before the socket's first event anyway: a route with no middleware, hooks, `upgrade`, `protocols`, `open` or
+   * connection handler, no params, on an app with no request log and no tracing subscriber. The first upgrade runs as
+   * usual; later ones get the same 101 (the first subprotocol offered) from the engine, and the socket object is made
+   * on its first message (or at its close, for a `close` handler), so an idle socket costs no JavaScript memory.
+   * `false` sends every upgrade through JavaScript. Default true.
+   */
+  nativeAccept?: boolean;
   /** Bytes buffered for a socket above which sends are dropped ('dropped') or the socket closed. Default 1 MiB. */
   maxBackpressure?: number;
   /** Over `maxBackpressure`, close the socket (1008) instead of dropping the message. Default false. */
@@ -85,6 +94,11 @@ export class WsHub implements SocketHost {
   /** The app's cross-process pub/sub (set by gale.pubsub), undefined otherwise. */
   relay: Relay | undefined = undefined;
   private readonly sockets: (WebSocket | undefined)[] = [];
+  /** By JS route id: the behaviour of routes whose upgrades the engine was let accept (kept after a take-back, for
+   * the sockets it accepted before). */
+  private readonly natives: (WsBehavior | undefined)[] = [];
+  /** Routes the engine accepts upgrades of now. */
+  private readonly nativeOn = new Set<number>();
   private readonly logger: Logger;
   private readonly cfg: RequestConfig;
 
@@ -117,10 +131,42 @@ export class WsHub implements SocketHost {
     return req;
   }
 
+  /** Lets the engine accept route `routeId`'s upgrades (`nativeAccept`); false when it would not. */
+  acceptNatively(routeId: number, b: WsBehavior): boolean {
+    if (!this.n.wsNative(routeId, true, b.close !== undefined)) return false;
+    this.natives[routeId] = b;
+    this.nativeOn.add(routeId);
+    return true;
+  }
+
+  /** Takes native accepting back from route `routeId` (every route without one): its upgrades run JavaScript again. */
+  revokeNative(routeId?: number): void {
+    for (const id of routeId === undefined ? [...this.nativeOn] : [routeId]) {
+      if (this.nativeOn.delete(id)) this.n.wsNative(id, false, false);
+    }
+  }
+
+  /** Whether the engine accepts some route's upgrades by itself now. */
+  get acceptsNatively(): boolean {
+    return this.nativeOn.size !== 0;
+  }
+
+  /** The socket object of a socket the engine accepted by itself, made on JS's first sight of it. */
+  private adopt(sid: number): WebSocket | undefined {
+    if (this.natives.length === 0) return undefined;
+    const found = this.n.wsAdopt(sid);
+    const b = found && this.natives[found[0]];
+    if (found === undefined || b === undefined) return undefined;
+    return this.open(sid, b, undefined, found[1], undefined, {});
+  }
+
   /** Engine → JS: a whole message (called synchronously from the engine's read path). */
   readonly onMessage = (sid: number, buf: ArrayBuffer | Buffer, off: number, len: number, isBinary: boolean): void => {
-    const ws = this.sockets[sid & WS_SID_MASK];
-    if (ws === undefined || ws._sid !== sid) return;
+    let ws = this.sockets[sid & WS_SID_MASK];
+    if (ws === undefined || ws._sid !== sid) {
+      ws = this.adopt(sid);
+      if (ws === undefined) return;
+    }
     // Small messages arrive as a view of a shared pool (crates/gale-node/src/msgpool.rs), large ones as a Buffer.
     const data = off === POOL_NONE ? (buf as Buffer) : Buffer.from(buf as ArrayBuffer, off, len);
     try {
@@ -142,8 +188,11 @@ export class WsHub implements SocketHost {
 
   /** Engine → JS: the connection ended. */
   closed(sid: number, code: number, reason: string): void {
-    const ws = this.sockets[sid & WS_SID_MASK];
-    if (ws === undefined || ws._sid !== sid) return;
+    let ws = this.sockets[sid & WS_SID_MASK];
+    if (ws === undefined || ws._sid !== sid) {
+      ws = this.adopt(sid);
+      if (ws === undefined) return;
+    }
     this.sockets[sid & WS_SID_MASK] = undefined;
     // The engine keeps an unread upgrade request only while JS can still ask for it by socket id: take it now,
     // so ws.req stays readable in close handlers and afterwards, as a snapshot would.
@@ -244,8 +293,20 @@ function upgraded(req: Request, res: Response): void {
  * handler, no app code has seen the request before the 101, so it is not copied into JS: the engine keeps its head
  * and `ws.req` is made on first read (or at close). An idle socket then holds no request object.
  */
-export function upgradeStep(hub: WsHub, b: WsBehavior, onOpen?: WsConnectionHandler, alone = false) {
+export function upgradeStep(
+  hub: WsHub,
+  b: WsBehavior,
+  onOpen?: WsConnectionHandler,
+  alone = false,
+  native?: { routeId: number; hasParams: boolean },
+) {
   const lazy = alone && b.upgrade === undefined && b.protocols === undefined && onOpen === undefined;
+  // A rebuilt route (hooks added) starts over: its first upgrade runs this step again before the engine may accept.
+  if (native !== undefined) hub.revokeNative(native.routeId);
+  let offer =
+    native !== undefined && lazy && !native.hasParams && b.open === undefined && b.nativeAccept !== false
+      ? native.routeId
+      : -1;
   const accept = (req: Request, res: Response, data: unknown): void => {
     if (res.finished || res.headersSent || req._aborted) return;
     // A traced request was handed to tracing subscribers, and a mounted route's request carries its base: copy those.
@@ -264,11 +325,14 @@ export function upgradeStep(hub: WsHub, b: WsBehavior, onOpen?: WsConnectionHand
     }
     if (!keep) req._snapshot();
     // Headers the route's middleware or upgrade() set on `res` (a session cookie, say) go out with the 101.
-    const sid = hub.n.wsAccept(req._id, picked, res.headerLines(), keep);
+    const lines = res.headerLines();
+    const sid = hub.n.wsAccept(req._id, picked, lines, keep);
     if (sid === undefined) {
       if (!req._aborted && !res.finished) res.status(503).send('Service Unavailable: the server is shutting down.');
       return;
     }
+    // This upgrade ran no JavaScript of the app, and the engine would give the next ones the same 101: let it.
+    if (offer !== -1 && keep && !lines && res._t0 === 0 && !tracingOn() && hub.acceptNatively(offer, b)) offer = -1;
     upgraded(req, res);
     const ws = hub.open(sid, b, data, picked ?? '', keep ? undefined : req, req.params);
     try {

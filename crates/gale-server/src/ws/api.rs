@@ -45,8 +45,62 @@ impl Server {
             opts,
             shared: None,
             http,
+            js: route,
+            native: false,
+            js_close: false,
         });
         Ok(names)
+    }
+
+    /// Lets the engine accept the upgrades of the WebSocket route whose JS route is `route` by itself (`on`), or takes
+    /// that back. JS vouches that its upgrade step would accept each alike: a 101 with the first subprotocol offered
+    /// and no other header, the head kept for `ws.req`; it learns of each such socket on its first event
+    /// ([`Server::ws_adopt`]), and of its close only when it has a close handler (`js_close`). False when no WebSocket
+    /// route has that JS route.
+    pub fn ws_accept_natively(&self, route: u32, on: bool, js_close: bool) -> bool {
+        let mut inner = self.inner.borrow_mut();
+        let Some(r) = inner.ws_routes.iter_mut().find(|r| r.js == route) else {
+            return false;
+        };
+        r.native = on;
+        r.js_close = on && js_close;
+        true
+    }
+
+    /// A socket the engine accepted by itself, on JS's first sight of it (an event with an id JS does not know): its
+    /// JS route and subprotocol (empty for none), once; None for any other id. Works for a socket that has closed
+    /// while its close event is on its way to JS.
+    pub fn ws_adopt(&self, sid: u32) -> Option<(u32, Vec<u8>)> {
+        let mut inner = self.inner.borrow_mut();
+        let inner = &mut *inner;
+        let live = inner
+            .conns
+            .get_mut(sid_cid(sid))
+            .and_then(|c| c.ws.as_mut())
+            .filter(|w| w.sid == sid);
+        let (route, head) = match live {
+            Some(ws) => {
+                if !ws.unadopted {
+                    return None;
+                }
+                ws.unadopted = false;
+                (inner.ws_routes[ws.route as usize].js, ws.kept.as_deref())
+            }
+            None => {
+                let closed = inner.ws_heads.get_mut(&sid)?;
+                (closed.unadopted.take()?, Some(&*closed.head))
+            }
+        };
+        let protocol = head
+            .and_then(crate::ws::KeptHead::parse)
+            .and_then(|h| {
+                let hs = gale_ws::parse_request(h.method(), h.minor_version(), h.headers()).ok()?;
+                crate::ws::native_protocol(&hs.protocols)
+                    .ok()?
+                    .map(<[u8]>::to_vec)
+            })
+            .unwrap_or_default();
+        Some((route, protocol))
     }
 
     /// Accepts upgrade request `id` (sending 101 with `protocol`, if any, as the subprotocol) and

@@ -15,6 +15,8 @@ pub(crate) struct ClosedHead {
     pub head: Box<[u8]>,
     pub peer: SocketAddr,
     pub secure: bool,
+    /// The JS route of a socket the engine accepted and JS never adopted (its close handler adopts it).
+    pub unadopted: Option<u32>,
 }
 
 /// What JS may read of `req`: the request line and headers, through the last header's last byte (the record's buffer

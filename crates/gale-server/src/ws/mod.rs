@@ -10,6 +10,7 @@ mod upgrade;
 use gale_ws::{Decoder, DeflateConfig, DeflateParams, Deflater, Role};
 pub use head::KeptHead;
 pub(crate) use head::{head_bytes, ClosedHead};
+pub(crate) use upgrade::native_protocol;
 
 /// How a WebSocket route compresses what it sends (permessage-deflate, RFC 7692).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +91,13 @@ pub(crate) struct WsRoute {
     pub http: Option<u32>,
     /// The compressor of `Compression::Shared` (always reset between messages).
     pub shared: Option<Deflater>,
+    /// The JS route that runs this route's middleware and upgrade step.
+    pub js: u32,
+    /// Upgrades are accepted here without JS (`Server::ws_accept_natively`): JS vouched that its upgrade step would
+    /// accept them alike, and learns of a socket on its first event (`Server::ws_adopt`).
+    pub native: bool,
+    /// JS has a close handler for this route: the close of a socket JS never adopted still reaches it.
+    pub js_close: bool,
 }
 
 /// Index bits of a socket id (the connection's slab key); the rest is a serial number, so an id
@@ -132,6 +140,8 @@ pub(crate) struct WsConn {
     pub publish_gen: u32,
     /// The upgrade request's head while JS has not read `ws.req` (ws/head.rs); None when JS copied it at the 101.
     pub kept: Option<Box<[u8]>>,
+    /// Accepted by the engine (`WsRoute::native`) and not yet asked for by JS (`Server::ws_adopt`).
+    pub unadopted: bool,
 }
 
 impl WsConn {
@@ -157,6 +167,7 @@ impl WsConn {
             subscribed: false,
             publish_gen: 0,
             kept: None,
+            unadopted: false,
         }
     }
 

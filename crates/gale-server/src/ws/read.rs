@@ -122,8 +122,8 @@ impl Inner {
         self.touch(cid);
     }
 
-    /// The connection of a socket is being removed: forget its topics and tell JS how it ended.
-    pub(crate) fn ws_closed(&mut self, ws: crate::ws::WsConn) {
+    /// The connection of a socket is being removed: forget its topics and, when `tell`, tell JS how it ended.
+    pub(crate) fn ws_closed(&mut self, ws: crate::ws::WsConn, tell: bool) {
         if ws.subscribed {
             if self.watch_topics {
                 let events = &mut self.events;
@@ -137,11 +137,13 @@ impl Inner {
                 self.topics.remove_all(ws.sid);
             }
         }
-        self.events.push_back(Event::WsClose {
-            sid: ws.sid,
-            code: ws.close_code,
-            reason: ws.close_reason,
-        });
+        if tell {
+            self.events.push_back(Event::WsClose {
+                sid: ws.sid,
+                code: ws.close_code,
+                reason: ws.close_reason,
+            });
+        }
     }
 
     /// Idle sockets: ping at half the idle timeout (when enabled), close once the timeout passed (and, with pings, half

@@ -19,6 +19,8 @@ impl Inner {
         wr: u32,
     ) -> Step {
         let req = self.reqs.get_mut(idx);
+        // The subprotocol to accept with, when the engine accepts this upgrade itself.
+        let mut native: Option<Option<Vec<u8>>> = None;
         let problem: Option<(u16, &[u8], &[u8])> = if !head.upgrade {
             Some((
                 426,
@@ -37,7 +39,15 @@ impl Inner {
                 .iter()
                 .map(|h| (h.name.get(&req.head), h.value.get(&req.head)));
             match gale_ws::parse_request(head.method.get(&req.head), req.minor, headers) {
-                Ok(_) => None,
+                Ok(hs) => {
+                    if self.ws_routes[wr as usize].native {
+                        // JS's pick, when it is plainly one: else JS picks, as for any upgrade.
+                        native = native_protocol(&hs.protocols)
+                            .ok()
+                            .map(|p| p.map(<[u8]>::to_vec));
+                    }
+                    None
+                }
                 Err(e) => Some((
                     e.status(),
                     if e.status() == 426 {
@@ -56,6 +66,19 @@ impl Inner {
             return self.finish_request(idx);
         }
         req.ws_route = Some(wr);
+        if let Some(protocol) = native {
+            let cid = req.conn;
+            let conn = &mut self.conns[cid];
+            conn.phase = Phase::Upgrade(idx);
+            if let Some(sid) = self.ws_accept(idx, protocol.as_deref(), b"", true) {
+                let ws = self.conns[cid].ws.as_mut().expect("just upgraded");
+                debug_assert_eq!(ws.sid, sid);
+                ws.unadopted = true;
+                // Frames sent right behind the handshake are read on (the phase is Ws now).
+                return Step::Continue;
+            }
+            // Not upgraded (the server is closing): JS answers, as it would have.
+        }
         let step = self.finish_request(idx);
         let conn = &mut self.conns[cid];
         conn.phase = Phase::Upgrade(idx);
@@ -133,5 +156,39 @@ impl Inner {
         self.deferred.push(cid);
         self.touch(cid);
         Some(sid)
+    }
+}
+
+/// The subprotocol JS's upgrade step picks by default (the first one offered, trimmed), when the engine can be sure of
+/// it: Err when the first token is not a plain RFC 9110 token (JS trims more kinds of whitespace, and reads bytes
+/// over 0x7f as text), so JS decides those.
+pub(crate) fn native_protocol<'a>(offered: &[&'a [u8]]) -> Result<Option<&'a [u8]>, ()> {
+    match offered.first() {
+        None => Ok(None),
+        Some(t) if t.iter().all(|&b| is_tchar(b)) => Ok(Some(t)),
+        Some(_) => Err(()),
+    }
+}
+
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::native_protocol;
+
+    #[test]
+    fn the_engine_picks_only_a_plain_first_token() {
+        assert_eq!(native_protocol(&[]), Ok(None));
+        assert_eq!(native_protocol(&[b"chat", b"x"]), Ok(Some(&b"chat"[..])));
+        assert_eq!(
+            native_protocol(&[b"v1.json+x"]),
+            Ok(Some(&b"v1.json+x"[..]))
+        );
+        // Whitespace JS would trim and gale-ws does not, or text over 0x7f: JS picks.
+        assert!(native_protocol(&[b"\x0bchat"]).is_err());
+        assert!(native_protocol(&[b"ch\xc3\xa9"]).is_err());
+        assert!(native_protocol(&[b"a b"]).is_err());
     }
 }
