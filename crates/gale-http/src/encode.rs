@@ -143,31 +143,6 @@ pub fn encode_head(
     }
 }
 
-/// Appends a chunk-size line for a chunk of `len` bytes (lower-case hex, CRLF); the caller appends the bytes and
-/// a CRLF. `len` 0 would end the body: write [`crate::LAST_CHUNK`] for that.
-///
-/// ```
-/// let mut out = Vec::new();
-/// gale_http::write_chunk_header(&mut out, 4096);
-/// assert_eq!(out, b"1000\r\n");
-/// ```
-pub fn write_chunk_header(out: &mut Vec<u8>, len: usize) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut tmp = [0u8; 16];
-    let mut i = tmp.len();
-    let mut n = len as u64;
-    loop {
-        i -= 1;
-        tmp[i] = HEX[(n & 15) as usize];
-        n >>= 4;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&tmp[i..]);
-    out.extend_from_slice(b"\r\n");
-}
-
 /// Makes a head already encoded at the start of `out` say `Connection: close` (server shutdown decided it after
 /// the head was written): a `Connection: keep-alive` line is replaced (and the `Keep-Alive` line after it goes),
 /// else the line is added before the blank line. The body after the head is not touched.
@@ -442,18 +417,6 @@ mod tests {
             s.starts_with("HTTP/1.1 500 Internal Server Error\r\n"),
             "{s}"
         );
-    }
-
-    #[test]
-    fn chunk_headers_match_write_chunk() {
-        for len in [1usize, 15, 16, 255, 4096, 0xdead_beef] {
-            let mut a = Vec::new();
-            write_chunk_header(&mut a, len);
-            assert_eq!(a, format!("{len:x}\r\n").as_bytes());
-        }
-        let mut zero = Vec::new();
-        write_chunk_header(&mut zero, 0);
-        assert_eq!(zero, b"0\r\n");
     }
 
     #[test]

@@ -2,7 +2,17 @@
 //! persistence (Connection), Upgrade, Expect and Host, with the smuggling-relevant checks.
 
 use crate::error::{Error, Kind};
-use crate::head::BodyKind;
+
+/// How the request body is framed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    /// No body (no framing header, or `Content-Length: 0`).
+    None,
+    /// Exactly this many bytes follow the head.
+    Length(u64),
+    /// `Transfer-Encoding: chunked`: feed the bytes after the head to a [`crate::ChunkedDecoder`].
+    Chunked,
+}
 
 /// What the framing-relevant headers of one request say.
 #[derive(Debug, Default, PartialEq, Eq)]

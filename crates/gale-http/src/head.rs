@@ -5,21 +5,10 @@ use std::mem::MaybeUninit;
 
 use crate::diagnose::{self, Version};
 use crate::error::{Error, Kind};
-use crate::fields;
+use crate::fields::{self, BodyKind};
 use crate::limits::{incomplete, request_line_error, Limits, HEADER_CAP};
 use crate::span::{HeaderSpan, Span};
 use crate::target;
-
-/// How the request body is framed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BodyKind {
-    /// No body (no framing header, or `Content-Length: 0`).
-    None,
-    /// Exactly this many bytes follow the head.
-    Length(u64),
-    /// `Transfer-Encoding: chunked`: feed the bytes after the head to a [`crate::ChunkedDecoder`].
-    Chunked,
-}
 
 /// A parsed request head. Spans index the buffer given to [`parse_head`].
 #[derive(Clone, Debug)]
@@ -101,11 +90,13 @@ fn parse(
     );
     let head_len = match parsed {
         Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => return incomplete(buf, req.method, req.path, limits),
+        Ok(httparse::Status::Partial) => {
+            return incomplete(buf, req.method, req.path, limits).map(|()| None)
+        }
         Err(httparse::Error::Version) => {
             return match diagnose::classify_version(buf) {
                 Version::Unsupported => Err(Error::new(Kind::VersionNotSupported)),
-                Version::Incomplete => incomplete(buf, req.method, req.path, limits),
+                Version::Incomplete => incomplete(buf, req.method, req.path, limits).map(|()| None),
                 Version::Malformed => Err(Error::new(Kind::BadVersion)),
             }
         }

@@ -39,6 +39,7 @@ mod problem;
 mod proxy;
 mod read_response;
 mod response;
+mod simple;
 mod span;
 mod target;
 
@@ -46,17 +47,19 @@ pub use chunked::{ChunkedDecoder, Decoded};
 pub use date::DateCache;
 pub use encode::{
     encode_head, field_lines, framing, has_no_body, is_reason_phrase, mark_close,
-    parse_response_head, write_chunk_header, Encoded, Framing, ParsedResponse, ResponseHead,
+    parse_response_head, Encoded, Framing, ParsedResponse, ResponseHead,
 };
 pub use error::Error;
 pub use etag::{base64_20, entity_tag, TagMemo};
-pub use head::{parse_head, BodyKind, RequestHead};
+pub use fields::BodyKind;
+pub use head::{parse_head, RequestHead};
 pub use limits::Limits;
 pub use problem::{prefers_json, status_error_code, write_problem, PROBLEM_JSON};
 pub use proxy::{looks_like_proxy_header, parse_proxy_header, ProxyAddrs, V2_SIGNATURE};
 pub use read_response::{ReadProgress, ResponseReader};
 pub use response::{
-    is_header_value, is_token, reason, write_chunk, write_content_length, write_error_response,
-    write_simple_response, write_status_line, CONTINUE_100, LAST_CHUNK,
+    is_header_value, is_token, reason, write_chunk, write_chunk_header, write_content_length,
+    write_status_line, CONTINUE_100, LAST_CHUNK,
 };
+pub use simple::{write_error_response, write_simple_response};
 pub use span::{HeaderSpan, Span};

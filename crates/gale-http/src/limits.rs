@@ -3,7 +3,6 @@
 
 use crate::diagnose;
 use crate::error::{Error, Kind};
-use crate::head::RequestHead;
 
 /// Header-array size on the stack; `Limits::max_headers` is capped to it.
 pub(crate) const HEADER_CAP: usize = 1024;
@@ -35,14 +34,14 @@ impl Default for Limits {
     }
 }
 
-/// The head is not complete yet: fail early if it can no longer fit, else ask for more.
+/// The head is not complete yet: the error when it can no longer fit (the caller then asks for more bytes).
 /// `method` and `uri` are what httparse got through so far.
 pub(crate) fn incomplete(
     buf: &[u8],
     method: Option<&str>,
     uri: Option<&str>,
     limits: &Limits,
-) -> Result<Option<RequestHead>, Error> {
+) -> Result<(), Error> {
     if let Some(e) = request_line_error(buf, method, uri, limits) {
         return Err(e);
     }
@@ -52,7 +51,7 @@ pub(crate) fn incomplete(
             limits.max_head_bytes as u64,
         ));
     }
-    Ok(None)
+    Ok(())
 }
 
 pub(crate) fn uri_too_long(limits: &Limits) -> Error {

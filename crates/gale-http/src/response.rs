@@ -1,9 +1,6 @@
 //! Response encoding: status lines, framing headers, chunks, simple and error responses, and
 //! the byte-class checks the server uses to validate header names and values from JavaScript.
 
-use crate::date::DateCache;
-use crate::error::Error;
-
 /// The terminating zero-size chunk with an empty trailer section.
 pub const LAST_CHUNK: &[u8] = b"0\r\n\r\n";
 
@@ -134,6 +131,31 @@ pub fn write_content_length(out: &mut Vec<u8>, len: u64) {
     out.extend_from_slice(b"\r\n");
 }
 
+/// Appends a chunk-size line for a chunk of `len` bytes (lower-case hex, CRLF); the caller appends the bytes and
+/// a CRLF. `len` 0 would end the body: write [`crate::LAST_CHUNK`] for that.
+///
+/// ```
+/// let mut out = Vec::new();
+/// gale_http::write_chunk_header(&mut out, 4096);
+/// assert_eq!(out, b"1000\r\n");
+/// ```
+pub fn write_chunk_header(out: &mut Vec<u8>, len: usize) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut tmp = [0u8; 16];
+    let mut i = tmp.len();
+    let mut n = len as u64;
+    loop {
+        i -= 1;
+        tmp[i] = HEX[(n & 15) as usize];
+        n >>= 4;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&tmp[i..]);
+    out.extend_from_slice(b"\r\n");
+}
+
 /// Appends one chunk: hex size, CRLF, `data`, CRLF. Writes nothing for empty `data`, because a
 /// zero-size chunk would end the body (that is [`LAST_CHUNK`]'s job).
 ///
@@ -148,7 +170,7 @@ pub fn write_chunk(out: &mut Vec<u8>, data: &[u8]) {
         return;
     }
     out.reserve(data.len() + 20);
-    crate::encode::write_chunk_header(out, data.len());
+    write_chunk_header(out, data.len());
     out.extend_from_slice(data);
     out.extend_from_slice(b"\r\n");
 }
@@ -186,68 +208,9 @@ pub fn is_header_value(b: &[u8]) -> bool {
     b.iter().all(|&c| c == b'\t' || (c >= 0x20 && c != 0x7f))
 }
 
-/// Appends a complete response with a fixed body, encoded by [`crate::encode_head`] (status line, Date,
-/// Content-Type unless empty, `extra_headers` verbatim as ready-made `Name: value\r\n` lines, Content-Length,
-/// `Connection: close` if `close`, the blank line), then `body` unless `head_only`.
-///
-/// 1xx, 204 and 304 responses get neither Content-Length nor body, as RFC 9110 requires.
-///
-/// ```
-/// use gale_http::{write_simple_response, DateCache};
-/// use std::time::{Duration, UNIX_EPOCH};
-///
-/// let date = DateCache::new(UNIX_EPOCH + Duration::from_secs(784111777));
-/// let mut out = Vec::new();
-/// write_simple_response(&mut out, 404, &date, b"text/plain", b"", b"nope", false, false);
-/// assert_eq!(
-///     out,
-///     b"HTTP/1.1 404 Not Found\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n\
-///       Content-Type: text/plain\r\nContent-Length: 4\r\n\r\nnope"
-/// );
-/// ```
-#[allow(clippy::too_many_arguments)]
-pub fn write_simple_response(
-    out: &mut Vec<u8>,
-    status: u16,
-    date: &DateCache,
-    content_type: &[u8],
-    extra_headers: &[u8],
-    body: &[u8],
-    close: bool,
-    head_only: bool,
-) {
-    let head = crate::encode::ResponseHead {
-        status,
-        reason: b"",
-        content_type,
-        fields: extra_headers,
-        body_len: Some(body.len() as u64),
-    };
-    let e = crate::encode::encode_head(out, &head, date, 1, !close);
-    if !head_only && e.framing != crate::encode::Framing::NoBody {
-        out.extend_from_slice(body);
-    }
-}
-
-/// Appends the response for a protocol error: `err.status()`, a `text/plain` body holding
-/// `err.message()`, and `Connection: close` (the connection must be closed after it).
-pub fn write_error_response(out: &mut Vec<u8>, err: &Error, date: &DateCache) {
-    write_simple_response(
-        out,
-        err.status(),
-        date,
-        b"text/plain; charset=utf-8",
-        b"",
-        err.message().as_bytes(),
-        true,
-        false,
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::{Duration, UNIX_EPOCH};
 
     #[test]
     fn status_lines() {
@@ -333,52 +296,14 @@ mod tests {
     }
 
     #[test]
-    fn simple_responses_exact_bytes() {
-        let date = DateCache::new(UNIX_EPOCH + Duration::from_secs(1_795_242_371));
-        const D: &str = "Date: Sat, 21 Nov 2026 06:26:11 GMT\r\n";
-        // (status, content type, extra, body, close, head_only, expected)
-        let table: &[(u16, &str, &str, &str, bool, bool, String)] = &[
-            (200, "text/plain", "", "hi", false, false,
-             format!("HTTP/1.1 200 OK\r\n{D}Content-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi")),
-            (200, "", "X-A: 1\r\n", "hi", true, false,
-             format!("HTTP/1.1 200 OK\r\n{D}X-A: 1\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi")),
-            (200, "text/plain", "", "hi", false, true,
-             format!("HTTP/1.1 200 OK\r\n{D}Content-Type: text/plain\r\nContent-Length: 2\r\n\r\n")),
-            (500, "", "", "", false, false,
-             format!("HTTP/1.1 500 Internal Server Error\r\n{D}Content-Length: 0\r\n\r\n")),
-            (204, "", "", "ignored", false, false, format!("HTTP/1.1 204 No Content\r\n{D}\r\n")),
-            (304, "", "ETag: \"a\"\r\n", "", false, false,
-             format!("HTTP/1.1 304 Not Modified\r\n{D}ETag: \"a\"\r\n\r\n")),
-        ];
-        for (status, ct, extra, body, close, head_only, want) in table {
-            let mut out = Vec::new();
-            write_simple_response(
-                &mut out,
-                *status,
-                &date,
-                ct.as_bytes(),
-                extra.as_bytes(),
-                body.as_bytes(),
-                *close,
-                *head_only,
-            );
-            assert_eq!(String::from_utf8(out).unwrap(), *want);
+    fn chunk_headers_match_write_chunk() {
+        for len in [1usize, 15, 16, 255, 4096, 0xdead_beef] {
+            let mut a = Vec::new();
+            write_chunk_header(&mut a, len);
+            assert_eq!(a, format!("{len:x}\r\n").as_bytes());
         }
-    }
-
-    #[test]
-    fn error_response() {
-        let date = DateCache::new(UNIX_EPOCH + Duration::from_secs(1_795_242_371));
-        let err = Error::body_too_large(1000);
-        let mut out = Vec::new();
-        write_error_response(&mut out, &err, &date);
-        let msg = err.message();
-        let want = format!(
-            "HTTP/1.1 413 Content Too Large\r\nDate: Sat, 21 Nov 2026 06:26:11 GMT\r\n\
-             Content-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\
-             Connection: close\r\n\r\n{msg}",
-            msg.len()
-        );
-        assert_eq!(String::from_utf8(out).unwrap(), want);
+        let mut zero = Vec::new();
+        write_chunk_header(&mut zero, 0);
+        assert_eq!(zero, b"0\r\n");
     }
 }

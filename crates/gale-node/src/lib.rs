@@ -2,6 +2,7 @@
 //! object's methods are raw Node-API functions bound to one `gale_server::Server`, and implements
 //! `gale_server::Handler` by calling the JS dispatch function inside one callback scope per wakeup.
 
+mod bound;
 mod etag;
 mod handler;
 mod mem;

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use gale_server::{MemState, MemWrite, Server};
 use napi::sys::{napi_callback_info, napi_env, napi_value};
 
-use crate::methods::server;
+use crate::bound::server;
 use crate::napi_util as nu;
 
 /// `memOpen(flags) → key | undefined`: flags 1 = an `https:` URL (the request reads as secure), 2 = a HEAD request.

@@ -2,17 +2,15 @@
 //! raw Node-API function whose data pointer is a strong `Rc<Server>`, dropped by the function's finalizer.
 //! Programmer errors (wrong argument types) throw; expected failures (request gone) return false/undefined.
 
-use std::ffi::{c_void, CStr};
+use std::ffi::CStr;
 use std::ptr;
-use std::rc::Rc;
 
-use gale_server::{Config, MethodSel, Server};
+use gale_server::{Config, Server};
 use napi::sys::{self, napi_callback_info, napi_env, napi_value, ValueType};
 
+use crate::bound::{method, Cb};
 use crate::handler::JsHandler;
-use crate::napi_util as nu;
-
-type Cb = unsafe extern "C" fn(napi_env, napi_callback_info) -> napi_value;
+use crate::napi_util::{self as nu, bool_opt, num_opt};
 
 /// Adds `createServer` and `etag` to `exports`.
 ///
@@ -45,64 +43,6 @@ pub unsafe fn register(env: napi_env, exports: napi_value) {
         );
     }
     nu::set_prop(env, exports, c"etag", e);
-}
-
-unsafe extern "C" fn drop_server(_env: napi_env, data: *mut c_void, _hint: *mut c_void) {
-    // SAFETY: data is the Rc pointer given to this function object in `method`.
-    unsafe { drop(Rc::from_raw(data as *const Server)) };
-}
-
-fn method(env: napi_env, obj: napi_value, name: &CStr, cb: Cb, arity: u32, server: &Rc<Server>) {
-    let data = Rc::into_raw(server.clone()) as *mut c_void;
-    let mut f = ptr::null_mut();
-    // SAFETY: the function's data pointer stays valid until its finalizer drops the Rc.
-    unsafe {
-        sys::napi_create_function(
-            env,
-            name.as_ptr(),
-            name.to_bytes().len() as isize,
-            Some(cb),
-            data,
-            &mut f,
-        );
-        sys::napi_add_finalizer(
-            env,
-            f,
-            data,
-            Some(drop_server),
-            ptr::null_mut(),
-            ptr::null_mut(),
-        );
-    }
-    // A function made by Node-API reports length 0; give it the arguments it takes, as a JS function has.
-    let length = nu::uint(env, arity);
-    let desc = sys::napi_property_descriptor {
-        utf8name: c"length".as_ptr(),
-        name: ptr::null_mut(),
-        method: None,
-        getter: None,
-        setter: None,
-        value: length,
-        attributes: sys::PropertyAttributes::configurable,
-        data: ptr::null_mut(),
-    };
-    // SAFETY: `f` is the function just created; the descriptor points to a static name and a live value.
-    unsafe { sys::napi_define_properties(env, f, 1, &desc) };
-    nu::set_prop(env, obj, name, f);
-}
-
-pub(crate) fn num_opt(env: napi_env, opts: napi_value, name: &CStr) -> Option<f64> {
-    let v = nu::get_prop(env, opts, name);
-    (nu::type_of(env, v) == ValueType::napi_number)
-        .then(|| nu::get_f64(env, v))
-        .flatten()
-}
-
-pub(crate) fn bool_opt(env: napi_env, opts: napi_value, name: &CStr) -> Option<bool> {
-    let v = nu::get_prop(env, opts, name);
-    (nu::type_of(env, v) == ValueType::napi_boolean)
-        .then(|| nu::get_bool(env, v))
-        .flatten()
 }
 
 /// `compression: true | { threshold, brotli, gzip, brotliQuality, gzipLevel }` (anything else: off).
@@ -304,32 +244,4 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         method(env, obj, name, cb, arity, &server);
     }
     obj
-}
-
-/// The server bound to a method call.
-///
-/// # Safety
-/// `data` must be the data pointer of a function created by `method`: an `Rc<Server>` turned into
-/// a raw pointer, whose strong count that function object holds until its finalizer drops it. JS
-/// can only call the function while the object is alive, so the server outlives every call.
-pub(crate) unsafe fn server<'a>(data: *mut c_void) -> &'a Server {
-    // SAFETY: caller's contract.
-    unsafe { &*(data as *const Server) }
-}
-
-pub(crate) fn method_sel(env: napi_env, v: napi_value) -> Result<MethodSel, napi_value> {
-    let m =
-        nu::get_string(env, v).ok_or_else(|| nu::throw(env, "method must be a string", true))?;
-    if m == b"ALL" {
-        return Ok(MethodSel::All);
-    }
-    gale_router::Method::from_bytes(&m)
-        .map(MethodSel::One)
-        .ok_or_else(|| {
-            nu::throw(
-                env,
-                &format!("unknown method {:?}", String::from_utf8_lossy(&m)),
-                true,
-            )
-        })
 }

@@ -353,3 +353,19 @@ pub fn report_pending(env: napi_env) {
         }
     }
 }
+
+/// Option `name` of `opts` when it is a number (else None: the TypeScript side checked and defaulted it).
+pub(crate) fn num_opt(env: napi_env, opts: napi_value, name: &std::ffi::CStr) -> Option<f64> {
+    let v = get_prop(env, opts, name);
+    (type_of(env, v) == ValueType::napi_number)
+        .then(|| get_f64(env, v))
+        .flatten()
+}
+
+/// Option `name` of `opts` when it is a boolean.
+pub(crate) fn bool_opt(env: napi_env, opts: napi_value, name: &std::ffi::CStr) -> Option<bool> {
+    let v = get_prop(env, opts, name);
+    (type_of(env, v) == ValueType::napi_boolean)
+        .then(|| get_bool(env, v))
+        .flatten()
+}

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use gale_server::Reply;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value, ValueType};
 
-use crate::methods::server;
+use crate::bound::server;
 use crate::napi_util as nu;
 
 /// Content types JS can name by index (keeps the common replies free of string crossings).

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 
 use napi::sys::{napi_callback_info, napi_env, napi_value};
 
-use crate::methods::server;
+use crate::bound::server;
 use crate::napi_util as nu;
 
 use crate::setup::addr_array;

@@ -8,8 +8,9 @@ use std::rc::Rc;
 use gale_server::Server;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value, ValueType};
 
-use crate::methods::{bool_opt, method_sel, num_opt, server};
+use crate::bound::server;
 use crate::napi_util as nu;
+use crate::napi_util::{bool_opt, num_opt};
 
 pub(crate) unsafe extern "C" fn route(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<3>(env, info);
@@ -571,4 +572,25 @@ pub(crate) unsafe extern "C" fn set_http3(env: napi_env, info: napi_callback_inf
         Ok(()) => nu::undefined(env),
         Err(msg) => nu::throw(env, &msg, false),
     }
+}
+
+/// A route method from JS (`GET`, …, or `ALL`).
+pub(crate) fn method_sel(
+    env: napi_env,
+    v: napi_value,
+) -> Result<gale_server::MethodSel, napi_value> {
+    let m =
+        nu::get_string(env, v).ok_or_else(|| nu::throw(env, "method must be a string", true))?;
+    if m == b"ALL" {
+        return Ok(gale_server::MethodSel::All);
+    }
+    gale_router::Method::from_bytes(&m)
+        .map(gale_server::MethodSel::One)
+        .ok_or_else(|| {
+            nu::throw(
+                env,
+                &format!("unknown method {:?}", String::from_utf8_lossy(&m)),
+                true,
+            )
+        })
 }

@@ -6,8 +6,9 @@ use std::ffi::CStr;
 use gale_server::{Compression, DeflateConfig, WsOptions};
 use napi::sys::{napi_callback_info, napi_env, napi_value, ValueType};
 
-use crate::methods::{bool_opt, num_opt, server};
+use crate::bound::server;
 use crate::napi_util as nu;
+use crate::napi_util::{bool_opt, num_opt};
 
 /// The largest message a socket may accept: 2 GiB, under Node's Buffer limit on every version.
 const MAX_MESSAGE: usize = 1 << 31;
