@@ -2,8 +2,8 @@
 // five awaited async middlewares, five Express-style `next()` calls, and a bare handler. No sockets; one core for a
 // few seconds. Run: node --import tsx bench/chain.ts (issue 16: the runner within 15 % of hand-nested async).
 import { type ChainHost, compose, type Middleware } from '../packages/gale/dist/chain.js';
-import type { Request } from '../packages/gale/dist/request.js';
-import type { Response } from '../packages/gale/dist/response.js';
+import type { Request } from '../packages/gale/dist/request/request.js';
+import type { Response } from '../packages/gale/dist/response/response.js';
 
 const N = 1_000_000;
 const req = { _base: '' } as unknown as Request;

@@ -6,8 +6,8 @@
 import { type ChainHost, compose, type Handler, type Middleware } from './chain.js';
 import { type ErrorScopes, prefixRelation } from './flatten.js';
 import { CORS_POLICY } from './middleware/cors.js';
-import type { Request } from './request.js';
-import type { Response } from './response.js';
+import type { Request } from './request/request.js';
+import type { Response } from './response/response.js';
 
 type RouteRun = (req: Request, res: Response) => unknown;
 

@@ -18,9 +18,9 @@ import {
 import { type RouteHooks, routeHooks } from './hooks.js';
 import type { NativeServer } from './native.js';
 import type { StaticOptions } from './options.js';
-import type { Request } from './request.js';
-import type { Response } from './response.js';
-import { checkHeader } from './response-headers.js';
+import type { Request } from './request/request.js';
+import { checkHeader } from './response/headers.js';
+import type { Response } from './response/response.js';
 import { type Entry, joinPath, type Router, type StaticMount } from './router.js';
 import { checkStaticOptions } from './static-options.js';
 import type { DeclaredAt } from './unanswered.js';

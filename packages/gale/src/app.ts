@@ -38,10 +38,10 @@ import type {
   StaticOptions,
 } from './options.js';
 import { type ErrorFormat, problemDocument, wantsProblem } from './problem.js';
-import { Request } from './request.js';
-import type { AnyParams } from './request-api.js';
-import { compileTrust, type RequestConfig, requestConfig } from './request-config.js';
-import { Response, type ResponseHost } from './response.js';
+import type { AnyParams } from './request/api.js';
+import { compileTrust, type RequestConfig, requestConfig } from './request/config.js';
+import { Request } from './request/request.js';
+import { Response, type ResponseHost } from './response/response.js';
 import { captureAnswer } from './route-answer.js';
 import type {
   MountableRouter,

@@ -5,7 +5,7 @@ import zlib from 'node:zlib';
 import { ErrorCodes, HttpError } from './errors.js';
 import { parseFlat } from './flat-form.js';
 import { loadQs } from './qs.js';
-import type { JsonConfig, UrlencodedConfig } from './request-config.js';
+import type { JsonConfig, UrlencodedConfig } from './request/config.js';
 
 /** The media type of a Content-Type value, lower-case, without parameters (`''` when absent). */
 export function mediaType(contentType: string | undefined): string {

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type ChainHost, compose, type Middleware } from './chain.js';
-import type { Request } from './request.js';
-import type { Response } from './response.js';
+import type { Request } from './request/request.js';
+import type { Response } from './response/response.js';
 
 function harness() {
   const replies: unknown[] = [];

@@ -1,10 +1,10 @@
 // Runs a route's precomputed middleware chain: koa-style `await next()` and Express-style `next()` /
 // `next(err)` both work. A route without middleware never comes here (its handler is called directly).
 import { ErrorCodes, GaleError } from './errors.js';
-import type { Request } from './request.js';
-import type { AnyParams, RequestInput } from './request-api.js';
-import type { Response } from './response.js';
-import type { HandlerReturn, TypedResponse } from './response-types.js';
+import type { AnyParams, RequestInput } from './request/api.js';
+import type { Request } from './request/request.js';
+import type { Response } from './response/response.js';
+import type { HandlerReturn, TypedResponse } from './response/types.js';
 import { traceError } from './tracing.js';
 
 /**

@@ -2,7 +2,7 @@
 // each route takes (path params, query, headers, body: the schemas' input types) and what it answers (each declared
 // status with its body, as it arrives over the wire). Types only.
 import type { ValidationProblem } from './errors.js';
-import type { ResponseBodyOf } from './response-types.js';
+import type { ResponseBodyOf } from './response/types.js';
 import type { RouteParams } from './route-params.js';
 import type { RouteEntry, RoutesOf } from './route-types.js';
 import type { InferInput } from './standard-schema.js';

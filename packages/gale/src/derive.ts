@@ -1,9 +1,9 @@
 // `derive()`: a middleware whose return value is merged into `req.state` and typed for what runs after it, without
 // `declare module` (as Hono's `c.var` and Elysia's `derive`). The typing is route-types.ts's StateMiddleware.
 import type { Next } from './chain.js';
-import type { Request } from './request.js';
-import type { AnyParams } from './request-api.js';
-import type { Response } from './response.js';
+import type { AnyParams } from './request/api.js';
+import type { Request } from './request/request.js';
+import type { Response } from './response/response.js';
 import type { StateMiddleware } from './route-types.js';
 
 function isThenable(v: unknown): v is PromiseLike<unknown> {

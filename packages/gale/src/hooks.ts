@@ -5,9 +5,9 @@
 import type { ErrorHandler, Handler, Middleware } from './chain.js';
 import { requestLogger } from './logging.js';
 import { addHeadHook } from './node-members.js';
-import type { Request } from './request.js';
-import type { AnyParams } from './request-api.js';
-import type { Response } from './response.js';
+import type { AnyParams } from './request/api.js';
+import type { Request } from './request/request.js';
+import type { Response } from './response/response.js';
 
 /**
  * The hooks by name, with what each is given (see docs/guides/hooks-and-plugins.md for the order they run in):

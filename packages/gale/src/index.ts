@@ -68,7 +68,6 @@ export type {
 export type { Plugin, PluginInstance, RegisterOptions } from './plugins.js';
 export { definePlugin } from './plugins.js';
 export type { ErrorFormat, ProblemDocument } from './problem.js';
-export { Request } from './request.js';
 export type {
   AnyParams,
   BodyOf,
@@ -81,9 +80,9 @@ export type {
   RequestHelpers,
   RequestInput,
   RequestView,
-} from './request-api.js';
-export type { ParsedQuery, Query, Register, SimpleQuery } from './request-config.js';
-export { Response } from './response.js';
+} from './request/api.js';
+export type { ParsedQuery, Query, Register, SimpleQuery } from './request/config.js';
+export { Request } from './request/request.js';
 export type {
   CookieOptions,
   DownloadOptions,
@@ -93,9 +92,10 @@ export type {
   ResponseHelpers,
   ResponseHost,
   ResponseView,
-} from './response-api.js';
-export { entityTag } from './response-etag.js';
-export type { AnyBody, BodyAt, HandlerReturn, ResponseBodyOf, ResponsesOf, TypedResponse } from './response-types.js';
+} from './response/api.js';
+export { entityTag } from './response/etag.js';
+export { Response } from './response/response.js';
+export type { AnyBody, BodyAt, HandlerReturn, ResponseBodyOf, ResponsesOf, TypedResponse } from './response/types.js';
 export type { RouteParams } from './route-params.js';
 export type {
   AddRoute,

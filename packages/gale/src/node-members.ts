@@ -5,8 +5,8 @@
 import { ClientRequest } from 'node:http';
 import { nodeOnly, offAbort, onAbort, SocketView } from './node-socket.js';
 import type { HeaderValue } from './options.js';
-import type { RequestView as Request } from './request-api.js';
-import type { ResponseView as Response } from './response-api.js';
+import type { RequestView as Request } from './request/api.js';
+import type { ResponseView as Response } from './response/api.js';
 
 /** Own members node middleware puts over the prototype's; removed on refusal so the error answer is Gale's own. */
 const PATCHED = ['write', 'end', 'on', 'once', 'writeHead', 'flush'] as const;

@@ -3,7 +3,7 @@
 // refusal of node-members.ts uses. Made only when something touches those names.
 import { isIPv6 } from 'node:net';
 import { ErrorCodes, GaleError } from './errors.js';
-import type { RequestView as Request } from './request-api.js';
+import type { RequestView as Request } from './request/api.js';
 
 const LAYER =
   'Gale’s native Request and Response are not node:http objects: run this middleware on @gale-http/express, the ' +

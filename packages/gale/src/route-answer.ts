@@ -2,8 +2,8 @@
 // caller vouches the JavaScript would answer alike (crates/gale-server, `Target::Answer`). @gale-http/express uses
 // it for handlers that answer a constant; see App._answerRoute.
 import type { NativeServer, ReplyMeta } from './native.js';
-import type { Request } from './request.js';
-import type { Response } from './response.js';
+import type { Request } from './request/request.js';
+import type { Response } from './response/response.js';
 import { tracingOn } from './tracing.js';
 
 /** Why a reply cannot become the route's answer, or undefined when it can (checked while the reply is made). */

@@ -2,8 +2,8 @@
 // query, headers, body from the schemas' output types), the state `derive()` middleware add, and the call signatures
 // of `get`/`post`/…/`ws` that thread all of it from the path literal to the handler. Types only.
 import type { Handler, Middleware, NodeMiddleware } from './chain.js';
-import type { AnyParams, RequestInput } from './request-api.js';
-import type { ResponsesOf } from './response-types.js';
+import type { AnyParams, RequestInput } from './request/api.js';
+import type { ResponsesOf } from './response/types.js';
 import type { RouteParams } from './route-params.js';
 import type { InferOutput, StandardSchemaV1 } from './standard-schema.js';
 import type { WsBehavior, WsConnectionHandler } from './ws-route.js';

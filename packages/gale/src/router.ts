@@ -8,7 +8,7 @@ import { movedError } from './moved.js';
 import { refusalOf } from './node-refusals.js';
 import { checkWsBehavior } from './option-rules.js';
 import { type PluginState, pluginsReady, registerPlugin } from './plugins.js';
-import type { AnyParams } from './request-api.js';
+import type { AnyParams } from './request/api.js';
 import { checkRouteSchema } from './route-schema.js';
 import type {
   MountableRouter,

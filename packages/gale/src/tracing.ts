@@ -2,8 +2,8 @@
 // Response subclass a traced request gets. Nothing here runs for a request unless one of the channels has a
 // subscriber: app.ts asks `tracingOn()` once per request and, when it is false, never comes here.
 import { tracingChannel } from 'node:diagnostics_channel';
-import type { Request } from './request.js';
-import { Response } from './response.js';
+import type { Request } from './request/request.js';
+import { Response } from './response/response.js';
 
 /**
  * The context object both of Gale's TracingChannels publish for one request (the same object for every event of

@@ -4,8 +4,8 @@
 // `response` schemas become the response's serializer (serialize.ts).
 import type { Handler } from './chain.js';
 import { type RequestPart, ValidationError, type ValidationIssue } from './errors.js';
-import type { Request } from './request.js';
-import type { Response } from './response.js';
+import type { Request } from './request/request.js';
+import type { Response } from './response/response.js';
 import { standardValidate } from './route-schema.js';
 import type { RouteSchema } from './route-types.js';
 import { responseSerializer } from './serialize.js';

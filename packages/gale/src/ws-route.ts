@@ -3,10 +3,10 @@
 import { ErrorCodes, GaleError } from './errors.js';
 import type { Logger } from './logging.js';
 import type { NativeServer } from './native.js';
-import { Request } from './request.js';
-import type { AnyParams } from './request-api.js';
-import type { RequestConfig } from './request-config.js';
-import type { Response } from './response.js';
+import type { AnyParams } from './request/api.js';
+import type { RequestConfig } from './request/config.js';
+import { Request } from './request/request.js';
+import type { Response } from './response/response.js';
 import type { Relay } from './scale-hooks.js';
 import { TracedResponse, tracingOn } from './tracing.js';
 import { type SocketHost, WebSocket, WS_SID_MASK } from './ws.js';

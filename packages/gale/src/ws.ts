@@ -3,8 +3,8 @@
 // Frames, limits, compression and pub/sub fan-out live in the engine; this file only forwards calls to it.
 
 import type { NativeServer } from './native.js';
-import type { Request } from './request.js';
-import type { AnyParams } from './request-api.js';
+import type { AnyParams } from './request/api.js';
+import type { Request } from './request/request.js';
 import type { Relay } from './scale-hooks.js';
 
 /**

@@ -2,8 +2,8 @@
 // URL (protocol and host from the Host header, or X-Forwarded-* under trustProxy), the call, errors (onError,
 // then Gale's error handling), and the answer (send.ts). Imports Gale's Request/Response as types only.
 import { ErrorCodes, HttpError } from '../errors.js';
-import type { Request as GaleRequest } from '../request.js';
-import type { Response as GaleResponse } from '../response.js';
+import type { Request as GaleRequest } from '../request/request.js';
+import type { Response as GaleResponse } from '../response/response.js';
 import { sendResponse } from './send.js';
 import { webRequest } from './web-request.js';
 import { GlobalResponse } from './web-response.js';

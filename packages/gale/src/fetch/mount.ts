@@ -1,8 +1,8 @@
 // `app.fetch([prefix,] handler)` (a fetch handler mounted on a Gale app, behind its native routes and static files)
 // and `toHandler()`, and the swap of the global Request/Response for the cheap ones, as @hono/node-server does.
 // No App import: app.ts calls mountFetch, and `serve()` (serve.ts) builds an App on top of this.
-import type { Request as GaleRequest } from '../request.js';
-import type { Response as GaleResponse } from '../response.js';
+import type { Request as GaleRequest } from '../request/request.js';
+import type { Response as GaleResponse } from '../response/response.js';
 import { joinPath } from '../router.js';
 import { type Fetchable, type FetchErrorHandler, type FetchHandler, fetchRoute } from './handler.js';
 import { FetchRequest } from './web-request.js';

@@ -3,9 +3,9 @@
 // handlers and for Gale handlers that return a Response. Imports Gale's Response as a type only.
 import { STATUS_CODES } from 'node:http';
 import { CT_NONE } from '../native.js';
-import type { Response as GaleResponse } from '../response.js';
-import { HeaderEntry } from '../response-api.js';
-import { BAD_VALUE, ENGINE_HEADERS, TOKEN } from '../response-headers.js';
+import { HeaderEntry } from '../response/api.js';
+import { BAD_VALUE, ENGINE_HEADERS, TOKEN } from '../response/headers.js';
+import type { Response as GaleResponse } from '../response/response.js';
 import { pump, type StreamSource } from '../stream.js';
 import {
   defaultContentType,

@@ -3,7 +3,7 @@
 // Request (~7 µs to build, bench/fetch-objects.ts) is made only for what needs one (clone, cache, mode…).
 // `instanceof Request` holds. Imports Gale's Request as a type only.
 import * as nodeStream from 'node:stream';
-import type { Request as GaleRequest } from '../request.js';
+import type { Request as GaleRequest } from '../request/request.js';
 import { GlobalHeaders, GlobalRequest, GlobalResponse, instanceCheck } from './web-response.js';
 
 // Node has stream.isDisturbed (since 16.8) for Web streams; @types/node 20 does not declare it.

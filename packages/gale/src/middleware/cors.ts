@@ -4,8 +4,8 @@
 // answer preflights from by itself (see `corsPolicy`), and `app.use(cors())` also routes OPTIONS requests for
 // paths that have routes to it (app-routes.ts), which the engine would otherwise answer with 405.
 import type { Middleware } from '../chain.js';
-import type { Request } from '../request.js';
-import type { Response } from '../response.js';
+import type { Request } from '../request/request.js';
+import type { Response } from '../response/response.js';
 
 /**
  * One allowed origin: an exact string, a RegExp, or true/false.

@@ -5,8 +5,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from '../chain.js';
 import { ErrorCodes, HttpError } from '../errors.js';
-import type { Request } from '../request.js';
-import type { Response } from '../response.js';
+import type { Request } from '../request/request.js';
+import type { Response } from '../response/response.js';
 
 /**
  * Options of `csrf()`.
@@ -30,7 +30,7 @@ export interface CsrfOptions {
   cookie?: { name?: string; path?: string; domain?: string; secure?: boolean; sameSite?: 'lax' | 'strict' | 'none' };
 }
 
-declare module '../request.js' {
+declare module '../request/request.js' {
   interface Request {
     /**
      * A CSRF token for this client (set by the `csrf()` middleware): put it in forms (`_csrf` field) or send it

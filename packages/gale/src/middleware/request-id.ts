@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from '../chain.js';
 import { assignRequestId, VALID_ID } from '../logging.js';
-import type { Request } from '../request.js';
+import type { Request } from '../request/request.js';
 
 /**
  * Options of `requestId()`.

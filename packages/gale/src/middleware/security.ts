@@ -4,9 +4,9 @@
 // is computed per request. Imports Gale's Request/Response as types only.
 import type { Middleware } from '../chain.js';
 import type { CspOptions, SecurityOptions } from '../options.js';
-import type { Request } from '../request.js';
-import type { Response } from '../response.js';
-import { HeaderEntry } from '../response-api.js';
+import type { Request } from '../request/request.js';
+import { HeaderEntry } from '../response/api.js';
+import type { Response } from '../response/response.js';
 
 export type { CspDirectiveValue, CspOptions, SecurityOptions } from '../options.js';
 

@@ -6,8 +6,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from '../chain.js';
 import { ErrorCodes, GaleError } from '../errors.js';
 import { addHeadHook } from '../node-members.js';
-import type { Request } from '../request.js';
-import type { Response } from '../response.js';
+import type { Request } from '../request/request.js';
+import type { Response } from '../response/response.js';
 import type { SessionData, SessionStore } from './session-stores.js';
 
 export type { SessionData, SessionStore } from './session-stores.js';
@@ -157,7 +157,7 @@ export class Session {
   }
 }
 
-declare module '../request.js' {
+declare module '../request/request.js' {
   interface Request {
     /**
      * The session (set by the `session()` middleware): data as properties, plus `regenerate()`, `destroy()`,

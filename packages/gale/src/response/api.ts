@@ -2,12 +2,12 @@
 // node members): its documented helpers and the core members they use. response.ts's Response implements all of it
 // (TypeScript checks that it matches), so none of them imports response.ts. Types only.
 import type { EventEmitter } from 'node:events';
-import type { NativeServer, ReplyMeta } from './native.js';
-import type { HeaderValue } from './options.js';
-import type { RequestView } from './request-api.js';
-import type { SseOptions, SseStream } from './sse.js';
-import type { StreamSource } from './stream.js';
-import type { Views } from './views.js';
+import type { NativeServer, ReplyMeta } from '../native.js';
+import type { HeaderValue } from '../options.js';
+import type { RequestView } from '../request/api.js';
+import type { SseOptions, SseStream } from '../sse.js';
+import type { StreamSource } from '../stream.js';
+import type { Views } from '../views.js';
 
 /** Hooks and settings the app gives every response (keeps this file free of app imports). */
 /**
@@ -318,7 +318,7 @@ export interface ResponseView extends ResponseHeaders, ResponseHelpers, Response
   header(name: string, value: HeaderValue): this;
   json(value: unknown): void;
   send(body?: unknown): void;
-  html(body: string | import('./html.js').SafeHtml): void;
+  html(body: string | import('../html.js').SafeHtml): void;
   end(body?: string | Uint8Array): void;
   write(chunk: string | Uint8Array): boolean;
   headerLines(): string | undefined;

@@ -2,12 +2,12 @@
 // documented helpers and body readers, and the core members they read. request.ts's Request implements all of it
 // (TypeScript checks that it matches), so none of them imports request.ts. Types only.
 import type { Readable } from 'node:stream';
-import type { BodySource } from './body-source.js';
-import type { Logger } from './logger.js';
-import type { MultipartOptions, MultipartPart } from './multipart.js';
-import type { NativeServer } from './native.js';
-import type { HeaderValue, JsonOptions, TextOptions, UrlencodedOptions } from './options.js';
-import type { Query, RequestConfig } from './request-config.js';
+import type { BodySource } from '../body-source.js';
+import type { Logger } from '../logger.js';
+import type { MultipartOptions, MultipartPart } from '../multipart.js';
+import type { NativeServer } from '../native.js';
+import type { HeaderValue, JsonOptions, TextOptions, UrlencodedOptions } from '../options.js';
+import type { Query, RequestConfig } from './config.js';
 
 /**
  * Request headers by lower-case name, as Node's `IncomingHttpHeaders`.
@@ -76,7 +76,7 @@ export interface Lazy {
   ips?: string[];
   host?: string | null;
   protocol?: string;
-  /** the request's `accepts` negotiator (request-helpers.ts; typed there, so no @types here) */
+  /** the request's `accepts` negotiator (helpers.ts; typed there, so no @types here) */
   negotiator?: unknown;
   body?: Promise<unknown>;
 }

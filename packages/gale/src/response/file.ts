@@ -2,11 +2,11 @@
 // `res.download` (the same, as an attachment). Imports Response as a type only, never response.ts at run time.
 import { basename, isAbsolute, resolve as resolvePath, sep } from 'node:path';
 import { create as contentDisposition } from 'content-disposition';
-import { ErrorCodes, GaleError, HttpError } from './errors.js';
-import { logRequestDone, primeRequestLog } from './logging.js';
-import { CT_NONE } from './native.js';
-import type { DownloadOptions, ResponseView as Response } from './response-api.js';
-import { contentTypeName } from './response-headers.js';
+import { ErrorCodes, GaleError, HttpError } from '../errors.js';
+import { logRequestDone, primeRequestLog } from '../logging.js';
+import { CT_NONE } from '../native.js';
+import type { DownloadOptions, ResponseView as Response } from './api.js';
+import { contentTypeName } from './headers.js';
 
 /** `res.sendFile(path, options)`. */
 export function sendFile(res: Response, path: string, options: { root?: string; dotfiles?: 'ignore' | 'allow' }): void {

@@ -1,18 +1,20 @@
 // The response object handlers receive. A whole reply goes to the engine in one native call; a
 // streamed reply sends its head on the first write() and reports backpressure like a Node stream.
-// Core here; the other methods are documented in response-headers.ts, -helpers.ts and -file.ts (ETag: -etag.ts).
+// Core here; the other methods are documented in headers.ts, helpers.ts and file.ts (ETag: etag.ts).
 import { EventEmitter } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import encodeUrl from 'encodeurl';
 import { contentType } from 'mime-types';
-import { ErrorCodes, GaleError } from './errors.js';
-import { SafeHtml } from './html.js';
-import { logRequestDone, primeRequestLog } from './logging.js';
-import { CT_BYTES, CT_HTML, CT_JSON, CT_NONE, CT_TEXT, type NativeServer, type ReplyMeta } from './native.js';
-import { defineResponseMembers } from './node-members.js';
-import type { SocketView } from './node-socket.js';
-import type { HeaderValue } from './options.js';
-import type { Request } from './request.js';
+import { ErrorCodes, GaleError } from '../errors.js';
+import { SafeHtml } from '../html.js';
+import { logRequestDone, primeRequestLog } from '../logging.js';
+import { CT_BYTES, CT_HTML, CT_JSON, CT_NONE, CT_TEXT, type NativeServer, type ReplyMeta } from '../native.js';
+import { defineResponseMembers } from '../node-members.js';
+import type { SocketView } from '../node-socket.js';
+import type { HeaderValue } from '../options.js';
+import type { Request } from '../request/request.js';
+import type { SseOptions, SseStream } from '../sse.js';
+import { pump, type StreamSource } from '../stream.js';
 import {
   type CookieOptions,
   type DownloadOptions,
@@ -20,9 +22,9 @@ import {
   HeaderEntry,
   type ResponseHost,
   type ResponseView,
-} from './response-api.js';
-import { entityTag, notModified } from './response-etag.js';
-import { download, sendFile } from './response-file.js';
+} from './api.js';
+import { entityTag, notModified } from './etag.js';
+import { download, sendFile } from './file.js';
 import {
   addLinks,
   addVary,
@@ -33,13 +35,11 @@ import {
   ENGINE_HEADERS,
   headerBlock,
   TOKEN,
-} from './response-headers.js';
-import { format, redirect, render, setCookie, startSse } from './response-helpers.js';
-import type { SseOptions, SseStream } from './sse.js';
-import { pump, type StreamSource } from './stream.js';
+} from './headers.js';
+import { format, redirect, render, setCookie, startSse } from './helpers.js';
 
-export type { CookieOptions, DownloadOptions, FormatHandler, ResponseHost } from './response-api.js';
-export { checkHeader } from './response-headers.js';
+export type { CookieOptions, DownloadOptions, FormatHandler, ResponseHost } from './api.js';
+export { checkHeader } from './headers.js';
 export type { HeaderValue };
 
 /**
@@ -328,7 +328,7 @@ export class Response implements ResponseView {
     if (this._t0 !== 0) logRequestDone(this._req, this.statusCode, this._t0, true);
   }
 
-  // ResponseHeaders: documented in response-headers.ts.
+  // ResponseHeaders: documented in headers.ts.
   set(name: string, value: HeaderValue): this {
     return this.header(name, value);
   }
@@ -410,7 +410,7 @@ export class Response implements ResponseView {
     return this;
   }
 
-  // ResponseHelpers: documented in response-helpers.ts.
+  // ResponseHelpers: documented in helpers.ts.
   redirect(url: string): void;
   redirect(status: number, url: string): void;
   redirect(a: number | string, b?: string): void {
@@ -448,7 +448,7 @@ export class Response implements ResponseView {
     return render(this, name, data);
   }
 
-  // ResponseFiles: documented in response-file.ts.
+  // ResponseFiles: documented in file.ts.
   sendFile(path: string, options: { root?: string; dotfiles?: 'ignore' | 'allow' } = {}): void {
     sendFile(this, path, options);
   }

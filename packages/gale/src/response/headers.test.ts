@@ -2,9 +2,9 @@
 // prefixes repeat, as an app's middleware makes them), including equal values in new strings, arrays and reordering.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { HeaderValue } from './options.js';
-import { HeaderEntry } from './response-api.js';
-import { headerBlock } from './response-headers.js';
+import type { HeaderValue } from '../options.js';
+import { HeaderEntry } from './api.js';
+import { headerBlock } from './headers.js';
 
 function plain(headers: Map<string, HeaderEntry>): string {
   let out = '';

@@ -3,9 +3,9 @@
 import { basename, extname } from 'node:path';
 import { create as contentDisposition } from 'content-disposition';
 import varyHeader from 'vary';
-import { ErrorCodes, GaleError } from './errors.js';
-import type { HeaderValue } from './options.js';
-import type { HeaderEntry, ResponseView as Response } from './response-api.js';
+import { ErrorCodes, GaleError } from '../errors.js';
+import type { HeaderValue } from '../options.js';
+import type { HeaderEntry, ResponseView as Response } from './api.js';
 
 // RFC 9110 token and field-value checks: a value with CR/LF would split the response.
 export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -1,9 +1,9 @@
 // Checked responses: the types a route's `response` schemas give its handler — what the handler may return and what
 // `res.status()`, `res.json()`, `res.send()` and `res.sendStatus()` accept — so that an answer the schemas do not
 // describe is a compile-time error instead of a 500 at run time. Types only.
-import type { HeaderValue } from './options.js';
+import type { HeaderValue } from '../options.js';
+import type { ResponseFiles, ResponseHeaders, ResponseHelpers } from './api.js';
 import type { Response } from './response.js';
-import type { ResponseFiles, ResponseHeaders, ResponseHelpers } from './response-api.js';
 
 /**
  * The body type a response schema describes: a Standard Schema's output type (zod 4, valibot's

@@ -1,8 +1,8 @@
-// The simple query parser (request-config.ts): its hand split for queries with nothing to decode must give exactly
+// The simple query parser (config.ts): its hand split for queries with nothing to decode must give exactly
 // what URLSearchParams gives, for every shape of empty pairs, missing or repeated `=`, and repeated keys.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { simpleQuery } from './request-config.js';
+import { simpleQuery } from './config.js';
 
 /** The reference: URLSearchParams, repeated keys as arrays. */
 function reference(search: string): Record<string, string | string[]> {

@@ -10,12 +10,12 @@ import {
   parseUrlencoded,
   stripBom,
   tooLarge,
-} from './body.js';
-import { ErrorCodes, HttpError } from './errors.js';
-import { type MultipartOptions, type MultipartPart, parseMultipart } from './multipart.js';
-import type { JsonOptions, TextOptions, UrlencodedOptions } from './options.js';
-import type { RequestView as Request } from './request-api.js';
-import { type JsonConfig, parseBytes, type UrlencodedConfig } from './request-config.js';
+} from '../body.js';
+import { ErrorCodes, HttpError } from '../errors.js';
+import { type MultipartOptions, type MultipartPart, parseMultipart } from '../multipart.js';
+import type { JsonOptions, TextOptions, UrlencodedOptions } from '../options.js';
+import type { RequestView as Request } from './api.js';
+import { type JsonConfig, parseBytes, type UrlencodedConfig } from './config.js';
 
 function unsupportedType(reader: string, wants: string, contentType: string | undefined): HttpError {
   return new HttpError(

@@ -1,9 +1,9 @@
 // Conditional GET for Response: entity tags (the `etag` package's, computed by the engine), the freshness check
 // behind 304s, and request header reads. Imports Request and Response as types only, never response.ts at run time.
 import fresh from 'fresh';
-import { native } from './native.js';
-import type { RequestView as Request } from './request-api.js';
-import { HeaderEntry, type ResponseView as Response } from './response-api.js';
+import { native } from '../native.js';
+import type { RequestView as Request } from '../request/api.js';
+import { HeaderEntry, type ResponseView as Response } from './api.js';
 
 /**
  * The entity tag of a body, in the format of the `etag` package (and so Express's default `etag fn`):

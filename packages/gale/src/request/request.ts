@@ -1,17 +1,17 @@
 // The request object handlers receive. Everything but params is fetched from the engine on first
 // use and cached, so a handler that reads nothing costs nothing; it stays valid after `await`.
-// Core getters here; the helpers and body readers are documented in request-helpers.ts and request-body.ts.
+// Core getters here; the helpers and body readers are documented in helpers.ts and body.ts.
 import type { Readable } from 'node:stream';
-import { BodySource } from './body-source.js';
-import { ErrorCodes, HttpError } from './errors.js';
-import type { Logger } from './logger.js';
-import { requestId, requestLogger } from './logging.js';
-import type { MultipartOptions, MultipartPart } from './multipart.js';
-import type { KeptHead, KeptRequest, NativeServer } from './native.js';
-import { defineRequestMembers } from './node-members.js';
-import type { SocketView } from './node-socket.js';
-import { NullObject } from './null-object.js';
-import type { JsonOptions, TextOptions, UrlencodedOptions } from './options.js';
+import { BodySource } from '../body-source.js';
+import { ErrorCodes, HttpError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { requestId, requestLogger } from '../logging.js';
+import type { MultipartOptions, MultipartPart } from '../multipart.js';
+import type { KeptHead, KeptRequest, NativeServer } from '../native.js';
+import { defineRequestMembers } from '../node-members.js';
+import type { SocketView } from '../node-socket.js';
+import { NullObject } from '../null-object.js';
+import type { JsonOptions, TextOptions, UrlencodedOptions } from '../options.js';
 import type {
   AnyParams,
   BodyOf,
@@ -24,7 +24,7 @@ import type {
   RequestInput,
   RequestView,
   ResponseOfRequest,
-} from './request-api.js';
+} from './api.js';
 import {
   contentLength,
   jsonConfig,
@@ -34,8 +34,8 @@ import {
   readParsedBody,
   readText,
   urlencodedConfig,
-} from './request-body.js';
-import { DEFAULT_REQUEST_CONFIG, type JsonConfig, type ParsedQuery, type RequestConfig } from './request-config.js';
+} from './body.js';
+import { DEFAULT_REQUEST_CONFIG, type JsonConfig, type ParsedQuery, type RequestConfig } from './config.js';
 import {
   clientIp,
   cookieJar,
@@ -48,7 +48,7 @@ import {
   protocolOf,
   signedCookiesOf,
   subdomainsOf,
-} from './request-helpers.js';
+} from './helpers.js';
 
 const EMPTY_PARAMS: AnyParams = Object.freeze({}) as AnyParams;
 
@@ -549,13 +549,13 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
     return this._bodySource().all();
   }
 
-  /** @internal the helpers' cache (request-helpers.ts, parseBody) */
+  /** @internal the helpers' cache (helpers.ts, parseBody) */
   lazy(): Lazy {
     if (this._x === undefined) this._x = {};
     return this._x;
   }
 
-  // RequestHelpers: documented in request-helpers.ts.
+  // RequestHelpers: documented in helpers.ts.
   get ip(): string {
     const trust = this._cfg.trust;
     if (trust === undefined) return this.remoteAddress;
@@ -629,7 +629,7 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
     return !this.fresh;
   }
 
-  // RequestBodyReaders: documented in request-body.ts.
+  // RequestBodyReaders: documented in body.ts.
   requireLength(): number {
     const len = contentLength(this);
     if (len === undefined) {

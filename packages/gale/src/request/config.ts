@@ -1,9 +1,9 @@
 // The request-side options of an app, resolved once when the app is created. Every Request holds a
 // reference to its app's RequestConfig (one field), so reading options costs nothing per request.
 import proxyaddr from 'proxy-addr';
-import { NullObject } from './null-object.js';
-import type { ByteSize, GaleOptions, QueryOptions } from './options.js';
-import { loadQs, type QsParseOptions } from './qs.js';
+import { NullObject } from '../null-object.js';
+import type { ByteSize, GaleOptions, QueryOptions } from '../options.js';
+import { loadQs, type QsParseOptions } from '../qs.js';
 
 /**
  * A query string as the extended parser (qs) makes it: values are strings, arrays, or nested objects (Express's

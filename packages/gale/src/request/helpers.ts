@@ -8,9 +8,9 @@ import signature from 'cookie-signature';
 import fresh from 'fresh';
 import proxyaddr from 'proxy-addr';
 import typeis from 'type-is';
-import { ErrorCodes, GaleError } from './errors.js';
-import type { Lazy, RequestView as Request } from './request-api.js';
-import type { TrustFn } from './request-config.js';
+import { ErrorCodes, GaleError } from '../errors.js';
+import type { Lazy, RequestView as Request } from './api.js';
+import type { TrustFn } from './config.js';
 
 function headerText(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;

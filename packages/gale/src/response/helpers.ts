@@ -4,11 +4,11 @@ import { STATUS_CODES } from 'node:http';
 import accepts from 'accepts';
 import * as cookie from 'cookie';
 import { sign } from 'cookie-signature';
-import { ErrorCodes, GaleError, HttpError } from './errors.js';
-import { escapeHtml } from './html.js';
-import type { CookieOptions, FormatHandler, ResponseView as Response } from './response-api.js';
-import { requestHeader } from './response-etag.js';
-import { type SseOptions, SseStream } from './sse.js';
+import { ErrorCodes, GaleError, HttpError } from '../errors.js';
+import { escapeHtml } from '../html.js';
+import { type SseOptions, SseStream } from '../sse.js';
+import type { CookieOptions, FormatHandler, ResponseView as Response } from './api.js';
+import { requestHeader } from './etag.js';
 
 type Negotiable = Parameters<typeof accepts>[0];
 
