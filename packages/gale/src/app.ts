@@ -1,7 +1,7 @@
 // The Gale application: a Router whose routes go straight into the native router, each with its
 // middleware chain precomputed; the dispatch entry the engine calls; replies, errors, listen, close.
 // Registration (flattening routers into routes, static mounts) is in app-routes.ts.
-import { constants as osConstants } from 'node:os';
+import { Listener } from './app/listen.js';
 import { Registrar, type Route, staticMount } from './app-routes.js';
 import { type ChainHost, type Handler, handleScopedError, type Middleware } from './chain.js';
 import { ErrorCodes, GaleError, HttpError, ValidationError } from './errors.js';
@@ -27,7 +27,7 @@ import {
   native,
 } from './native.js';
 import { type OpenApiDocument, type OpenApiOptions, openApiDocument } from './openapi.js';
-import { checkGaleOptions, checkListen, ioChoice } from './option-rules.js';
+import { checkGaleOptions } from './option-rules.js';
 import type {
   AddressInfo,
   FixedResponse,
@@ -55,7 +55,7 @@ import type {
 import { type Entry, Router, type Usable } from './router.js';
 import { scaleHooks as hooks, type Relay } from './scale-hooks.js';
 import { isStreamSource } from './stream.js';
-import { nativeHttp2, nativeHttp3, nativeTls, type TlsOptions } from './tls.js';
+import type { TlsOptions } from './tls.js';
 import { runHandler, TracedResponse, traceError, traceRequest, tracingOn } from './tracing.js';
 import {
   DEFAULT_HANDLER_TIMEOUT,
@@ -66,7 +66,6 @@ import {
   unansweredWarning,
 } from './unanswered.js';
 import { type ViewEngine, Views } from './views.js';
-import { listenViaPrimary, viaPrimary } from './worker-listen.js';
 import type { PublishOptions, WsData } from './ws.js';
 import { WsHub } from './ws-route.js';
 
@@ -117,12 +116,9 @@ export class App<S extends object = object, R extends object = object> extends R
   private notFoundHandler: Handler | undefined;
   /** Turns entries into routes (and the notFound fallback) as they are added. */
   private readonly registrar: Registrar;
-  private listening = false;
   private keepAliveMs: number;
-  /** Every worker binds the port itself (SO_REUSEPORT), rather than taking connections from a cluster primary. */
-  private readonly reusePort: boolean;
-  /** In a node:cluster worker: the primary's listening socket, as this worker's share of it. */
-  private primaryListener: import('node:net').Server | undefined;
+  /** Where the app listens: the bound address, TLS and its reloads, a cluster primary's share (app/listen.ts). */
+  private readonly listener: Listener;
   /**
    * The I/O backend the engine listens with (`listen({ io })`): `'uring'` or `'epoll'` (the readiness poller,
    * on every platform); undefined before `listen`.
@@ -131,16 +127,12 @@ export class App<S extends object = object, R extends object = object> extends R
    * await app.listen({ port: 0, io: 'uring' });
    * if (app.ioBackend !== 'uring') console.log('io_uring fell back to epoll (see the warning)');
    */
-  ioBackend: 'uring' | 'epoll' | undefined;
-  private bound: AddressInfo | undefined;
+  get ioBackend(): 'uring' | 'epoll' | undefined {
+    return this.listener.ioBackend;
+  }
   private readonly hub: WsHub;
   private closed: Promise<void> | undefined;
   private readonly topicListeners = new Set<(topic: string, active: boolean) => void>();
-  /** The TLS options the app listens with (files are re-read from these on reload). */
-  private tlsOptions: TlsOptions | undefined;
-  /** `listen({ http2 })` turned HTTP/2 on (ALPN offers `h2` on TLS reloads too; only `h2` for `http1: false`). */
-  private http2: boolean | 'only' = false;
-  private offHup: (() => void) | undefined;
   private resolveClosed: (() => void) | undefined;
   /** `app.request()`'s in-memory connections. */
   private readonly inProcess: InProcess;
@@ -152,7 +144,6 @@ export class App<S extends object = object, R extends object = object> extends R
     const { development, logger, handlerTimeout, ...engine } = options;
     // In a gale.cluster() worker every app shares its port with the other workers (SO_REUSEPORT).
     if (engine.reusePort === undefined && hooks.reusePort) engine.reusePort = true;
-    this.reusePort = engine.reusePort === true;
     this.keepAliveMs = options.keepAliveTimeout ?? 65_000;
     this.dev = development ?? process.env.NODE_ENV === 'development';
     this.handlerTimeout = handlerTimeout ?? DEFAULT_HANDLER_TIMEOUT;
@@ -199,6 +190,7 @@ export class App<S extends object = object, R extends object = object> extends R
     this.hub = new WsHub(this.logger, this.reqConfig);
     this.n = native.createServer(engine as NativeOptions, this.dispatch, this.onEvent, this.hub.onMessage);
     this.hub.n = this.n;
+    this.listener = new Listener(this, this.n, this.logger, engine.reusePort === true, () => this.closed !== undefined);
     this.inProcess = new InProcess(this.n, (method, target) => this.holding(method, target));
     this.registrar = new Registrar(
       this,
@@ -510,8 +502,8 @@ export class App<S extends object = object, R extends object = object> extends R
     }
     const cb = typeof args[args.length - 1] === 'function' ? (args.pop() as ListenCallback) : undefined;
     const [portOrOptions, hostArg] = args as [number | ListenOptions | undefined, string | undefined];
-    if (viaPrimary(typeof portOrOptions === 'object' ? portOrOptions : {}, this.reusePort)) {
-      const bound = this.bindViaPrimary(portOrOptions, hostArg);
+    if (this.listener.viaPrimary(portOrOptions)) {
+      const bound = this.listener.bindViaPrimary(portOrOptions, hostArg);
       if (cb === undefined) return bound;
       bound.then(
         () => cb(),
@@ -521,13 +513,13 @@ export class App<S extends object = object, R extends object = object> extends R
     }
     if (cb === undefined) {
       try {
-        return Promise.resolve(this.bind(portOrOptions, hostArg));
+        return Promise.resolve(this.listener.bind(portOrOptions, hostArg));
       } catch (err) {
         return Promise.reject(err);
       }
     }
     try {
-      this.bind(portOrOptions, hostArg);
+      this.listener.bind(portOrOptions, hostArg);
       process.nextTick(cb);
     } catch (err) {
       process.nextTick(cb, err as Error);
@@ -543,79 +535,7 @@ export class App<S extends object = object, R extends object = object> extends R
    * console.log(app.address()?.port);
    */
   address(): AddressInfo | null {
-    return this.bound ?? null;
-  }
-
-  /** Binds the listener now (the native listen is synchronous) and returns the address. */
-  private bind(portOrOptions: number | ListenOptions | undefined = 0, hostArg = '0.0.0.0'): AddressInfo {
-    const o = this.configure(portOrOptions, hostArg);
-    const host = o.host ?? '0.0.0.0';
-    let listened: ReturnType<NativeServer['listen']>;
-    try {
-      // On port 0 with HTTP/3 the engine tries other ports when the UDP port of the one picked is taken.
-      listened = this.n.listen(host, o.port ?? 0, ioChoice(o.io));
-    } catch (err) {
-      throw listenError(err, host, o.port ?? 0);
-    }
-    const [[address, boundPort, family], backend, fallback] = listened;
-    this.ioBackend = backend;
-    if (fallback !== undefined) this.logger.warn(`gale: io_uring cannot be used: ${fallback}; listening with epoll`);
-    this.listening = true;
-    return this.bound_({ address, port: boundPort, family });
-  }
-
-  /** In a node:cluster worker: takes its connections from the primary, which owns the socket (worker-listen.ts). */
-  private async bindViaPrimary(portOrOptions: number | ListenOptions | undefined = 0, hostArg = '0.0.0.0') {
-    const o = this.configure(portOrOptions, hostArg);
-    if (ioChoice(o.io) === 'uring') {
-      this.logger.warn('gale: io_uring cannot be used: connections come from the node:cluster primary; using epoll');
-    }
-    this.ioBackend = 'epoll';
-    this.listening = true;
-    const warn = (m: string) => this.logger.warn(m);
-    const { server, address } = await listenViaPrimary(this.n, o.port ?? 0, o.host ?? '0.0.0.0', warn).catch(
-      (err: Error) => {
-        this.listening = false;
-        throw err;
-      },
-    );
-    this.primaryListener = server;
-    if (this.closed !== undefined) server.close();
-    return this.bound_({ address: address.address, port: address.port, family: address.family });
-  }
-
-  /** What listen() sets before it binds: checked options, HTTP/2, HTTP/3, TLS (and its reload on SIGHUP). */
-  private configure(portOrOptions: number | ListenOptions | undefined, hostArg: string): ListenOptions {
-    checkListen(portOrOptions, hostArg);
-    const o = typeof portOrOptions === 'object' ? portOrOptions : { port: portOrOptions, host: hostArg };
-    const http2 = nativeHttp2(o.http2, o.tls);
-    this.n.setHttp2(http2);
-    this.http2 = http2 === null ? false : http2.http1 === false ? 'only' : true;
-    this.n.setHttp3(nativeHttp3(o.http3, o.tls));
-    if (o.tls !== undefined) {
-      this.tlsOptions = o.tls;
-      this.n.setTls(nativeTls(o.tls, this.http2));
-      if (o.tls.reloadOnSighup) {
-        const onHup = () => {
-          try {
-            this.reloadTls();
-            this.logger.info?.('gale: TLS certificates reloaded (SIGHUP)');
-          } catch (err) {
-            this.logger.error?.({ err }, 'gale: TLS reload on SIGHUP failed; the previous certificates stay in use');
-          }
-        };
-        process.on('SIGHUP', onHup);
-        this.offHup = () => process.off('SIGHUP', onHup);
-      }
-    }
-    return o;
-  }
-
-  /** Records the bound address (app.address()) and tells the scale hooks. */
-  private bound_(bound: AddressInfo): AddressInfo {
-    this.bound = bound;
-    hooks.listening?.(this, bound);
-    return bound;
+    return this.listener.bound ?? null;
   }
 
   /**
@@ -627,10 +547,7 @@ export class App<S extends object = object, R extends object = object> extends R
    * process.on('SIGUSR2', () => app.reloadTls({ cert: renewed.cert, key: renewed.key }));
    */
   reloadTls(options?: TlsOptions): void {
-    const next = options === undefined ? this.tlsOptions : { ...this.tlsOptions, ...options };
-    if (next === undefined) throw new Error('reloadTls(): this app was not started with listen({ tls })');
-    this.n.setTls(nativeTls(next, this.http2));
-    this.tlsOptions = next;
+    this.listener.reloadTls(options);
   }
 
   /**
@@ -743,8 +660,8 @@ export class App<S extends object = object, R extends object = object> extends R
 
   private closeServer(options: { timeout?: number; idleGrace?: number }): Promise<void> {
     hooks.draining.add(this); // readiness (gale health) answers 503 from now on
-    this.offHup?.();
-    if (!this.listening && this.inProcess.size === 0) {
+    this.listener.stopReloads();
+    if (!this.listener.listening && this.inProcess.size === 0) {
       this.closed = Promise.resolve();
       return this.closed;
     }
@@ -756,10 +673,9 @@ export class App<S extends object = object, R extends object = object> extends R
       timer = setTimeout(() => this.n.forceClose(), options.timeout);
       timer.unref();
     }
-    this.primaryListener?.close();
+    this.listener.stop();
     this.waiting.stop();
     this.n.close(options.idleGrace ?? 100);
-    this.bound = undefined;
     // Event streams never end by themselves: end them so in-flight requests can finish.
     for (const stream of [...this.host.sse]) stream.close();
     return this.closed.finally(() => clearTimeout(timer));
@@ -1039,15 +955,3 @@ Object.defineProperty(App.prototype, 'get', {
   writable: true,
   configurable: true,
 });
-
-/** A failed listen's error with node:http's fields: `errno` (libuv's, negative), `syscall`, `address`, `port`. */
-function listenError(err: unknown, address: string, port: number): unknown {
-  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
-  if (typeof e !== 'object' || e === null || typeof e.code !== 'string') return err;
-  const errno = (osConstants.errno as Record<string, number | undefined>)[e.code];
-  if (errno !== undefined) e.errno = -errno;
-  e.syscall = 'listen';
-  e.address = address;
-  e.port = port;
-  return e;
-}
