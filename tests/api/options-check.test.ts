@@ -165,6 +165,7 @@ test('app.ws(): behaviour names and values are checked', () => {
     message: /option compression must be true, false, "shared" or "dedicated"; got "yes"/,
   });
   assert.throws(() => app.ws('/chat', { open: 'hi' as never }), { message: /option open must be a function/ });
+  assert.throws(() => app.ws('/chat', { nativeAccept: 'no' as never }), { message: /option nativeAccept must be/ });
   app.ws('/ok', {
     upgrade: () => ({ user: 1 }),
     open() {},
@@ -180,6 +181,7 @@ test('app.ws(): behaviour names and values are checked', () => {
     compressionLevel: 3,
     maxBackpressure: 1 << 20,
     closeOnBackpressureLimit: false,
+    nativeAccept: false,
   });
 });
 
