@@ -4,18 +4,7 @@
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 
-use mio::net::TcpStream;
-
-/// What a connection reads from and writes to.
-pub(crate) enum Io {
-    /// A TCP socket the listener accepted.
-    Tcp(TcpStream),
-    /// An in-process connection (`app.request`, mem.rs): the key of its pipe in `Inner::pipes`.
-    Mem(usize),
-    /// A TCP socket served through io_uring (uring/).
-    #[cfg(target_os = "linux")]
-    Ring(Box<crate::uring::RingSock>),
-}
+pub(crate) use crate::transport::Io;
 
 /// What the connection is waiting for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,14 +93,22 @@ impl Conn {
         }
     }
 
+    /// The transport and the output it writes, borrowed apart from the rest of the connection (transport/write.rs).
+    pub fn out(&mut self) -> crate::transport::Out<'_> {
+        crate::transport::Out {
+            io: &mut self.io,
+            tls: self.tls.as_deref_mut(),
+            wbuf: &mut self.wbuf,
+            wpos: &mut self.wpos,
+            want_write: &mut self.want_write,
+            stalled_since: &mut self.stalled_since,
+            closing: self.close_after_flush,
+        }
+    }
+
     /// Output accepted but not yet written to the socket.
     pub fn pending(&self) -> usize {
-        let ring = match &self.io {
-            #[cfg(target_os = "linux")]
-            Io::Ring(r) => r.unsent(),
-            _ => 0,
-        };
-        self.wbuf.len() - self.wpos + ring
+        self.wbuf.len() - self.wpos + self.io.unsent()
     }
 
     /// Nothing in flight, nothing half-received: safe to close on shutdown or idle timeout.

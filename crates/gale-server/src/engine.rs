@@ -18,6 +18,25 @@ use crate::statics::Mount;
 use crate::wire::Fixed;
 use crate::{Config, Event, Target};
 
+/// Splits `Inner` into the connection `$cid` (None when it is gone), a `Reach` over the parts a transport uses, and
+/// the named fields the caller needs beside them (borrowed apart, so all can be used together).
+macro_rules! reach {
+    ($inner:expr, $cid:expr $(, $field:ident)*) => {{
+        let crate::engine::Inner { conns, pipes, events, poll, #[cfg(target_os = "linux")] ring, $($field,)* .. } =
+            &mut *$inner;
+        let reach = crate::transport::Reach {
+            pipes,
+            events,
+            #[cfg(target_os = "linux")]
+            ring: ring.as_mut(),
+            registry: poll.registry(),
+            cid: $cid,
+        };
+        (conns.get_mut($cid), reach $(, $field)*)
+    }};
+}
+pub(crate) use reach;
+
 pub(crate) const LISTENER: Token = Token(usize::MAX);
 /// Size of a pooled read buffer.
 pub(crate) const READ_BUF: usize = 64 * 1024;
@@ -105,7 +124,7 @@ pub(crate) struct Inner {
     /// `h3=":port"` while HTTP/3 is served: HTTP/2 responses carry it as Alt-Svc (HTTP/1.1 ones with `date`).
     pub alt_svc: Option<http::HeaderValue>,
     /// The JS ends of in-process connections (`app.request`), by key; each lives until JS closes it.
-    pub pipes: Slab<crate::mem::MemPipe>,
+    pub pipes: Slab<crate::transport::MemPipe>,
     /// The io_uring backend's ring, when this server listens through it (uring/).
     #[cfg(target_os = "linux")]
     pub ring: Option<crate::uring::Ring>,
@@ -302,17 +321,9 @@ impl Inner {
             return;
         }
         let mut conn = self.conns.remove(cid);
-        match &mut conn.io {
-            Io::Tcp(sock) => {
-                let _ = self.poll.registry().deregister(sock);
-            }
-            #[cfg(target_os = "linux")]
-            Io::Ring(r) => {
-                if let Some(ring) = self.ring.as_mut() {
-                    r.release(ring, cid);
-                }
-            }
-            Io::Mem(p) => self.mem_closed(*p),
+        {
+            let (_, mut reach) = crate::engine::reach!(self, cid);
+            conn.io.release(&mut reach);
         }
         let inflight = std::mem::take(&mut conn.inflight);
         self.release_requests(inflight, conn.phase);

@@ -26,6 +26,7 @@ mod serve;
 mod statics;
 mod sys;
 pub mod tls;
+mod transport;
 mod trim;
 #[cfg(target_os = "linux")]
 mod uring;

@@ -1,13 +1,11 @@
 //! Pipelined response order, corked flushing, backpressure (pause reading, `drain` events) and
 //! lingering close, on the engine's side; the bytes themselves come from `wire.rs`.
 
-use std::io::{ErrorKind, Write};
-use std::net::Shutdown;
-
-use crate::conn::{Io, Phase};
+use crate::conn::Phase;
 use crate::engine::Inner;
 use crate::request::Action;
-use crate::wire::{append_with, send_file, Reply};
+use crate::transport::Wrote;
+use crate::wire::{append_with, Reply};
 use crate::Event;
 use gale_http::{encode_head, mark_close, write_chunk_header, Framing, ResponseHead};
 
@@ -24,28 +22,9 @@ fn stall(
         conn.stalled_since = now;
     }
     if !conn.want_write {
-        watch_writable(conn, registry, cid, true);
+        crate::transport::watch_writable(&mut conn.io, registry, cid, true);
     }
     conn.want_write = true;
-}
-
-/// Windows only: a socket is registered readable-only (`poller::CONN_INTEREST`) and asks for writability while
-/// output waits. mio emulates edge triggering there by re-arming a socket whenever one of its operations would
-/// block, so a standing WRITABLE interest on a writable socket would complete at once after every read: a wasted
-/// wakeup per read (Wine's user-space AFD driver saturates on them at a few hundred slow clients). Unix keeps both
-/// interests from accept, which costs nothing with epoll/kqueue edges.
-fn watch_writable(conn: &mut crate::conn::Conn, registry: &mio::Registry, cid: usize, on: bool) {
-    #[cfg(windows)]
-    if let Io::Tcp(sock) = &mut conn.io {
-        let interest = if on {
-            mio::Interest::READABLE | mio::Interest::WRITABLE
-        } else {
-            mio::Interest::READABLE
-        };
-        let _ = registry.reregister(sock, mio::Token(cid), interest);
-    }
-    #[cfg(not(windows))]
-    let _ = (conn, registry, cid, on);
 }
 
 impl Inner {
@@ -127,40 +106,22 @@ impl Inner {
             if !self.write_wbuf(cid, &mut progressed) {
                 return;
             }
-            let conn = &mut self.conns[cid];
+            let now = self.now;
+            let (conn, mut reach, reqs) = crate::engine::reach!(self, cid, reqs);
+            let Some(conn) = conn else {
+                return;
+            };
             let Some(&front) = conn.inflight.front() else {
                 break;
             };
-            let req = self.reqs.get_mut(front);
+            let req = reqs.get_mut(front);
             let Some(body) = req.file.as_mut() else {
                 break;
             };
             let before = body.remaining;
-            let sent = match (&mut conn.io, conn.tls.as_mut()) {
-                (Io::Tcp(sock), None) => send_file(sock, body),
-                // No sendfile under TLS: the file is read in pieces and encrypted in user space.
-                (Io::Tcp(sock), Some(tls)) => {
-                    crate::tls::send_body(sock, tls, body, &mut progressed)
-                }
-                (Io::Mem(p), _) => self.pipes[*p].send_file(*p, body, &mut self.events),
-                // The ring: pieces are queued behind the send in flight (no sendfile on its blocking sockets).
-                #[cfg(target_os = "linux")]
-                (Io::Ring(r), tls) => {
-                    let res = match tls {
-                        None => crate::uring::send_body(r, body),
-                        Some(tls) => crate::tls::send_body(
-                            &mut crate::uring::RingTx(r),
-                            tls,
-                            body,
-                            &mut progressed,
-                        ),
-                    };
-                    if let Some(ring) = self.ring.as_mut() {
-                        crate::uring::queue(ring, r, cid);
-                    }
-                    res
-                }
-            };
+            let sent =
+                conn.io
+                    .send_file(conn.tls.as_deref_mut(), body, &mut progressed, &mut reach);
             match sent {
                 Ok(true) => {
                     req.file = None;
@@ -169,13 +130,7 @@ impl Inner {
                 }
                 Ok(false) => {
                     let moved = body.remaining != before;
-                    stall(
-                        conn,
-                        self.now,
-                        progressed || moved,
-                        self.poll.registry(),
-                        cid,
-                    );
+                    stall(conn, now, progressed || moved, reach.registry, cid);
                     return;
                 }
                 Err(_) => {
@@ -195,187 +150,56 @@ impl Inner {
     /// edge flushes again) or the connection closed on an error.
     pub(crate) fn write_wbuf(&mut self, cid: usize, progressed: &mut bool) -> bool {
         let now = self.now;
-        #[cfg(target_os = "linux")]
         let hwm = self.cfg.high_water_mark;
-        let Some(conn) = self.conns.get_mut(cid) else {
+        let (conn, mut reach, reqs) = crate::engine::reach!(self, cid, reqs);
+        let Some(conn) = conn else {
             return false;
         };
-        #[cfg(target_os = "linux")]
-        if let Io::Ring(r) = &mut conn.io {
-            let Some(ring) = self.ring.as_mut() else {
-                return false;
-            };
-            let mut blocked = false;
-            if let Some(tls) = conn.tls.as_mut() {
-                let mut pos = conn.wpos;
-                let res = crate::tls::flush(
-                    &mut crate::uring::RingTx(r),
-                    tls,
-                    &conn.wbuf,
-                    &mut pos,
-                    progressed,
-                );
-                conn.wpos = pos;
-                match res {
-                    crate::tls::TlsFlush::Done => {}
-                    crate::tls::TlsFlush::Blocked => blocked = true,
-                    crate::tls::TlsFlush::Failed => {
-                        self.close_conn(cid);
-                        return false;
-                    }
-                }
-                if conn.wpos >= conn.wbuf.len() {
-                    conn.wbuf.clear();
-                    conn.wpos = 0;
-                }
-            } else {
-                if r.unsent() == 0 && conn.wbuf.len() - conn.wpos > hwm {
-                    // Past the high-water mark with nothing queued: straight to the socket, as the epoll backend
-                    // writes, so write() reports backpressure when the socket, not the ring's turn, is full.
-                    match crate::uring::send_now(r, &conn.wbuf[conn.wpos..]) {
-                        Ok(n) => {
-                            conn.wpos += n;
-                            *progressed |= n > 0;
-                        }
-                        Err(_) => {
-                            self.close_conn(cid);
-                            return false;
-                        }
-                    }
-                }
-                if conn.wpos > 0 {
-                    conn.wbuf.drain(..conn.wpos);
-                    conn.wpos = 0;
-                }
-                r.queue_out(&mut conn.wbuf);
-            }
-            if conn.wbuf.is_empty() && conn.wbuf.capacity() > 256 * 1024 {
-                // What came back from the queue was a large response's buffer: not kept while idle.
-                conn.wbuf = Vec::new();
-            }
-            crate::uring::queue(ring, r, cid);
-            // Output in the ring waits on the client, as output the socket did not take does on epoll: the send
-            // timeout runs from the last completion that moved bytes (uring/serve.rs).
-            let unsent = r.unsent();
-            if unsent > 0 {
-                if !conn.want_write || *progressed {
-                    conn.stalled_since = now;
-                }
-                conn.want_write = true;
-            } else {
-                conn.want_write = false;
-            }
-            // Queued output stands for the socket's buffer: past RING_CAP it is full; a closing connection
-            // waits for its last bytes to leave.
-            if blocked || unsent >= crate::uring::RING_CAP || (conn.close_after_flush && unsent > 0)
-            {
-                return false;
-            }
-            return true;
-        }
-        if let (Some(tls), Io::Tcp(sock)) = (conn.tls.as_mut(), &mut conn.io) {
-            // TLS: the plaintext goes into rustls, its records onto the socket.
-            let mut pos = conn.wpos;
-            let r = crate::tls::flush(sock, tls, &conn.wbuf, &mut pos, progressed);
-            conn.wpos = pos;
-            match r {
-                crate::tls::TlsFlush::Done => {}
-                crate::tls::TlsFlush::Blocked => {
-                    stall(conn, now, *progressed, self.poll.registry(), cid);
-                    return false;
-                }
-                crate::tls::TlsFlush::Failed => {
-                    self.close_conn(cid);
-                    return false;
-                }
-            }
-        }
         // A file body sent with sendfile right after these bytes: its head is held back (MSG_MORE) to leave in the
         // same segments as the file's first bytes, as one write of head and body would.
         let file_follows = conn
             .inflight
             .front()
-            .is_some_and(|&front| self.reqs.get(front).file.is_some());
-        while conn.wpos < conn.wbuf.len() {
-            let out = &conn.wbuf[conn.wpos..];
-            let written = match &mut conn.io {
-                Io::Tcp(sock) if file_follows => crate::sys::send_more(sock, out),
-                Io::Tcp(sock) => sock.write(out),
-                Io::Mem(p) => self.pipes[*p].write(*p, out, &mut self.events),
-                #[cfg(target_os = "linux")]
-                Io::Ring(_) => unreachable!("ring output is queued above"),
-            };
-            match written {
-                Ok(0) => {
-                    self.close_conn(cid);
-                    return false;
-                }
-                Ok(n) => {
-                    conn.wpos += n;
-                    *progressed = true;
-                }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    stall(conn, now, *progressed, self.poll.registry(), cid);
-                    return false;
-                }
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(_) => {
-                    self.close_conn(cid);
-                    return false;
-                }
+            .is_some_and(|&front| reqs.get(front).file.is_some());
+        match crate::transport::write_out(
+            conn.out(),
+            &mut reach,
+            file_follows,
+            hwm,
+            now,
+            progressed,
+        ) {
+            Wrote::Done => true,
+            Wrote::Queued => false,
+            Wrote::Full => {
+                stall(conn, now, *progressed, reach.registry, cid);
+                false
+            }
+            Wrote::Failed => {
+                self.close_conn(cid);
+                false
             }
         }
-        conn.wbuf.clear();
-        conn.wpos = 0;
-        if conn.want_write {
-            watch_writable(conn, self.poll.registry(), cid, false);
-        }
-        conn.want_write = false;
-        if conn.wbuf.capacity() > 256 * 1024 {
-            conn.wbuf = Vec::new();
-        }
-        true
     }
 
     /// Everything is written and the connection is to close: shut the write side down (after TLS's
     /// close_notify) and linger, or close at once when the peer already sent EOF.
     pub(crate) fn shut_write(&mut self, cid: usize) {
-        let conn = &mut self.conns[cid];
+        let now = self.now;
+        let (conn, mut reach, deferred) = crate::engine::reach!(self, cid, deferred);
+        let Some(conn) = conn else {
+            return;
+        };
         if conn.eof {
             self.close_conn(cid);
             return;
         }
-        match (&mut conn.io, conn.tls.as_mut()) {
-            (Io::Tcp(sock), tls) => {
-                if let Some(tls) = tls {
-                    tls.send_close_notify();
-                    crate::tls::push_out(sock, tls);
-                }
-                let _ = sock.shutdown(Shutdown::Write);
-            }
-            (Io::Mem(p), _) => self.pipes[*p].shut(*p, &mut self.events),
-            #[cfg(target_os = "linux")]
-            (Io::Ring(r), tls) => {
-                if let Some(tls) = tls {
-                    tls.send_close_notify();
-                    crate::tls::push_out(&mut crate::uring::RingTx(r), tls);
-                }
-                if let Some(ring) = self.ring.as_mut() {
-                    crate::uring::queue(ring, r, cid);
-                }
-                // The write side shuts once the last bytes left (uring/serve.rs, `ring_sent`).
-                if r.unsent() == 0 {
-                    let _ = r.sock.shutdown(Shutdown::Write);
-                } else {
-                    r.shut_pending = true;
-                }
-            }
-        }
+        conn.io.shut_write(conn.tls.as_deref_mut(), &mut reach);
         conn.phase = Phase::Lingering;
         conn.close_after_flush = false;
-        conn.since = self.now;
+        conn.since = now;
         conn.read_paused = false;
-        self.deferred.push(cid);
+        deferred.push(cid);
     }
 
     /// Output shrank: wake a paused reader and a waiting streamer.

@@ -4,7 +4,7 @@
 use gale_http::{parse_head, BodyKind, ChunkedDecoder, Error as HttpError};
 use gale_router::{decode_param, Found};
 
-use crate::conn::{Io, Phase};
+use crate::conn::Phase;
 use crate::engine::{Inner, Step, ABSENT_SPAN, BODY_HIGH_WATER};
 use crate::request::{Action, Param};
 use crate::{Event, Target};
@@ -128,10 +128,7 @@ impl Inner {
         };
         conn.inflight.push_back(idx);
         conn.requests = conn.requests.saturating_add(1);
-        let mem = match conn.io {
-            Io::Mem(p) => Some(p),
-            _ => None,
-        };
+        let mem = conn.io.pipe();
         *pos += head.head_len;
         let closing = self.closing;
         let req = self.reqs.get_mut(idx);

@@ -116,9 +116,10 @@ impl Inner {
         let req = self.reqs.get(idx);
         cfg!(target_os = "linux")
             && !req.detached
-            && self.conns.get(req.conn).is_some_and(|c| {
-                c.h2.is_none() && c.tls.is_none() && matches!(c.io, crate::conn::Io::Tcp(_))
-            })
+            && self
+                .conns
+                .get(req.conn)
+                .is_some_and(|c| c.h2.is_none() && c.tls.is_none() && c.io.has_sendfile())
     }
 
     /// Builds the whole answer for a found file into `req.native` (+ `req.file`).

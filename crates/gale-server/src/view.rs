@@ -3,7 +3,6 @@
 
 use std::net::SocketAddr;
 
-use crate::conn::Io;
 use crate::request::Req;
 use crate::Server;
 
@@ -96,11 +95,7 @@ impl Server {
         let req = inner.reqs.get(idx);
         let conn = (!req.detached).then(|| inner.conns.get(req.conn)).flatten();
         let peer = conn.map(|c| c.peer);
-        let secure = conn.is_some_and(|c| match c.io {
-            // An in-process request for an https: URL reads as secure (mem.rs).
-            Io::Mem(p) => inner.pipes[p].secure,
-            _ => c.tls.is_some(),
-        });
+        let secure = conn.is_some_and(|c| c.io.secure(c.tls.is_some(), &inner.pipes));
         Some(f(&ReqView { req, peer, secure }))
     }
 
@@ -112,11 +107,6 @@ impl Server {
         if req.detached {
             return None;
         }
-        match &inner.conns.get(req.conn)?.io {
-            Io::Tcp(sock) => sock.local_addr().ok(),
-            #[cfg(target_os = "linux")]
-            Io::Ring(r) => r.sock.local_addr().ok(),
-            Io::Mem(p) => Some(inner.pipes[*p].h3_local.unwrap_or(crate::mem::MEM_ADDR)),
-        }
+        inner.conns.get(req.conn)?.io.local_addr(&inner.pipes)
     }
 }

@@ -55,14 +55,18 @@ impl Server {
         }
         for &(cid, gen) in &ready {
             // Still the connection that received (an accept in this reap may have reused a closed one's key).
-            let same = match self.inner.borrow_mut().conns.get_mut(cid) {
-                Some(Conn {
-                    io: Io::Ring(r), ..
-                }) if r.gen == gen => {
+            let same = match self
+                .inner
+                .borrow_mut()
+                .conns
+                .get_mut(cid)
+                .and_then(|c| c.io.ring(gen))
+            {
+                Some(r) => {
                     r.ready = false;
                     true
                 }
-                _ => false,
+                None => false,
             };
             if same {
                 // Greedy: reading what was received costs no system call, and an EOF that came with the last bytes
@@ -150,17 +154,15 @@ impl Inner {
             return false;
         };
         let bid = io_uring::cqueue::buffer_select(d.flags);
-        let conn = match self.conns.get_mut(d.cid) {
-            Some(c) if matches!(&c.io, Io::Ring(r) if r.gen == d.gen) => c,
-            _ => {
-                // A closed connection's last receive: only its buffer matters.
-                if let Some(bid) = bid {
-                    ring.give_back(bid);
-                }
-                return false;
+        let Some((r, read_paused)) = self
+            .conns
+            .get_mut(d.cid)
+            .and_then(|c| Some((c.io.ring(d.gen)?, c.read_paused)))
+        else {
+            // A closed connection's last receive: only its buffer matters.
+            if let Some(bid) = bid {
+                ring.give_back(bid);
             }
-        };
-        let Io::Ring(r) = &mut conn.io else {
             return false;
         };
         let mut run = false;
@@ -182,10 +184,10 @@ impl Inner {
         }
         let newly = run && !r.ready;
         r.ready |= run;
-        if conn.read_paused && r.recv {
+        if read_paused && r.recv {
             // Reading is paused (backpressure, pipelining limit): stop the receive; `ring_resume` starts it again.
             ring.cancel(super::tag(Op::Recv, r.gen, d.cid));
-        } else if !r.recv && !conn.read_paused {
+        } else if !r.recv && !read_paused {
             rearm(ring, r, d.cid);
         }
         newly
@@ -196,14 +198,12 @@ impl Inner {
         let Some(ring) = self.ring.as_mut() else {
             return;
         };
-        let conn = match self.conns.get_mut(d.cid) {
-            Some(c) if matches!(&c.io, Io::Ring(r) if r.gen == d.gen) => c,
-            _ => {
-                ring.orphan_done(d.user_data);
-                return;
-            }
+        let Some(conn) = self.conns.get_mut(d.cid) else {
+            ring.orphan_done(d.user_data);
+            return;
         };
-        let Io::Ring(r) = &mut conn.io else {
+        let Some(r) = conn.io.ring(d.gen) else {
+            ring.orphan_done(d.user_data);
             return;
         };
         if d.res <= 0 {
@@ -242,12 +242,10 @@ impl Inner {
         let Some(ring) = self.ring.as_mut() else {
             return;
         };
-        if let Some(Conn {
-            io: Io::Ring(r),
-            read_paused: false,
-            ..
-        }) = self.conns.get_mut(cid)
-        {
+        let Some(conn) = self.conns.get_mut(cid).filter(|c| !c.read_paused) else {
+            return;
+        };
+        if let Some(r) = conn.io.any_ring() {
             if !r.recv {
                 rearm(ring, r, cid);
             }
