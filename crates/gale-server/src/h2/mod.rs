@@ -14,6 +14,7 @@
 
 mod io;
 mod pipe;
+mod send;
 mod stream;
 
 use std::collections::VecDeque;
