@@ -201,13 +201,8 @@ impl Inner {
             _ => {}
         }
         let timeout = cfg.request_timeout_ms;
-        let Inner {
-            conns,
-            reqs,
-            events,
-            ..
-        } = self;
-        let Some(h2) = conns.get_mut(cid).and_then(|c| c.h2.as_deref_mut()) else {
+        let (h2, reqs, events) = h2_of!(self, cid);
+        let Some(h2) = h2 else {
             return;
         };
         let mut woke = false;
@@ -239,13 +234,8 @@ impl Inner {
     /// writing past `maxWriteBuffer`): what HTTP/1.1 does by closing the connection.
     pub(crate) fn h2_reset(&mut self, idx: usize) {
         let cid = self.reqs.get(idx).conn;
-        let Inner {
-            conns,
-            reqs,
-            events,
-            ..
-        } = self;
-        let Some(h2) = conns.get_mut(cid).and_then(|c| c.h2.as_deref_mut()) else {
+        let (h2, reqs, events) = h2_of!(self, cid);
+        let Some(h2) = h2 else {
             return;
         };
         if let Some(i) = h2.position(idx) {

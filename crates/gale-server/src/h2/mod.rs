@@ -12,6 +12,15 @@
 //! socket; `io.rs` has the hooks for closing, timeouts and the response API. (Inside this module `h2::` names
 //! the h2 crate; the rest of the engine names this module `crate::h2`.)
 
+/// Borrows connection `$cid`'s HTTP/2 state (None: gone, or not HTTP/2) apart from the request records, the event
+/// queue and any further named fields of `Inner`, so all can be used together.
+macro_rules! h2_of {
+    ($inner:expr, $cid:expr $(, $field:ident)*) => {{
+        let crate::engine::Inner { conns, reqs, events, $($field,)* .. } = &mut *$inner;
+        (conns.get_mut($cid).and_then(|c| c.h2.as_deref_mut()), reqs, events $(, $field)*)
+    }};
+}
+
 mod io;
 mod pipe;
 mod send;
@@ -427,15 +436,8 @@ impl Inner {
     /// Receives body data and resets for every stream.
     fn h2_receive(&mut self, cid: usize) {
         let now = self.now;
-        let Inner {
-            conns,
-            reqs,
-            events,
-            cfg,
-            date,
-            ..
-        } = self;
-        let Some(h2) = conns.get_mut(cid).and_then(|c| c.h2.as_deref_mut()) else {
+        let (h2, reqs, events, cfg, date) = h2_of!(self, cid, cfg, date);
+        let Some(h2) = h2 else {
             return;
         };
         let mut cx = Context::from_waker(&h2.waker);
