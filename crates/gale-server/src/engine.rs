@@ -82,6 +82,7 @@ pub(crate) struct Inner {
     pub closing: bool,
     pub closed: bool,
     /// Serving connections accepted elsewhere (adopt.rs) instead of, or besides, a listener of its own.
+    #[cfg_attr(not(unix), allow(dead_code))]
     pub adopting: bool,
     /// While closing: when idle HTTP/1.1 connections are closed (`Server::close_with_grace`).
     pub idle_close_at: u64,

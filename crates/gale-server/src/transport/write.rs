@@ -19,9 +19,11 @@ pub(crate) struct Out<'a> {
     pub wpos: &'a mut usize,
     /// Waiting for the writable edge (or, on the ring, for queued bytes to leave).
     pub want_write: &'a mut bool,
-    /// Since when the client has taken nothing (the send timeout).
+    /// Since when the client has taken nothing (the send timeout; the ring's: a socket's is conn.rs's own).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub stalled_since: &'a mut u64,
-    /// The connection closes once its output left.
+    /// The connection closes once its output left (the ring waits for its queue to empty).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub closing: bool,
 }
 
@@ -35,33 +37,13 @@ pub(crate) fn write_out(
     now: u64,
     progressed: &mut bool,
 ) -> Wrote {
-    let Out {
-        io,
-        tls,
-        wbuf,
-        wpos,
-        want_write,
-        stalled_since,
-        closing,
-    } = c;
     #[cfg(target_os = "linux")]
-    if let Io::Ring(r) = io {
-        return ring_write_out(
-            tls,
-            wbuf,
-            wpos,
-            want_write,
-            stalled_since,
-            closing,
-            r,
-            reach,
-            hwm,
-            now,
-            progressed,
-        );
+    if matches!(c.io, Io::Ring(_)) {
+        return ring_write_out(c, reach, hwm, now, progressed);
     }
-    let _ = (hwm, now, stalled_since, closing);
-    if let (Some(tls), Io::Tcp(sock)) = (tls, &mut *io) {
+    let _ = (hwm, now);
+    let (io, wbuf, wpos, want_write) = (c.io, c.wbuf, c.wpos, c.want_write);
+    if let (Some(tls), Io::Tcp(sock)) = (c.tls, &mut *io) {
         // TLS: the plaintext goes into rustls, its records onto the socket.
         match crate::tls::flush(sock, tls, wbuf, wpos, progressed) {
             crate::tls::TlsFlush::Done => {}
@@ -103,20 +85,19 @@ pub(crate) fn write_out(
 
 /// The ring's write: output is queued behind the send in flight (moved, not copied, when nothing is queued).
 #[cfg(target_os = "linux")]
-#[allow(clippy::too_many_arguments)]
-fn ring_write_out(
-    tls: Option<&mut ServerConnection>,
-    wbuf: &mut Vec<u8>,
-    wpos: &mut usize,
-    want_write: &mut bool,
-    stalled_since: &mut u64,
-    closing: bool,
-    r: &mut crate::uring::RingSock,
-    reach: &mut Reach,
-    hwm: usize,
-    now: u64,
-    progressed: &mut bool,
-) -> Wrote {
+fn ring_write_out(c: Out, reach: &mut Reach, hwm: usize, now: u64, progressed: &mut bool) -> Wrote {
+    let Out {
+        io,
+        tls,
+        wbuf,
+        wpos,
+        want_write,
+        stalled_since,
+        closing,
+    } = c;
+    let Io::Ring(r) = io else {
+        unreachable!("write_out sends only the ring's output here");
+    };
     let Some(ring) = reach.ring.as_deref_mut() else {
         return Wrote::Queued;
     };
