@@ -17,7 +17,7 @@ import {
 } from './flatten.js';
 import { type RouteHooks, routeHooks } from './hooks.js';
 import type { NativeServer } from './native.js';
-import type { StaticOptions } from './options.js';
+import type { FixedResponse, StaticOptions } from './options.js';
 import type { Request } from './request/request.js';
 import { checkHeader } from './response/headers.js';
 import type { Response } from './response/response.js';
@@ -286,6 +286,23 @@ export class Registrar {
     } else {
       this.routes[this.fallbackId] = route;
     }
+  }
+
+  /** `app.fixed`: a response the engine answers by itself, with the static mounts' headers (`security`) too. */
+  fixed(method: string, path: string, response: FixedResponse): void {
+    const headers: string[] = [];
+    let hasType = false;
+    for (const [k, v] of Object.entries({ ...this.staticHeaders, ...response.headers })) {
+      if (k.toLowerCase() === 'content-type') hasType = true;
+      headers.push(k, v);
+    }
+    if (!hasType) {
+      headers.push(
+        'Content-Type',
+        typeof response.body === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream',
+      );
+    }
+    this.n.fixed(method.toUpperCase(), path, response.status ?? 200, headers, response.body);
   }
 
   mountStatic(prefix: string, mount: StaticMount): void {

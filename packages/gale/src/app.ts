@@ -1,31 +1,19 @@
 // The Gale application: a Router whose routes go straight into the native router, each with its
-// middleware chain precomputed; the dispatch entry the engine calls; replies, errors, listen, close.
-// Registration (flattening routers into routes, static mounts) is in app-routes.ts.
+// middleware chain precomputed; settings, listen, in-process requests, close. The request path (dispatch, replies,
+// errors) is app/dispatch.ts, listening app/listen.ts, pub/sub app/pubsub.ts; registration is app-routes.ts.
+import { Dispatcher } from './app/dispatch.js';
 import { Listener } from './app/listen.js';
+import { PubSub } from './app/pubsub.js';
 import { Registrar, type Route, staticMount } from './app-routes.js';
-import { type ChainHost, type Handler, handleScopedError, type Middleware } from './chain.js';
-import { ErrorCodes, GaleError, HttpError, ValidationError } from './errors.js';
+import type { Handler, Middleware } from './chain.js';
+import { ErrorCodes, GaleError } from './errors.js';
 import type { Fetchable, FetchHandler } from './fetch/handler.js';
 import { type FetchMountOptions, mountFetch } from './fetch/mount.js';
-import { sendResponse } from './fetch/send.js';
-import { GlobalResponse } from './fetch/web-response.js';
 import { type HookLists, runCloseHooks } from './hooks.js';
 import { InProcess } from './in-process.js';
-import { configureLogging, consoleLogger, type Logger, requestLogger } from './logging.js';
+import { configureLogging, consoleLogger, type Logger } from './logging.js';
 import { fixedSecurityHeaders, security } from './middleware/security.js';
-import {
-  EV_ABORT,
-  EV_BODY,
-  EV_CLOSED,
-  EV_DRAIN,
-  EV_PIPE,
-  EV_TOPIC,
-  EV_WS_CLOSE,
-  EV_WS_DRAIN,
-  type NativeOptions,
-  type NativeServer,
-  native,
-} from './native.js';
+import { type NativeOptions, type NativeServer, native } from './native.js';
 import { type OpenApiDocument, type OpenApiOptions, openApiDocument } from './openapi.js';
 import { checkGaleOptions } from './option-rules.js';
 import type {
@@ -37,12 +25,11 @@ import type {
   ServerStats,
   StaticOptions,
 } from './options.js';
-import { type ErrorFormat, problemDocument, wantsProblem } from './problem.js';
 import type { AnyParams } from './request/api.js';
 import { compileTrust, type RequestConfig, requestConfig } from './request/config.js';
-import { Request } from './request/request.js';
-import { Response, type ResponseHost } from './response/response.js';
-import { captureAnswer } from './route-answer.js';
+import type { Request } from './request/request.js';
+import type { Response, ResponseHost } from './response/response.js';
+import { RouteAnswers } from './route-answer.js';
 import type {
   MountableRouter,
   MountedRoutes,
@@ -54,26 +41,11 @@ import type {
 } from './route-types.js';
 import { type Entry, Router, type Usable } from './router.js';
 import { scaleHooks as hooks, type Relay } from './scale-hooks.js';
-import { isStreamSource } from './stream.js';
 import type { TlsOptions } from './tls.js';
-import { runHandler, TracedResponse, traceError, traceRequest, tracingOn } from './tracing.js';
-import {
-  DEFAULT_HANDLER_TIMEOUT,
-  GRACE_MS,
-  HandlerTimer,
-  placeOf,
-  routeName,
-  unansweredWarning,
-} from './unanswered.js';
+import { DEFAULT_HANDLER_TIMEOUT } from './unanswered.js';
 import { type ViewEngine, Views } from './views.js';
 import type { PublishOptions, WsData } from './ws.js';
 import { WsHub } from './ws-route.js';
-
-const MASK = 0xfffff;
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof (v as PromiseLike<unknown> | undefined)?.then === 'function';
-}
 
 /** App's `~kind`: an App with the given state and routes (see `Rebuild`). */
 interface AppOf extends RouterKind {
@@ -96,24 +68,19 @@ export class App<S extends object = object, R extends object = object> extends R
   declare readonly '~kind'?: AppOf;
   private readonly n: NativeServer;
   private readonly routes: Route[] = [];
-  /** The patterns whose routes have a native answer (`_answerRoute`). */
-  private readonly answers = new Set<string>();
-  private readonly live: (Response | undefined)[] = [];
-  private readonly dev: boolean;
+  /** The routes whose answer the engine keeps (`_answerRoute`). */
+  private readonly answers: RouteAnswers;
   /** gale({ handlerTimeout }): how long a handler may leave its request unanswered (false: no limit). */
   private readonly handlerTimeout: number | false;
-  /** The requests the handlerTimeout watches (unanswered.ts). */
-  private readonly waiting: HandlerTimer<Response>;
-  /** How Gale's own error answers are written (gale({ errorFormat })). */
-  private readonly errorFormat: ErrorFormat;
   private readonly caseSensitive: boolean;
   private readonly logger: Logger;
   private readonly views = new Views();
+  /** What every Response of this app reads (made by the dispatcher, which answers its calls back). */
   private readonly host: ResponseHost;
   /** The request options every Request of this app reads (one shared object). */
   private readonly reqConfig: RequestConfig;
-  private readonly chainHost: ChainHost;
-  private notFoundHandler: Handler | undefined;
+  /** The request path the engine calls into: dispatch, replies, errors, the engine's events (app/dispatch.ts). */
+  private readonly dispatcher: Dispatcher;
   /** Turns entries into routes (and the notFound fallback) as they are added. */
   private readonly registrar: Registrar;
   private keepAliveMs: number;
@@ -131,9 +98,9 @@ export class App<S extends object = object, R extends object = object> extends R
     return this.listener.ioBackend;
   }
   private readonly hub: WsHub;
+  /** Publishing, subscriber counts and topic-change listeners (app/pubsub.ts). */
+  private readonly pubsub: PubSub;
   private closed: Promise<void> | undefined;
-  private readonly topicListeners = new Set<(topic: string, active: boolean) => void>();
-  private resolveClosed: (() => void) | undefined;
   /** `app.request()`'s in-memory connections. */
   private readonly inProcess: InProcess;
 
@@ -141,64 +108,39 @@ export class App<S extends object = object, R extends object = object> extends R
     super();
     // Unknown names (a typo) and values of the wrong kind are refused here rather than ignored.
     checkGaleOptions(options, 'gale()');
-    const { development, logger, handlerTimeout, ...engine } = options;
+    // What the engine is not given: development (the dispatcher reads it from options), logger, handlerTimeout.
+    const { development: _development, logger, handlerTimeout, ...engine } = options;
     // In a gale.cluster() worker every app shares its port with the other workers (SO_REUSEPORT).
     if (engine.reusePort === undefined && hooks.reusePort) engine.reusePort = true;
     this.keepAliveMs = options.keepAliveTimeout ?? 65_000;
-    this.dev = development ?? process.env.NODE_ENV === 'development';
     this.handlerTimeout = handlerTimeout ?? DEFAULT_HANDLER_TIMEOUT;
-    this.waiting = new HandlerTimer(this.live, (res) => this.timedOut(res, res._rt as Route));
-    this.errorFormat = options.errorFormat ?? 'negotiate';
     this.caseSensitive = options.caseSensitive ?? false;
     this.logger = logger ?? consoleLogger;
     if (options.views !== undefined) this.views.setDirs(options.views);
     if (options.viewEngine !== undefined) this.views.setDefaultEngine(options.viewEngine);
-    const live = this.live;
     this.reqConfig = requestConfig(options);
     // req.app, and what it answers for the setting Express middleware reads (express-rate-limit): the option.
     this.reqConfig.app = this;
     this.settings['trust proxy'] = options.trustProxy ?? false;
-    this.host = {
-      forget: (id) => {
-        live[id & MASK] = undefined;
-      },
-      // Only Gale's own responses reach these hooks: the views are the classes.
-      track: (res) => {
-        live[res._id & MASK] = res as Response;
-      },
-      fail: (err, req, res) => this.fail(err, req as Request, res as Response),
-      // Off unless asked for: hashing every body costs the hot path (Express's default is 'weak').
-      etag: options.etag === true || options.etag === 'weak' ? 'weak' : options.etag === 'strong' ? 'strong' : false,
-      cookieSecret: options.cookieSecret,
-      views: this.views,
-      logRequests: logger !== undefined && options.requestLogging !== false,
-      sse: new Set(),
-    };
-    this.chainHost = {
-      reply: (out, req, res) => this.reply(out, req, res),
-      fail: (err, req, res) => this.fail(err, req, res),
-      notFound: (req, res) => {
-        if (this.notFoundHandler === undefined) this.answerError(req, res, 404, 'Not Found');
-        else
-          this.reply(
-            this.notFoundHandler(req, res, () => Promise.resolve()),
-            req,
-            res,
-          );
-      },
-    };
     this.hub = new WsHub(this.logger, this.reqConfig);
-    this.n = native.createServer(engine as NativeOptions, this.dispatch, this.onEvent, this.hub.onMessage);
+    const { routes, hub, reqConfig, views } = this;
+    const dispatcher = new Dispatcher(options, { routes, hub, reqConfig, views, handlerTimeout: this.handlerTimeout });
+    this.dispatcher = dispatcher;
+    this.host = dispatcher.host;
+    this.n = native.createServer(engine as NativeOptions, dispatcher.dispatch, dispatcher.onEvent, this.hub.onMessage);
     this.hub.n = this.n;
+    this.pubsub = new PubSub(this.n, this.hub);
     this.listener = new Listener(this, this.n, this.logger, engine.reusePort === true, () => this.closed !== undefined);
-    this.inProcess = new InProcess(this.n, (method, target) => this.holding(method, target));
+    this.inProcess = new InProcess(this.n, (method, target) => dispatcher.holding(method, target));
+    this.answers = new RouteAnswers(this.n, this.routes);
+    dispatcher.attach(this.n, this.inProcess, this.pubsub, this.answers);
     this.registrar = new Registrar(
       this,
       this.n,
       this.routes,
       this.caseSensitive,
-      this.chainHost,
-      () => this.notFoundHandler,
+      dispatcher.chainHost,
+      () => dispatcher.notFoundHandler,
       this.hub,
     );
     this.registrar.watchHooks(this);
@@ -340,7 +282,7 @@ export class App<S extends object = object, R extends object = object> extends R
    * (and without middleware) the engine answers 404 itself.
    */
   notFound(handler: Handler): this {
-    this.notFoundHandler = handler;
+    this.dispatcher.notFoundHandler = handler;
     this.registrar.refreshFallback();
     return this;
   }
@@ -375,19 +317,7 @@ export class App<S extends object = object, R extends object = object> extends R
    * app.fixed('GET', '/health', { body: 'ok' });
    */
   fixed(method: string, path: string, response: FixedResponse): this {
-    const headers: string[] = [];
-    let hasType = false;
-    for (const [k, v] of Object.entries({ ...this.registrar.staticHeaders, ...response.headers })) {
-      if (k.toLowerCase() === 'content-type') hasType = true;
-      headers.push(k, v);
-    }
-    if (!hasType) {
-      headers.push(
-        'Content-Type',
-        typeof response.body === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream',
-      );
-    }
-    this.n.fixed(method.toUpperCase(), path, response.status ?? 200, headers, response.body);
+    this.registrar.fixed(method, path, response);
     return this;
   }
 
@@ -398,19 +328,8 @@ export class App<S extends object = object, R extends object = object> extends R
    * takes the answer back. `done` learns whether the answer was kept.
    */
   _answerRoute(pattern: string, req?: Request, res?: Response, done?: (kept: boolean, why?: string) => void): void {
-    if (req === undefined || res === undefined || done === undefined) {
-      if (this.answers.delete(pattern)) this.n.routeAnswer(pattern);
-      return;
-    }
-    const route = this.routes.find((r) => r.pattern === pattern);
-    if (route === undefined || !route.direct) {
-      done(false, 'the route has Gale middleware');
-      return;
-    }
-    captureAnswer(this.n, pattern, req, res, (kept, why) => {
-      if (kept) this.answers.add(pattern);
-      done(kept, why);
-    });
+    if (req === undefined || res === undefined || done === undefined) this.answers.drop(pattern);
+    else this.answers.keep(pattern, req, res, done);
   }
 
   /**
@@ -436,20 +355,7 @@ export class App<S extends object = object, R extends object = object> extends R
    * app.publish(['room:a', 'room:b'], 'hello', { except: ['muted'] });
    */
   publish(topic: string | readonly string[], data: WsData, options?: PublishOptions): number {
-    const body =
-      typeof data === 'string' || data instanceof Uint8Array
-        ? data
-        : data instanceof ArrayBuffer
-          ? new Uint8Array(data)
-          : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    const binary = options?.binary ?? typeof body !== 'string';
-    const compress = options?.compress ?? true;
-    const n = this.n.wsPublish(topic, body, binary, compress, undefined, options?.except, options?.volatile);
-    // Cross-process pub/sub (gale.pubsub, cluster workers): local subscribers first, then the other processes.
-    const relay = this.hub.relay;
-    if (relay !== undefined && options?.local !== true)
-      relay(topic, body, binary, compress, options?.except, options?.volatile);
-    return n;
+    return this.pubsub.publish(topic, data, options);
   }
 
   /**
@@ -460,12 +366,12 @@ export class App<S extends object = object, R extends object = object> extends R
    * app.setPublishRelay((topic, data) => console.log('published to', topic, String(data).length, 'bytes'));
    */
   setPublishRelay(relay: Relay | undefined): void {
-    this.hub.relay = relay;
+    this.pubsub.setRelay(relay);
   }
 
   /** Sockets subscribed to `topic` right now. */
   subscribers(topic: string): number {
-    return this.n.wsSubscribers(topic);
+    return this.pubsub.subscribers(topic);
   }
 
   /** Starts accepting connections. Port 0 picks a free port; resolves to the bound address. */
@@ -502,29 +408,7 @@ export class App<S extends object = object, R extends object = object> extends R
     }
     const cb = typeof args[args.length - 1] === 'function' ? (args.pop() as ListenCallback) : undefined;
     const [portOrOptions, hostArg] = args as [number | ListenOptions | undefined, string | undefined];
-    if (this.listener.viaPrimary(portOrOptions)) {
-      const bound = this.listener.bindViaPrimary(portOrOptions, hostArg);
-      if (cb === undefined) return bound;
-      bound.then(
-        () => cb(),
-        (err: Error) => cb(err),
-      );
-      return this;
-    }
-    if (cb === undefined) {
-      try {
-        return Promise.resolve(this.listener.bind(portOrOptions, hostArg));
-      } catch (err) {
-        return Promise.reject(err);
-      }
-    }
-    try {
-      this.listener.bind(portOrOptions, hostArg);
-      process.nextTick(cb);
-    } catch (err) {
-      process.nextTick(cb, err as Error);
-    }
-    return this;
+    return this.listener.listen(portOrOptions, hostArg, cb) ?? this;
   }
 
   /**
@@ -615,11 +499,7 @@ export class App<S extends object = object, R extends object = object> extends R
    * app.onTopicChange((topic, active) => (active ? redisSub.subscribe(topic) : redisSub.unsubscribe(topic)));
    */
   onTopicChange(listener: (topic: string, active: boolean) => void): () => void {
-    this.topicListeners.add(listener);
-    if (this.topicListeners.size === 1) this.n.wsWatchTopics(true);
-    return () => {
-      if (this.topicListeners.delete(listener) && this.topicListeners.size === 0) this.n.wsWatchTopics(false);
-    };
+    return this.pubsub.onTopicChange(listener);
   }
 
   /**
@@ -666,7 +546,7 @@ export class App<S extends object = object, R extends object = object> extends R
       return this.closed;
     }
     this.closed = new Promise<void>((resolve) => {
-      this.resolveClosed = resolve;
+      this.dispatcher.resolveClosed = resolve;
     });
     let timer: NodeJS.Timeout | undefined;
     if (options.timeout !== undefined) {
@@ -674,266 +554,11 @@ export class App<S extends object = object, R extends object = object> extends R
       timer.unref();
     }
     this.listener.stop();
-    this.waiting.stop();
+    this.dispatcher.waiting.stop();
     this.n.close(options.idleGrace ?? 100);
     // Event streams never end by themselves: end them so in-flight requests can finish.
     for (const stream of [...this.host.sse]) stream.close();
     return this.closed.finally(() => clearTimeout(timer));
-  }
-
-  // The engine calls this synchronously for every request routed to JS; params arrive as arguments.
-  // A function (not an arrow) so params past the third can be read from `arguments`.
-  private readonly dispatch = function (
-    this: App,
-    id: number,
-    routeId: number,
-    p0?: string,
-    p1?: string,
-    p2?: string,
-  ): void {
-    // The low 24 bits are the route; the top byte what the engine tells of the request (request.ts's RequestFlags).
-    const route = this.routes[routeId & 0xffffff] as Route;
-    let params: Record<string, string> | undefined;
-    const names = route.names;
-    if (names.length !== 0) {
-      params = {};
-      if (names.length <= 3) {
-        params[names[0] as string] = p0 as string;
-        if (names.length > 1) params[names[1] as string] = p1 as string;
-        if (names.length > 2) params[names[2] as string] = p2 as string;
-      } else {
-        // biome-ignore lint/complexity/noArguments: params past the third arrive as extra arguments
-        const args = arguments;
-        for (let i = 0; i < names.length; i++) params[names[i] as string] = args[i + 2];
-      }
-    }
-    const req = new Request(this.n, id, params, this.reqConfig, routeId >>> 24);
-    if (route.base !== '') req._base = route.base;
-    if (tracingOn()) {
-      // Traced requests run JavaScript: routes answered natively go back to it.
-      if (this.answers.size !== 0) for (const p of this.answers) this._answerRoute(p);
-      if (this.hub.acceptsNatively) this.hub.revokeNative();
-      const traced = new TracedResponse(this.n, id, req, this.host, route.pattern);
-      req._res = traced;
-      traceRequest(traced, this.handle, this, route);
-      return;
-    }
-    const res = new Response(this.n, id, req, this.host);
-    req._res = res;
-    this.handle(route, req, res, false);
-  }.bind(this);
-
-  /**
-   * Runs a request through its route and answers what the route returned. `traced` (a traced request: `res` is a
-   * TracedResponse) calls the route through gale.handler's trace (tracing.ts).
-   */
-  private handle(route: Route, req: Request, res: Response, traced: boolean): void {
-    let out: unknown;
-    try {
-      out = traced ? runHandler(route.run, route, res as TracedResponse) : route.run(req, res);
-    } catch (err) {
-      this.failScoped(err, req, res, route);
-      return;
-    }
-    if (res.finished) return;
-    if (
-      route.direct &&
-      out !== undefined &&
-      !isThenable(out) &&
-      !(out instanceof GlobalResponse) &&
-      !isStreamSource(out)
-    ) {
-      // A plain returned value: answer now, on the synchronous path (no snapshot, no tracking).
-      try {
-        res.send(out);
-      } catch (err) {
-        this.failScoped(err, req, res, route);
-      }
-      if (res.finished) return;
-    }
-    req._deferred = true;
-    this.live[res._id & MASK] = res;
-    res._rt = route;
-    const limit = route.timeout ?? this.handlerTimeout;
-    if (limit !== false) this.waiting.watch(res, limit);
-    if (this.dev) this.watchSettled(out, req, res, route);
-    if (route.direct && out !== undefined) {
-      if (out instanceof Promise) {
-        // The usual async handler: one reaction for both outcomes (no Promise.resolve wrapper, no second .then).
-        out.then(
-          (v: unknown) => {
-            // finished without a head: the client left meanwhile (nothing to answer, nothing to log).
-            if (v !== undefined && !res.headersSent && !res.finished) this.settle(v, req, res, route);
-          },
-          (err: unknown) => this.failScoped(err, req, res, route),
-        );
-      } else this.settle(out, req, res, route);
-    }
-  }
-
-  /**
-   * Development mode: once the handler (or the route's chain) settled, a response that still has no head a moment
-   * later is reported with the route and where it was declared (a callback answering within GRACE_MS is not).
-   */
-  private watchSettled(out: unknown, req: Request, res: Response, route: Route): void {
-    const check = () => {
-      if (res.headersSent || res.finished || res._dl < 0) return;
-      const t = setTimeout(() => {
-        if (res.headersSent || res.finished || res._dl < 0) return;
-        requestLogger(req).warn(unansweredWarning(req.method, req.originalUrl, route.pattern, route.at));
-      }, GRACE_MS);
-      t.unref();
-    };
-    if (isThenable(out)) out.then(check, () => {});
-    else check();
-  }
-
-  /** Which route holds an in-process request that has no answer yet (app.request()'s timeout error says it). */
-  private holding(method: string, target: string): string | undefined {
-    for (const res of this.live) {
-      if (res === undefined || res.headersSent || res.finished || res._rt === undefined) continue;
-      const req = res._req;
-      if (req.method !== method || req.originalUrl !== target || req.remotePort !== 0) continue;
-      const route = res._rt as Route;
-      return `${routeName(route.pattern, route.at)} has not answered it`;
-    }
-    return undefined;
-  }
-
-  /** The handlerTimeout ran out for a request whose handler never started an answer: a log line, and 503. */
-  private timedOut(res: Response, route: Route): void {
-    const req = res._req;
-    const ms = route.timeout ?? this.handlerTimeout;
-    requestLogger(req).error(
-      { route: route.pattern, handlerTimeout: ms, at: placeOf(route.at) },
-      `gale: ${req.method} ${req.originalUrl}: ${routeName(route.pattern, route.at)} did not answer within handlerTimeout (${ms} ms); answered 503`,
-    );
-    const detail = `The server did not answer within ${ms} ms (handlerTimeout)`;
-    this.answerError(req, res, 503, detail, ErrorCodes.HANDLER_TIMEOUT);
-  }
-
-  /** Answers with a direct handler's (resolved) return value; its errors take the route's scoped path. */
-  private settle(out: unknown, req: Request, res: Response, route: Route): void {
-    try {
-      const sent = this.reply(out, req, res);
-      if (sent !== undefined) sent.then(undefined, (err) => this.failScoped(err, req, res, route));
-    } catch (err) {
-      this.failScoped(err, req, res, route);
-    }
-  }
-
-  private failScoped(err: unknown, req: Request, res: Response, route: Route): void {
-    handleScopedError(err, req, res, route.scopes, this.chainHost);
-  }
-
-  private readonly onEvent = (kind: number, id: number, code?: number, reason?: string): void => {
-    if (kind === EV_CLOSED) {
-      this.resolveClosed?.();
-      return;
-    }
-    if (kind === EV_WS_CLOSE) {
-      this.hub.closed(id, code as number, reason as string);
-      return;
-    }
-    if (kind === EV_WS_DRAIN) {
-      this.hub.drained(id);
-      return;
-    }
-    if (kind === EV_TOPIC) {
-      for (const l of this.topicListeners) l(reason as string, id === 1);
-      return;
-    }
-    if (kind === EV_PIPE) {
-      this.inProcess.wake(id);
-      return;
-    }
-    const res = this.live[id & MASK];
-    if (res === undefined || res._id !== id) {
-      if (kind === EV_ABORT) this.n.release(id);
-      return;
-    }
-    if (kind === EV_ABORT) {
-      this.live[id & MASK] = undefined;
-      // Copied before the engine lets go: code still running for this request (a middleware's fs callback, as send's
-      // stat) reads its fields after the client left, and a throwing getter there would be an uncaught exception.
-      res._req._snapshot();
-      res._req._aborted = true;
-      res._aborted();
-      res._req._abort?.abort(new Error('client disconnected'));
-      res._req._bodySource().wake();
-    } else if (kind === EV_DRAIN) {
-      res._emit('drain');
-    } else if (kind === EV_BODY) {
-      res._req._bodySource().wake();
-    }
-  };
-
-  /** Turns a handler's return value (or what its promise resolves to) into the response. */
-  private reply(out: unknown, req: Request, res: Response): Promise<void> | undefined {
-    if (isThenable(out)) {
-      return Promise.resolve(out).then((v) => {
-        if (v !== undefined && !res.headersSent) return this.reply(v, req, res);
-      });
-    }
-    if (res.headersSent || res.finished) return undefined;
-    if (out instanceof GlobalResponse) {
-      const sent = sendResponse(res, out, req.method === 'HEAD');
-      return sent === undefined ? undefined : sent.then(() => undefined);
-    }
-    // A returned Readable / ReadableStream / async iterable is streamed; its errors take the scoped path.
-    if (isStreamSource(out)) return res._pipe(out).then(() => undefined);
-    res.send(out);
-    return undefined;
-  }
-
-  /** Answers an error no handler took: HttpError keeps its status; anything else is a logged 500. */
-  private fail(err: unknown, req: Request, res: Response): void {
-    traceError(res, err);
-    const http = err instanceof HttpError ? err : undefined;
-    const status = http?.status ?? 500;
-    // req.log carries the request id when the app has a logger.
-    if (status >= 500) requestLogger(req).error(err, `gale: ${status} while handling a request`);
-    if (res.finished) return;
-    if (res.headersSent) {
-      // Mid-stream: the status is gone; cut the connection so the client sees a truncated body.
-      res.destroy();
-      return;
-    }
-    let body: string;
-    if (http?.expose) body = http.message;
-    else if (this.dev && err instanceof Error) body = `${err.stack ?? err.message}`;
-    else body = status >= 500 ? 'Internal Server Error' : (http?.message ?? 'Error');
-    res.removeHeader('content-type');
-    if (http instanceof ValidationError) {
-      // RFC 9457: the problem document names every failing field (whatever errorFormat says: it is the answer).
-      res.status(status).header('content-type', 'application/problem+json');
-      res.end(JSON.stringify(http.problem));
-      return;
-    }
-    this.answerError(req, res, status, body, http?.code, http?.headers);
-  }
-
-  /**
-   * Writes an error answer Gale makes itself: plain text, or the RFC 9457 problem document (errorFormat, the
-   * request's Accept); `code` defaults to the status's stable code. Not send(): error answers get no ETag.
-   */
-  private answerError(
-    req: Request,
-    res: Response,
-    status: number,
-    detail: string,
-    code?: string,
-    headers?: Record<string, string>,
-  ): void {
-    res.status(status);
-    if (headers) for (const [k, v] of Object.entries(headers)) res.header(k, v);
-    if (wantsProblem(this.errorFormat, req.get('accept'))) {
-      res.header('content-type', 'application/problem+json');
-      res.end(JSON.stringify(problemDocument(status, detail, code)));
-    } else {
-      res.header('content-type', 'text/plain; charset=utf-8');
-      res.end(detail);
-    }
   }
 }
 

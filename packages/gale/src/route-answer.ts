@@ -1,6 +1,6 @@
 // Route answers: the reply a route's JavaScript gave, kept by the engine and sent by it to the later requests the
 // caller vouches the JavaScript would answer alike (crates/gale-server, `Target::Answer`). @gale-http/express uses
-// it for handlers that answer a constant; see App._answerRoute.
+// it for handlers that answer a constant (App._answerRoute); an app's kept answers are its RouteAnswers.
 import type { NativeServer, ReplyMeta } from './native.js';
 import type { Request } from './request/request.js';
 import type { Response } from './response/response.js';
@@ -51,4 +51,43 @@ export function captureAnswer(
     return sent;
   };
   (res as unknown as { _n: NativeServer })._n = wrapper;
+}
+
+/** The routes of one app whose answer the engine keeps, by pattern (`App._answerRoute`). */
+export class RouteAnswers {
+  private readonly kept = new Set<string>();
+
+  /** `routes`: the app's routes, where `keep` looks the pattern up. */
+  constructor(
+    private readonly n: NativeServer,
+    private readonly routes: readonly { readonly pattern: string | undefined; readonly direct: boolean }[],
+  ) {}
+
+  /** How many routes have a kept answer. */
+  get size(): number {
+    return this.kept.size;
+  }
+
+  /** Keeps the reply `res` is about to give as the answer of the route at `pattern`, if that route has no middleware. */
+  keep(pattern: string, req: Request, res: Response, done: (kept: boolean, why?: string) => void): void {
+    const route = this.routes.find((r) => r.pattern === pattern);
+    if (route === undefined || !route.direct) {
+      done(false, 'the route has Gale middleware');
+      return;
+    }
+    captureAnswer(this.n, pattern, req, res, (kept, why) => {
+      if (kept) this.kept.add(pattern);
+      done(kept, why);
+    });
+  }
+
+  /** Takes the answer of the route at `pattern` back (its requests run JavaScript again). */
+  drop(pattern: string): void {
+    if (this.kept.delete(pattern)) this.n.routeAnswer(pattern);
+  }
+
+  /** Takes every answer back (a traced request: tracing needs the JavaScript to run). */
+  dropAll(): void {
+    for (const p of this.kept) this.drop(p);
+  }
 }

@@ -4,7 +4,7 @@ import { constants as osConstants } from 'node:os';
 import type { Logger } from '../logging.js';
 import type { NativeServer } from '../native.js';
 import { checkListen, ioChoice } from '../option-rules.js';
-import type { AddressInfo, ListenOptions } from '../options.js';
+import type { AddressInfo, ListenCallback, ListenOptions } from '../options.js';
 import { scaleHooks as hooks } from '../scale-hooks.js';
 import { nativeHttp2, nativeHttp3, nativeTls, type TlsOptions } from '../tls.js';
 import { listenViaPrimary, viaPrimary } from '../worker-listen.js';
@@ -40,13 +40,43 @@ export class Listener {
     private readonly closed: () => boolean,
   ) {}
 
+  /**
+   * `App.listen` once the app's plugins are ready: binds, itself or through a node:cluster primary. Without `cb`,
+   * returns the bound address's promise; with it, undefined, and `cb` gets no argument or the error (later).
+   */
+  listen(where: Where, hostArg: string | undefined, cb: ListenCallback | undefined): Promise<AddressInfo> | undefined {
+    if (this.viaPrimary(where)) {
+      const bound = this.bindViaPrimary(where, hostArg);
+      if (cb === undefined) return bound;
+      bound.then(
+        () => cb(),
+        (err: Error) => cb(err),
+      );
+      return undefined;
+    }
+    if (cb === undefined) {
+      try {
+        return Promise.resolve(this.bind(where, hostArg));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    try {
+      this.bind(where, hostArg);
+      process.nextTick(cb);
+    } catch (err) {
+      process.nextTick(cb, err as Error);
+    }
+    return undefined;
+  }
+
   /** Whether this listen goes through a node:cluster primary (an async bind). */
-  viaPrimary(where: Where): boolean {
+  private viaPrimary(where: Where): boolean {
     return viaPrimary(typeof where === 'object' ? where : {}, this.reusePort);
   }
 
   /** Binds the listener now (the native listen is synchronous) and returns the address. */
-  bind(where: Where = 0, hostArg = '0.0.0.0'): AddressInfo {
+  private bind(where: Where = 0, hostArg = '0.0.0.0'): AddressInfo {
     const o = this.configure(where, hostArg);
     const host = o.host ?? '0.0.0.0';
     let listened: ReturnType<NativeServer['listen']>;
@@ -64,7 +94,7 @@ export class Listener {
   }
 
   /** In a node:cluster worker: takes its connections from the primary, which owns the socket (worker-listen.ts). */
-  async bindViaPrimary(where: Where = 0, hostArg = '0.0.0.0'): Promise<AddressInfo> {
+  private async bindViaPrimary(where: Where = 0, hostArg = '0.0.0.0'): Promise<AddressInfo> {
     const o = this.configure(where, hostArg);
     if (ioChoice(o.io) === 'uring') {
       this.logger.warn('gale: io_uring cannot be used: connections come from the node:cluster primary; using epoll');

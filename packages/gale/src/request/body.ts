@@ -31,6 +31,17 @@ export function contentLength(req: Request): number | undefined {
   return v === undefined ? undefined : Number(v);
 }
 
+/** `req.requireLength()`: the Content-Length, or 411 without one. */
+export function requireLength(req: Request): number {
+  const len = contentLength(req);
+  if (len === undefined) {
+    throw new HttpError(411, 'This endpoint needs a Content-Length header; send the body with a known length', {
+      code: ErrorCodes.LENGTH_REQUIRED,
+    });
+  }
+  return len;
+}
+
 /** True when the request has a body (Content-Length or Transfer-Encoding), as type-is decides. */
 function hasBody(req: Request): boolean {
   return req.get('transfer-encoding') !== undefined || req.get('content-length') !== undefined;
@@ -149,6 +160,17 @@ export function readJson(req: Request, o: JsonConfig, emptyIsObject: boolean): P
   return withBody(req, o.limit, 'json.limit', (body) => parse(decodeText(body, charset)));
 }
 
+/** `req.json(options)`: a bad option rejects, as the body's own errors do. */
+export function readJsonBody(req: Request, options: JsonOptions | undefined): Promise<unknown> {
+  let config: JsonConfig;
+  try {
+    config = jsonConfig(req, options);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return readJson(req, config, false);
+}
+
 export async function readForm(req: Request, o: UrlencodedConfig): Promise<unknown> {
   const ct = req.get('content-type');
   if (mediaType(ct) !== 'application/x-www-form-urlencoded') {
@@ -174,6 +196,28 @@ export async function readParsedBody(req: Request): Promise<unknown> {
   if (type === 'application/x-www-form-urlencoded') return readForm(req, req._cfg.urlencoded);
   if (type.startsWith('text/')) return req.text();
   return readBody(req, req._cfg.bodyLimit, 'bodyLimit');
+}
+
+/** `req.parseBody()`: read once; later calls get the same promise. */
+export function parseBodyOnce(req: Request): Promise<unknown> {
+  const x = req.lazy();
+  if (x.body === undefined) x.body = readParsedBody(req);
+  return x.body;
+}
+
+/** `req.arrayBuffer()`: the body's bytes, copied out of the Buffer's pool. */
+export async function readArrayBuffer(req: Request): Promise<ArrayBuffer> {
+  const b = await req._bodySource().all();
+  return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+}
+
+/** `req.multipart(options, onPart)`: each part to `onPart`, awaited in turn. */
+export async function eachPart(
+  req: Request,
+  options: MultipartOptions | undefined,
+  onPart: (part: MultipartPart) => unknown,
+): Promise<void> {
+  for await (const part of readMultipart(req, options)) await onPart(part);
 }
 
 export async function* readMultipart(

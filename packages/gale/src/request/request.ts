@@ -1,9 +1,8 @@
 // The request object handlers receive. Everything but params is fetched from the engine on first
 // use and cached, so a handler that reads nothing costs nothing; it stays valid after `await`.
-// Core getters here; the helpers and body readers are documented in helpers.ts and body.ts.
+// Core getters here (the head's reads in head.ts); helpers and body readers are documented in api.ts.
 import type { Readable } from 'node:stream';
 import { BodySource } from '../body-source.js';
-import { ErrorCodes, HttpError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { requestId, requestLogger } from '../logging.js';
 import type { MultipartOptions, MultipartPart } from '../multipart.js';
@@ -26,16 +25,28 @@ import type {
   ResponseOfRequest,
 } from './api.js';
 import {
-  contentLength,
-  jsonConfig,
+  eachPart,
+  parseBodyOnce,
+  readArrayBuffer,
   readForm,
-  readJson,
+  readJsonBody,
   readMultipart,
-  readParsedBody,
   readText,
+  requireLength,
   urlencodedConfig,
 } from './body.js';
-import { DEFAULT_REQUEST_CONFIG, type JsonConfig, type ParsedQuery, type RequestConfig } from './config.js';
+import { DEFAULT_REQUEST_CONFIG, type ParsedQuery, type RequestConfig } from './config.js';
+import {
+  distinctOf,
+  fillLost,
+  headersOf,
+  keep,
+  lacks,
+  rawHeadersOf,
+  readRemote,
+  restoreKept,
+  snapshot,
+} from './head.js';
 import {
   clientIp,
   cookieJar,
@@ -52,64 +63,6 @@ import {
 
 const EMPTY_PARAMS: AnyParams = Object.freeze({}) as AnyParams;
 
-/**
- * Headers of which node:http keeps the first when a request repeats them (its IncomingMessage's rules): a second
- * Content-Type or Authorization is ignored rather than joined into a value no parser expects.
- */
-const FIRST_WINS: ReadonlySet<string> = new Set([
-  'content-type',
-  'content-length',
-  'user-agent',
-  'referer',
-  'host',
-  'authorization',
-  'proxy-authorization',
-  'if-modified-since',
-  'if-unmodified-since',
-  'from',
-  'location',
-  'max-forwards',
-  'retry-after',
-  'etag',
-  'last-modified',
-  'server',
-  'age',
-  'expires',
-]);
-
-/**
- * The headers object of a flat `[name, value, …]` list (names lower-cased by the engine), as node:http builds it:
- * set-cookie is an array, a repeated Cookie is joined with '; ', the FIRST_WINS headers keep their first value, the
- * others are joined with ', '.
- */
-function headersOf(flat: string[]): Headers {
-  const h = new NullObject<Headers>();
-  for (let i = 0; i < flat.length; i += 2) {
-    const k = flat[i] as string;
-    const v = flat[i + 1] as string;
-    const prev = h[k];
-    if (prev === undefined) h[k] = k === 'set-cookie' ? [v] : v;
-    else if (Array.isArray(prev)) prev.push(v);
-    else if (k === 'cookie') h[k] = `${prev}; ${v}`;
-    else if (!FIRST_WINS.has(k)) h[k] = `${prev}, ${v}`;
-  }
-  return h;
-}
-
-/** Every header as a list of its values, in arrival order (node:http's `headersDistinct`). */
-function distinctOf(raw: string[]): Record<string, string[]> {
-  const h = new NullObject<Record<string, string[]>>();
-  for (let i = 0; i < raw.length; i += 2) {
-    const k = (raw[i] as string).toLowerCase();
-    const v = raw[i + 1] as string;
-    const list = h[k];
-    if (list === undefined) h[k] = [v];
-    else list.push(v);
-  }
-  return h;
-}
-
-/** The header lines of a request head (Latin-1 text) as `[Name, value, …]`, names as the client wrote them. */
 /** The engine's flag (handler.rs): the request has neither If-None-Match nor If-Modified-Since. */
 const NO_VALIDATORS = 8;
 
@@ -124,20 +77,6 @@ const METHOD_CODES: readonly (string | undefined)[] = [
   'PATCH',
   'OPTIONS',
 ];
-
-const isValidator = (name: string): boolean => name === 'if-none-match' || name === 'if-modified-since';
-
-function rawHeadersOf(head: string): string[] {
-  const out: string[] = [];
-  const lines = head.split('\r\n');
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i] as string;
-    const colon = line.indexOf(':');
-    if (colon <= 0) continue;
-    out.push(line.slice(0, colon), line.slice(colon + 1).trim());
-  }
-  return out;
-}
 
 /**
  * An incoming request. `P` types `req.params` (inferred from the route's path, or its params schema's output), `S`
@@ -163,19 +102,20 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   /** @internal */ _ended = false;
   /** @internal mount point of the middleware or handler running now */
   _base = '';
-  private _method: string | undefined;
-  private _url: string | undefined;
-  private _headers: Headers | undefined;
+  /** @internal read from the engine on first use, like the head fields below (head.ts fills them from a kept copy) */
+  _method: string | undefined;
+  /** @internal */ _url: string | undefined;
+  /** @internal */ _headers: Headers | undefined;
   private _rawHeaders: string[] | undefined;
   private _distinct: Record<string, string[] | undefined> | undefined;
   private _query: ParsedQuery | undefined;
   private _source: BodySource | undefined;
-  private _ip: string | undefined;
-  private _rport: number | undefined;
-  private _tls: boolean | undefined;
-  private _version: number | undefined;
-  /** The engine said the request has neither If-None-Match nor If-Modified-Since. */
-  private _noValidators: boolean;
+  /** @internal */ _ip: string | undefined;
+  /** @internal */ _rport: number | undefined;
+  /** @internal */ _tls: boolean | undefined;
+  /** @internal */ _version: number | undefined;
+  /** @internal the engine said the request has neither If-None-Match nor If-Modified-Since */
+  _noValidators: boolean;
   /**
    * @internal What `_keep` (or the response's end, in the same crossing) copied — head, HTTP minor version, peer —
    * while no read has needed it.
@@ -271,61 +211,17 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
 
   /** Copies everything JS may still read before the engine lets go of the request. */
   _snapshot(): void {
-    if (this._ended) return;
-    // Asked even when the method came with the request: undefined means the engine already let go of the record (the
-    // client left while the handler was still writing): there is nothing left to copy, and ending must not throw.
-    const m = this._n.method(this._id);
-    if (m === undefined) {
-      this._ended = true;
-      return;
-    }
-    if (this._method === undefined) this._method = m;
-    void this.url;
-    void this.headers;
-    void this.httpVersion;
-    if (this._ip === undefined) this.readRemote();
-    this._ended = true;
+    snapshot(this);
   }
 
-  /**
-   * @internal A cheap `_snapshot` for when reads may go on after the response (nothing can know when they stop: a
-   * timer, an audit log): one crossing copies the head's bytes and the peer, and a field never read before the engine
-   * lets go of the record is parsed from them on first read, instead of every field being copied out at every
-   * response. A whole response's end (`Response.finish`) gets the same copy from the engine's `end` instead.
-   */
+  /** @internal a cheap `_snapshot` for reads that may go on after the response (head.ts `keep`) */
   _keep(): void {
-    if (this._ended || this._kept !== undefined) return;
-    // Undefined: the engine let go already; a later read of a field never read gets the documented error.
-    this._kept = this._n.keep(this._id);
+    keep(this);
   }
 
-  /**
-   * @internal True when neither header is present, asked of the engine one name at a time instead of copying every
-   * header into JS; false when unsure (the response ended: the caller reads `headers`, which has the answer).
-   */
+  /** @internal true when neither header is present, false when unsure (head.ts `lacks`) */
   _lacks(a: string, b: string): boolean {
-    const h = this._headers;
-    if (h !== undefined) return h[a] === undefined && h[b] === undefined;
-    if (this._noValidators && isValidator(a) && isValidator(b)) return true;
-    if (this._kept !== undefined || this._ended) return false;
-    return this._n.header(this._id, a) === undefined && this._n.header(this._id, b) === undefined;
-  }
-
-  /** A field the engine no longer has: filled (with every field not read yet) from what `_keep` copied, else the error. */
-  private lost(what: string): void {
-    const k = this._kept;
-    if (k === undefined) this.gone(what);
-    // Kept on: rawHeaders (and headersDistinct) are made from it, not from what is parsed here.
-    const p = this._n.parseKept(keptHead(k));
-    if (p === undefined) this.gone(what);
-    if (this._method === undefined) this._method = p[0];
-    if (this._url === undefined) this._url = p[1];
-    if (this._headers === undefined) this._headers = headersOf(p[2]);
-    if (this._version === undefined) this._version = k.charCodeAt(0) - 48;
-    if (this._ip === undefined) {
-      [this._ip, this._rport] = keptPeer(k);
-      this._tls = k[1] === '1';
-    }
+    return lacks(this, a, b);
   }
 
   /**
@@ -333,36 +229,14 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
    * (`wsRequest`), for a request object made after the engine let go of the record.
    */
   _restore(parts: KeptRequest): void {
-    this._method = parts[0];
-    this._url = parts[1];
-    this._version = parts[2];
-    this._headers = headersOf(parts[3]);
-    const r = parts[4];
-    this._ip = r[0];
-    this._rport = r[1];
-    this._tls = r[3];
-    this._ended = true;
-  }
-
-  /**
-   * A field the engine no longer has and no copy holds. Every response's end keeps a copy (docs/guides/
-   * requests-and-responses.md, "Requests after the response"), and a client leaving copies every field, so this is
-   * what is left: an engine that let go before any of those ran.
-   */
-  private gone(what: string): never {
-    throw new HttpError(
-      500,
-      `req.${what} was read after the response ended, in a later event-loop turn, and was never read before: ` +
-        'read it before (or in the same turn as) sending the response',
-      { code: ErrorCodes.REQUEST_ENDED },
-    );
+    restoreKept(this, parts);
   }
 
   /** The request method, e.g. `GET`. */
   get method(): string {
     if (this._method === undefined) {
       const m = this._n.method(this._id);
-      if (m === undefined) this.lost('method');
+      if (m === undefined) fillLost(this, 'method');
       else this._method = m;
     }
     return this._method as string;
@@ -372,7 +246,7 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   get originalUrl(): string {
     if (this._url === undefined) {
       const u = this._n.url(this._id);
-      if (u === undefined) this.lost('url');
+      if (u === undefined) fillLost(this, 'url');
       else this._url = u;
     }
     return this._url as string;
@@ -422,7 +296,7 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   get httpVersion(): string {
     if (this._version === undefined) {
       const v = this._n.version(this._id);
-      if (v === undefined) this.lost('httpVersion');
+      if (v === undefined) fillLost(this, 'httpVersion');
       else this._version = v;
     }
     const v = this._version;
@@ -455,7 +329,7 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
   get headers(): HeadersOf<I> {
     if (this._headers === undefined) {
       const flat = this._n.headers(this._id);
-      if (flat === undefined) this.lost('headers');
+      if (flat === undefined) fillLost(this, 'headers');
       else this._headers = headersOf(flat);
     }
     return this._headers as HeadersOf<I>;
@@ -469,11 +343,7 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
    * app.get('/raw', (req) => req.rawHeaders); // ['Host', 'example.com', 'Accept', '*\/*', …]
    */
   get rawHeaders(): string[] {
-    if (this._rawHeaders === undefined) {
-      const k = (this._ended ? undefined : this._n.keep(this._id)) ?? this._kept;
-      if (k === undefined) this.gone('rawHeaders');
-      this._rawHeaders = rawHeadersOf(keptHead(k));
-    }
+    if (this._rawHeaders === undefined) this._rawHeaders = rawHeadersOf(this);
     return this._rawHeaders;
   }
 
@@ -497,31 +367,19 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
 
   /** The socket's peer address: the client, or the nearest proxy. Never taken from a header. */
   get remoteAddress(): string {
-    if (this._ip === undefined) this.readRemote();
+    if (this._ip === undefined) readRemote(this);
     return this._ip as string;
   }
 
   /** The socket's peer port (undefined once the connection is gone and it was never read). */
   get remotePort(): number | undefined {
-    if (this._ip === undefined) this.readRemote();
+    if (this._ip === undefined) readRemote(this);
     return this._rport;
-  }
-
-  private readRemote(): void {
-    const r = this._n.remote(this._id);
-    // undefined: the engine let go of the request (null: it is known, but its connection is gone).
-    if (r === undefined) {
-      this.lost('remoteAddress');
-      return;
-    }
-    this._ip = r?.[0] ?? '';
-    this._rport = r?.[1];
-    this._tls = r?.[3] === true;
   }
 
   /** @internal the connection is TLS (HTTPS/WSS served by the engine) */
   get _secureConn(): boolean {
-    if (this._ip === undefined) this.readRemote();
+    if (this._ip === undefined) readRemote(this);
     return this._tls === true;
   }
 
@@ -545,17 +403,13 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
     return this._source;
   }
 
-  private bytes(): Promise<Buffer> {
-    return this._bodySource().all();
-  }
-
   /** @internal the helpers' cache (helpers.ts, parseBody) */
   lazy(): Lazy {
     if (this._x === undefined) this._x = {};
     return this._x;
   }
 
-  // RequestHelpers: documented in helpers.ts.
+  // RequestHelpers: documented in api.ts, computed in helpers.ts.
   get ip(): string {
     const trust = this._cfg.trust;
     if (trust === undefined) return this.remoteAddress;
@@ -629,35 +483,21 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
     return !this.fresh;
   }
 
-  // RequestBodyReaders: documented in body.ts.
+  // RequestBodyReaders: documented in api.ts, read in body.ts.
   requireLength(): number {
-    const len = contentLength(this);
-    if (len === undefined) {
-      throw new HttpError(411, 'This endpoint needs a Content-Length header; send the body with a known length', {
-        code: ErrorCodes.LENGTH_REQUIRED,
-      });
-    }
-    return len;
+    return requireLength(this);
   }
   text(options?: TextOptions): Promise<string> {
     return readText(this, options);
   }
   json<T = unknown>(options?: JsonOptions): Promise<T> {
-    let config: JsonConfig;
-    try {
-      config = jsonConfig(this, options);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return readJson(this, config, false) as Promise<T>;
+    return readJsonBody(this, options) as Promise<T>;
   }
   async form<T = Record<string, unknown>>(options?: UrlencodedOptions): Promise<T> {
     return (await readForm(this, urlencodedConfig(this, options))) as T;
   }
   parseBody(): Promise<unknown> {
-    const x = this.lazy();
-    if (x.body === undefined) x.body = readParsedBody(this);
-    return x.body;
+    return parseBodyOnce(this);
   }
   multipart(options?: MultipartOptions): AsyncGenerator<MultipartPart, void, undefined>;
   multipart(options: MultipartOptions | undefined, onPart: (part: MultipartPart) => unknown): Promise<void>;
@@ -665,15 +505,10 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
     options?: MultipartOptions,
     onPart?: (part: MultipartPart) => unknown,
   ): AsyncGenerator<MultipartPart, void, undefined> | Promise<void> {
-    const parts = readMultipart(this, options);
-    if (onPart === undefined) return parts;
-    return (async () => {
-      for await (const part of parts) await onPart(part);
-    })();
+    return onPart === undefined ? readMultipart(this, options) : eachPart(this, options, onPart);
   }
-  async arrayBuffer(): Promise<ArrayBuffer> {
-    const b = await this.bytes();
-    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  arrayBuffer(): Promise<ArrayBuffer> {
+    return readArrayBuffer(this);
   }
   chunks(options?: ChunksOptions): AsyncGenerator<Buffer, void, undefined> {
     return this._bodySource().iterate(options?.transient === true);
@@ -746,24 +581,4 @@ export interface Request<
    * app.get('/', (req) => req.connection.remoteAddress);
    */
   readonly connection: SocketView;
-}
-
-/** The head part of a `KeptHead` (native.ts says its layout). */
-function keptHead(k: KeptHead): string {
-  const kind = k[2];
-  return k.slice(kind === '4' || kind === 'm' ? 9 : kind === 't' ? k.indexOf('\n') + 1 : 3);
-}
-
-/** The peer a `KeptHead` holds: address and port, or `''` and undefined when the connection was gone. */
-function keptPeer(k: KeptHead): [address: string, port: number | undefined] {
-  const kind = k[2];
-  if (kind === '4' || kind === 'm') {
-    const ip = `${k.charCodeAt(3)}.${k.charCodeAt(4)}.${k.charCodeAt(5)}.${k.charCodeAt(6)}`;
-    return [kind === 'm' ? `::ffff:${ip}` : ip, k.charCodeAt(7) * 256 + k.charCodeAt(8)];
-  }
-  if (kind === 't') {
-    const space = k.indexOf(' ');
-    return [k.slice(space + 1, k.indexOf('\n')), Number(k.slice(3, space))];
-  }
-  return ['', undefined];
 }

@@ -1,5 +1,6 @@
 // Conditional GET for Response: entity tags (the `etag` package's, computed by the engine), the freshness check
-// behind 304s, and request header reads. Imports Request and Response as types only, never response.ts at run time.
+// behind 304s, an ETag left to the engine made now, and request header reads. Imports Request and Response as
+// types only, never response.ts at run time.
 import fresh from 'fresh';
 import { native } from '../native.js';
 import type { RequestView as Request } from '../request/api.js';
@@ -15,6 +16,18 @@ import { HeaderEntry, type ResponseView as Response } from './api.js';
  */
 export function entityTag(body: string | Uint8Array, weak: boolean): string {
   return native.etag(body, weak);
+}
+
+/** `res._tagNow()`: makes the ETag `_tagLater` left to the engine, now (something reads the headers, or another end). */
+export function tagNow(res: {
+  _headers: Map<string, HeaderEntry> | undefined;
+  _etagBody: string | Uint8Array | undefined;
+  readonly _etagBits: number;
+}): void {
+  const body = res._etagBody as string | Uint8Array;
+  res._etagBody = undefined;
+  if (res._headers === undefined) res._headers = new Map();
+  res._headers.set('etag', new HeaderEntry('ETag', entityTag(body, res._etagBits === 1)));
 }
 
 /** A request header without materialising all of them while the engine still holds the request. */

@@ -1,11 +1,14 @@
-// The header layer of Response: name/value validation, Content-Type codes → names, and the header
-// helpers (get/append/type/location/vary/links/attachment…). Imports Response as a type only, never at run time.
+// The header layer of Response: name/value validation, the headers it holds (set, read, removed, listed),
+// Content-Type codes → names, and the header helpers (get/append/type/location/vary/links/attachment…).
+// Imports Response as a type only, never at run time.
 import { basename, extname } from 'node:path';
 import { create as contentDisposition } from 'content-disposition';
+import { contentType } from 'mime-types';
 import varyHeader from 'vary';
 import { ErrorCodes, GaleError } from '../errors.js';
+import { CT_NONE } from '../native.js';
 import type { HeaderValue } from '../options.js';
-import type { HeaderEntry, ResponseView as Response } from './api.js';
+import { HeaderEntry, type ResponseView as Response } from './api.js';
 
 // RFC 9110 token and field-value checks: a value with CR/LF would split the response.
 export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -29,6 +32,110 @@ export function contentTypeName(ct: string | number): string {
   return ['', 'application/json', 'text/plain; charset=utf-8', 'application/octet-stream', 'text/html; charset=utf-8'][
     ct
   ] as string;
+}
+
+/**
+ * The fields of a Response that hold its headers (response.ts): Content-Type, Connection and Content-Length apart from
+ * the others, which the engine writes itself.
+ */
+export interface HeaderFields {
+  readonly headersSent: boolean;
+  _ctype: string | number;
+  _close: boolean | undefined;
+  _length: number | undefined;
+  _headers: Map<string, HeaderEntry> | undefined;
+  /** An ETag left to the engine (`Response._tagLater`): made by `_tagNow` before any read of the headers. */
+  readonly _etagBody: string | Uint8Array | undefined;
+  _tagNow(): void;
+}
+
+/** `res.header(name, value)`: checks the name and every value (RFC 9110), then sets the header. */
+export function setHeader(res: HeaderFields, name: string, value: HeaderValue): void {
+  if (res.headersSent) {
+    throw new GaleError(ErrorCodes.HEADERS_SENT, `cannot set header "${name}": the response head was already sent`);
+  }
+  if (!TOKEN.test(name)) throw new GaleError(ErrorCodes.INVALID_HEADER, `invalid header name ${JSON.stringify(name)}`);
+  const values = typeof value === 'object' ? value : [String(value)];
+  for (const v of values) {
+    if (BAD_VALUE.test(v)) {
+      throw new GaleError(ErrorCodes.INVALID_HEADER, `invalid character in the value of header "${name}"`);
+    }
+  }
+  setChecked(res, name, name.toLowerCase(), value);
+}
+
+/**
+ * `res._headerValid(name, lower, value)`: sets a header whose name and value were checked already, with the name's
+ * lower case (`res.header` checks them first).
+ */
+export function setChecked(res: HeaderFields, name: string, lower: string, value: HeaderValue): void {
+  if (res.headersSent) {
+    throw new GaleError(ErrorCodes.HEADERS_SENT, `cannot set header "${name}": the response head was already sent`);
+  }
+  if (lower === 'content-type') {
+    res._ctype = String(typeof value === 'object' ? value[0] : value);
+    return;
+  }
+  if (ENGINE_HEADERS.has(lower)) {
+    // The engine writes these itself, but follows what the app asked for.
+    const first = String(typeof value === 'object' ? value[0] : value);
+    if (lower === 'connection') res._close = /(?:^|,)\s*close\s*(?:,|$)/i.test(first);
+    else if (lower === 'content-length') {
+      const n = Number(first);
+      res._length = Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+    }
+    return;
+  }
+  // A header set after an ETag left to the engine goes after it, as it would have.
+  if (res._etagBody !== undefined) res._tagNow();
+  if (res._headers === undefined) res._headers = new Map();
+  res._headers.set(lower, new HeaderEntry(name, value));
+}
+
+/** `res._getLower(lower)`: a header's value by its lower-case name. */
+export function getLower(res: HeaderFields, lower: string): HeaderValue | undefined {
+  if (res._etagBody !== undefined) res._tagNow();
+  if (lower === 'content-type') return res._ctype === CT_NONE ? undefined : contentTypeName(res._ctype);
+  if (lower === 'content-length') return res._length;
+  if (lower === 'connection') return res._close === undefined ? undefined : res._close ? 'close' : 'keep-alive';
+  return res._headers?.get(lower)?.value;
+}
+
+/** `res.getHeaderNames()`. */
+export function headerNames(res: HeaderFields): string[] {
+  if (res._etagBody !== undefined) res._tagNow();
+  const names = res._headers === undefined ? [] : [...res._headers.keys()];
+  if (res._ctype !== CT_NONE) names.push('content-type');
+  return names;
+}
+
+/** `res._removeLower(lower)`: removes a header by its lower-case name. */
+export function removeLower(res: HeaderFields, lower: string): void {
+  if (res._etagBody !== undefined) res._tagNow();
+  if (lower === 'content-type') res._ctype = CT_NONE;
+  else if (lower === 'content-length') res._length = undefined;
+  else if (lower === 'connection') res._close = undefined;
+  else res._headers?.delete(lower);
+}
+
+/**
+ * What `res.type(t)` made of each `t` seen (mime-types' answer with its charset, already checked as a header value):
+ * apps pass a handful of constant types, and the lookup, lower-casing and checks cost ~1 µs per call otherwise.
+ * Bounded, so types made per request cannot grow it.
+ */
+const TYPES = new Map<string, string>();
+
+/** `res.type(type)`. */
+export function setType(res: Response, type: string): void {
+  const known = TYPES.get(type);
+  if (known !== undefined && !res.headersSent) {
+    res._ctype = known;
+    return;
+  }
+  const ct = contentType(type);
+  res.header('Content-Type', ct === false ? (type.includes('/') ? type : 'application/octet-stream') : ct);
+  // Valid (header() threw otherwise): the next res.type(type) skips mime-types and the checks.
+  if (TYPES.size < 256) TYPES.set(type, res._ctype as string);
 }
 
 /** `res.append(name, value)`. */
@@ -77,6 +184,11 @@ let lastNames: string[] = [];
 let lastValues: HeaderValue[] = [];
 let lastEnds: number[] = [];
 let lastBlock = '';
+
+/** The header lines of a header map (none: undefined), without making an ETag left to the engine. */
+export function blockOf(headers: Map<string, HeaderEntry> | undefined): string | undefined {
+  return headers === undefined ? undefined : headerBlock(headers);
+}
 
 /** The `name: value\r\n` lines of a response's headers, in the order they were set. */
 export function headerBlock(headers: Map<string, HeaderEntry>): string {

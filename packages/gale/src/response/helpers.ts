@@ -7,6 +7,7 @@ import { sign } from 'cookie-signature';
 import { ErrorCodes, GaleError, HttpError } from '../errors.js';
 import { escapeHtml } from '../html.js';
 import { type SseOptions, SseStream } from '../sse.js';
+import type { StreamSource } from '../stream.js';
 import type { CookieOptions, FormatHandler, ResponseView as Response } from './api.js';
 import { requestHeader } from './etag.js';
 
@@ -68,6 +69,12 @@ export function setCookie(res: Response, name: string, value: unknown, options: 
   return res.append('Set-Cookie', line);
 }
 
+/** `res.clearCookie(name, options)`: an expired empty cookie (`maxAge` ignored), at path '/' unless told. */
+export function clearCookie(res: Response, name: string, options: CookieOptions): void {
+  const { maxAge: _ignored, ...rest } = options;
+  res.cookie(name, '', { path: '/', ...rest, expires: new Date(1) });
+}
+
 /** `res.format(handlers)`. */
 export function format(res: Response, handlers: Record<string, FormatHandler>): unknown {
   const keys = Object.keys(handlers).filter((k) => k !== 'default');
@@ -79,6 +86,17 @@ export function format(res: Response, handlers: Record<string, FormatHandler>): 
   }
   if (handlers.default) return handlers.default(res._req, res);
   throw new HttpError(406, 'Not Acceptable', { code: ErrorCodes.NOT_ACCEPTABLE });
+}
+
+/** `res.stream(source)`: a source's error is answered as the app's errors are (a 500, or a cut stream). */
+export function streamOrFail(
+  res: Response & { _pipe(source: StreamSource): Promise<boolean> },
+  source: StreamSource,
+): Promise<boolean> {
+  return res._pipe(source).then(undefined, (err) => {
+    res._host.fail(err, res._req, res);
+    return false;
+  });
 }
 
 /** `res.sse(options)`. */

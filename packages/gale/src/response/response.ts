@@ -1,10 +1,9 @@
 // The response object handlers receive. A whole reply goes to the engine in one native call; a
 // streamed reply sends its head on the first write() and reports backpressure like a Node stream.
-// Core here; the other methods are documented in headers.ts, helpers.ts and file.ts (ETag: etag.ts).
+// Core here; the other methods are documented in api.ts and kept in headers.ts, helpers.ts, file.ts, etag.ts.
 import { EventEmitter } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import encodeUrl from 'encodeurl';
-import { contentType } from 'mime-types';
 import { ErrorCodes, GaleError } from '../errors.js';
 import { SafeHtml } from '../html.js';
 import { logRequestDone, primeRequestLog } from '../logging.js';
@@ -15,39 +14,28 @@ import type { HeaderValue } from '../options.js';
 import type { Request } from '../request/request.js';
 import type { SseOptions, SseStream } from '../sse.js';
 import { pump, type StreamSource } from '../stream.js';
-import {
-  type CookieOptions,
-  type DownloadOptions,
-  type FormatHandler,
-  HeaderEntry,
-  type ResponseHost,
-  type ResponseView,
-} from './api.js';
-import { entityTag, notModified } from './etag.js';
+import type { CookieOptions, DownloadOptions, FormatHandler, HeaderEntry, ResponseHost, ResponseView } from './api.js';
+import { notModified, tagNow } from './etag.js';
 import { download, sendFile } from './file.js';
 import {
   addLinks,
   addVary,
   appendHeader,
   attachment,
-  BAD_VALUE,
-  contentTypeName,
-  ENGINE_HEADERS,
+  blockOf,
+  getLower,
   headerBlock,
-  TOKEN,
+  headerNames,
+  removeLower,
+  setChecked,
+  setHeader,
+  setType,
 } from './headers.js';
-import { format, redirect, render, setCookie, startSse } from './helpers.js';
+import { clearCookie, format, redirect, render, setCookie, startSse, streamOrFail } from './helpers.js';
 
 export type { CookieOptions, DownloadOptions, FormatHandler, ResponseHost } from './api.js';
 export { checkHeader } from './headers.js';
 export type { HeaderValue };
-
-/**
- * What `res.type(t)` made of each `t` seen (mime-types' answer with its charset, already checked as a header value):
- * apps pass a handful of constant types, and the lookup, lower-casing and checks cost ~1 µs per call otherwise.
- * Bounded, so types made per request cannot grow it.
- */
-const TYPES = new Map<string, string>();
 
 /**
  * An outgoing response.
@@ -136,18 +124,8 @@ export class Response implements ResponseView {
 
   /** Sets a header (replacing one of the same name). Content-Length and framing are the engine's. */
   header(name: string, value: HeaderValue): this {
-    if (this.headersSent) {
-      throw new GaleError(ErrorCodes.HEADERS_SENT, `cannot set header "${name}": the response head was already sent`);
-    }
-    if (!TOKEN.test(name))
-      throw new GaleError(ErrorCodes.INVALID_HEADER, `invalid header name ${JSON.stringify(name)}`);
-    const values = typeof value === 'object' ? value : [String(value)];
-    for (const v of values) {
-      if (BAD_VALUE.test(v)) {
-        throw new GaleError(ErrorCodes.INVALID_HEADER, `invalid character in the value of header "${name}"`);
-      }
-    }
-    return this._headerValid(name, name.toLowerCase(), value);
+    setHeader(this, name, value);
+    return this;
   }
 
   /**
@@ -155,27 +133,7 @@ export class Response implements ResponseView {
    * layer's setHeader checks them with node:http's rules first), with the name's lower case: one check per header.
    */
   _headerValid(name: string, lower: string, value: HeaderValue): this {
-    if (this.headersSent) {
-      throw new GaleError(ErrorCodes.HEADERS_SENT, `cannot set header "${name}": the response head was already sent`);
-    }
-    if (lower === 'content-type') {
-      this._ctype = String(typeof value === 'object' ? value[0] : value);
-      return this;
-    }
-    if (ENGINE_HEADERS.has(lower)) {
-      // The engine writes these itself, but follows what the app asked for.
-      const first = String(typeof value === 'object' ? value[0] : value);
-      if (lower === 'connection') this._close = /(?:^|,)\s*close\s*(?:,|$)/i.test(first);
-      else if (lower === 'content-length') {
-        const n = Number(first);
-        this._length = Number.isSafeInteger(n) && n >= 0 ? n : undefined;
-      }
-      return this;
-    }
-    // A header set after an ETag left to the engine goes after it, as it would have.
-    if (this._etagBody !== undefined) this._tagNow();
-    if (this._headers === undefined) this._headers = new Map();
-    this._headers.set(lower, new HeaderEntry(name, value));
+    setChecked(this, name, lower, value);
     return this;
   }
 
@@ -328,7 +286,7 @@ export class Response implements ResponseView {
     if (this._t0 !== 0) logRequestDone(this._req, this.statusCode, this._t0, true);
   }
 
-  // ResponseHeaders: documented in headers.ts.
+  // ResponseHeaders: documented in api.ts, kept in headers.ts.
   set(name: string, value: HeaderValue): this {
     return this.header(name, value);
   }
@@ -340,11 +298,7 @@ export class Response implements ResponseView {
   }
   /** @internal getHeader() for a name already in lower case (the Express layer keeps its names' lower case). */
   _getLower(lower: string): HeaderValue | undefined {
-    if (this._etagBody !== undefined) this._tagNow();
-    if (lower === 'content-type') return this._ctype === CT_NONE ? undefined : contentTypeName(this._ctype);
-    if (lower === 'content-length') return this._length;
-    if (lower === 'connection') return this._close === undefined ? undefined : this._close ? 'close' : 'keep-alive';
-    return this._headers?.get(lower)?.value;
+    return getLower(this, lower);
   }
   /**
    * The lower-case names of the headers set on this response (Content-Type included), as node:http's
@@ -355,21 +309,14 @@ export class Response implements ResponseView {
    * res.getHeaderNames(); // ['x-id', 'content-type']
    */
   getHeaderNames(): string[] {
-    if (this._etagBody !== undefined) this._tagNow();
-    const names = this._headers === undefined ? [] : [...this._headers.keys()];
-    if (this._ctype !== CT_NONE) names.push('content-type');
-    return names;
+    return headerNames(this);
   }
   removeHeader(name: string): this {
     return this._removeLower(name.toLowerCase());
   }
   /** @internal removeHeader() for a name already in lower case. */
   _removeLower(lower: string): this {
-    if (this._etagBody !== undefined) this._tagNow();
-    if (lower === 'content-type') this._ctype = CT_NONE;
-    else if (lower === 'content-length') this._length = undefined;
-    else if (lower === 'connection') this._close = undefined;
-    else this._headers?.delete(lower);
+    removeLower(this, lower);
     return this;
   }
   append(name: string, value: HeaderValue): this {
@@ -380,15 +327,7 @@ export class Response implements ResponseView {
     return this.getHeader(name);
   }
   type(type: string): this {
-    const known = TYPES.get(type);
-    if (known !== undefined && !this.headersSent) {
-      this._ctype = known;
-      return this;
-    }
-    const ct = contentType(type);
-    this.header('Content-Type', ct === false ? (type.includes('/') ? type : 'application/octet-stream') : ct);
-    // Valid (header() threw otherwise): the next res.type(type) skips mime-types and the checks.
-    if (TYPES.size < 256) TYPES.set(type, this._ctype as string);
+    setType(this, type);
     return this;
   }
   contentType(type: string): this {
@@ -410,7 +349,7 @@ export class Response implements ResponseView {
     return this;
   }
 
-  // ResponseHelpers: documented in helpers.ts.
+  // ResponseHelpers: documented in api.ts, made in helpers.ts.
   redirect(url: string): void;
   redirect(status: number, url: string): void;
   redirect(a: number | string, b?: string): void {
@@ -421,17 +360,14 @@ export class Response implements ResponseView {
     return this;
   }
   clearCookie(name: string, options: CookieOptions = {}): this {
-    const { maxAge: _ignored, ...rest } = options;
-    return this.cookie(name, '', { path: '/', ...rest, expires: new Date(1) });
+    clearCookie(this, name, options);
+    return this;
   }
   format(handlers: Record<string, FormatHandler>): unknown {
     return format(this, handlers);
   }
   stream(source: StreamSource): Promise<boolean> {
-    return this._pipe(source).then(undefined, (err) => {
-      this._host.fail(err, this._req, this);
-      return false;
-    });
+    return streamOrFail(this, source);
   }
   /** @internal stream() without the error answer: rejects with the source's error */
   _pipe(source: StreamSource): Promise<boolean> {
@@ -448,7 +384,7 @@ export class Response implements ResponseView {
     return render(this, name, data);
   }
 
-  // ResponseFiles: documented in file.ts.
+  // ResponseFiles: documented in api.ts, sent in file.ts.
   sendFile(path: string, options: { root?: string; dotfiles?: 'ignore' | 'allow' } = {}): void {
     sendFile(this, path, options);
   }
@@ -475,10 +411,7 @@ export class Response implements ResponseView {
 
   /** @internal makes the ETag `_tagLater` left to the engine, now (something reads the headers, or another end) */
   _tagNow(): void {
-    const body = this._etagBody as string | Uint8Array;
-    this._etagBody = undefined;
-    if (this._headers === undefined) this._headers = new Map();
-    this._headers.set('etag', new HeaderEntry('ETag', entityTag(body, this._etagBits === 1)));
+    tagNow(this);
   }
 
   /** @internal what the reply rarely carries (reason phrase, Connection: close, declared length), if any */
@@ -585,11 +518,6 @@ Response.prototype._etagBody = undefined;
 Response.prototype._etagBits = 0;
 // node:http's members that Express middleware touches (writeHead for on-headers, removeListener, …; refusals).
 defineResponseMembers(Response.prototype);
-
-/** The header lines of a header map (none: undefined), without making an ETag left to the engine. */
-function blockOf(headers: Map<string, HeaderEntry> | undefined): string | undefined {
-  return headers === undefined ? undefined : headerBlock(headers);
-}
 
 /** A body the engine cannot send: a TypeError naming what to pass instead. */
 function badBody(body: unknown): never {
