@@ -25,6 +25,37 @@ export interface StreamTarget {
   off(event: 'drain' | 'close', listener: () => void): unknown;
 }
 
+/**
+ * Watches a response for its client going away: `gone` turns true, and a wait made through `race` settles at once
+ * (with undefined), so a source that never yields again cannot keep the response, and the source, alive.
+ * `stop()` when done.
+ */
+export class ClientWatch {
+  gone = false;
+  private wake: (() => void) | undefined;
+  private readonly onClose = (): void => {
+    this.gone = true;
+    this.wake?.();
+  };
+  constructor(private readonly res: Pick<StreamTarget, 'once' | 'off'>) {
+    res.once('close', this.onClose);
+  }
+  /** `p`'s outcome, or undefined once the client is gone (at once when it already is). */
+  race<T>(p: Promise<T>): Promise<T | undefined> {
+    if (this.gone) return Promise.resolve(undefined);
+    return new Promise<T | undefined>((resolve, reject) => {
+      this.wake = () => resolve(undefined);
+      p.then(resolve, reject);
+    }).finally(() => {
+      this.wake = undefined;
+    });
+  }
+  stop(): void {
+    this.res.off('close', this.onClose);
+    this.wake = undefined;
+  }
+}
+
 interface Pull {
   next(): Promise<IteratorResult<unknown>>;
   /** Stops the source (client gone, or write failed). */
@@ -95,35 +126,22 @@ export async function pump(
     throw new GaleError(ErrorCodes.HEADERS_SENT, 'cannot stream a body: the response already ended');
   }
   const pull = pullFrom(source);
-  let gone = false;
-  // Set while waiting for the source: the client going away settles the wait at once, so a source
-  // that never yields again cannot keep the response (and the source) alive.
-  let wake: (() => void) | undefined;
-  const onClose = (): void => {
-    gone = true;
-    wake?.();
-  };
-  res.once('close', onClose);
+  const client = new ClientWatch(res);
   let started = false;
   try {
     for (;;) {
-      if (gone || res.finished) {
+      if (client.gone || res.finished) {
         pull.cancel(new Error('client disconnected'));
         return false;
       }
       let r: IteratorResult<unknown> | undefined;
       try {
-        r = await new Promise<IteratorResult<unknown> | undefined>((resolve, reject) => {
-          wake = () => resolve(undefined);
-          pull.next().then(resolve, reject);
-        });
+        r = await client.race(pull.next());
       } catch (err) {
-        if (gone || res.finished) return false;
+        if (client.gone || res.finished) return false;
         throw err;
-      } finally {
-        wake = undefined;
       }
-      if (r === undefined || gone || res.finished) {
+      if (r === undefined || client.gone || res.finished) {
         pull.cancel(new Error('client disconnected'));
         return false;
       }
@@ -154,6 +172,6 @@ export async function pump(
     if (res.headersSent && !res.finished) res.destroy();
     throw err;
   } finally {
-    res.off('close', onClose);
+    client.stop();
   }
 }

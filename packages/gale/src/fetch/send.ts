@@ -6,7 +6,7 @@ import { CT_NONE } from '../native.js';
 import { HeaderEntry } from '../response/api.js';
 import { BAD_VALUE, ENGINE_HEADERS, TOKEN } from '../response/headers.js';
 import type { Response as GaleResponse } from '../response/response.js';
-import { pump, type StreamSource } from '../stream.js';
+import { ClientWatch, pump, type StreamSource } from '../stream.js';
 import {
   defaultContentType,
   GlobalHeaders,
@@ -206,34 +206,24 @@ async function sendStream(
     end(res, status, h, undefined);
     return;
   }
-  let gone = false;
-  let wake: (() => void) | undefined;
-  const onClose = (): void => {
-    gone = true;
-    wake?.();
-  };
-  res.once('close', onClose);
-  const untilGone = new Promise<undefined>((resolve) => {
-    wake = () => resolve(undefined);
-  });
+  const client = new ClientWatch(res);
   let first: Read | undefined;
   let pending: Promise<Read> | undefined;
   let second: Read | undefined;
   try {
-    first = await Promise.race([reader.read(), untilGone]);
-    if (first !== undefined && !first.done && !gone) {
+    first = await client.race(reader.read());
+    if (first !== undefined && !first.done && !client.gone) {
       pending = reader.read();
-      second = await Promise.race([soon(pending), untilGone]);
+      second = await client.race(soon(pending));
       if (second !== undefined) pending = undefined;
     }
   } catch (err) {
-    res.off('close', onClose);
-    if (gone || res.finished) return;
+    client.stop();
+    if (client.gone || res.finished) return;
     throw err;
   }
-  res.off('close', onClose);
-  wake = undefined;
-  if (gone || res.finished || first === undefined) {
+  client.stop();
+  if (client.gone || res.finished || first === undefined) {
     reader.cancel(new Error('client disconnected')).catch(noop);
     return;
   }
