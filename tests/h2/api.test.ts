@@ -282,7 +282,7 @@ test('http2 options are checked, and HTTP/2 is off unless asked for', T, async (
   const bad = gale();
   await assert.rejects(
     bad.listen({ port: 0, host: '127.0.0.1', http2: { maxFrameSize: 10 } }),
-    /http2\.maxFrameSize must be between 16384 and 16777215/,
+    /option http2\.maxFrameSize must be a number of bytes from 16384 to 16777215; got 10/,
   );
   await bad.close();
   const s = await h2App(t, (app) => app.get('/', () => 'x'), { http2: false });

@@ -272,7 +272,7 @@ test('listen refuses http3 options out of range, naming the option', async () =>
   const { leaf } = testPki();
   const tls = { cert: leaf.cert, key: leaf.key };
   for (const [http3, message] of [
-    [{ idleTimeout: 700_000 }, /http3\.idleTimeout must be between 1 and 600000 ms, not 700000/],
+    [{ idleTimeout: 700_000 }, /http3\.idleTimeout must be a number of milliseconds from 1 to 600000; got 700000/],
     [{ maxConnectionsPerAddress: 0 }, /maxConnectionsPerAddress/],
     [{ maxConcurrentStreams: 0 }, /maxConcurrentStreams/],
     [{ maxHandshakesPerSecond: 0 }, /maxHandshakesPerSecond/],

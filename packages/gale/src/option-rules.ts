@@ -5,6 +5,7 @@
 import type { IoBackend } from './options.js';
 import {
   anyOf,
+  between,
   bool,
   bytes,
   checkFields,
@@ -119,9 +120,11 @@ export function checkListen(portOrOptions: unknown, host: unknown): void {
         bool,
         shape(where, 'http2', {
           maxConcurrentStreams: num('streams', 1),
-          initialWindowSize: num('bytes'),
-          connectionWindowSize: num('bytes'),
-          maxFrameSize: num('bytes'),
+          // The engine's ranges (RFC 9113 §6.5.2; crates/gale-server/src/h2/mod.rs Settings::new), checked here so
+          // that listen() refuses them at once; tests/options-agree.test.ts keeps the two in step.
+          initialWindowSize: between(65_535, 2 ** 31 - 1, 'a number of bytes'),
+          connectionWindowSize: between(65_535, 2 ** 31 - 1, 'a number of bytes'),
+          maxFrameSize: between(16_384, 2 ** 24 - 1, 'a number of bytes'),
           cleartext: bool,
           http1: bool,
         }),
@@ -130,7 +133,8 @@ export function checkListen(portOrOptions: unknown, host: unknown): void {
         bool,
         shape(where, 'http3', {
           maxConcurrentStreams: num('streams', 1),
-          idleTimeout: num('ms', 1),
+          // H3Options::check's range (crates/gale-server/src/lib.rs).
+          idleTimeout: between(1, 600_000, 'a number of milliseconds'),
           maxConnectionsPerAddress: num('connections', 1),
           retryAbove: num('handshakes'),
           maxHandshakesPerSecond: num('handshakes per second', 1),

@@ -87,9 +87,9 @@ function pem(src: PemSource | undefined, what: string): string | Uint8Array | un
 export interface Http2Options {
   /** Streams a client may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS). Default 100. */
   maxConcurrentStreams?: number;
-  /** Each stream's window for request bodies, in bytes (SETTINGS_INITIAL_WINDOW_SIZE). Default 262144. */
+  /** Each stream's window for request bodies, 65535–2147483647 bytes (SETTINGS_INITIAL_WINDOW_SIZE). Default 262144. */
   initialWindowSize?: number;
-  /** The connection's window for request bodies, shared by its streams. Default 1048576. */
+  /** The connection's window for request bodies, shared by its streams, 65535–2147483647 bytes. Default 1048576. */
   connectionWindowSize?: number;
   /** Largest frame the client may send, 16384–16777215 (SETTINGS_MAX_FRAME_SIZE). Default 16384. */
   maxFrameSize?: number;
