@@ -64,7 +64,7 @@ pub(crate) struct Conn {
     /// turns them into records (and the reverse).
     pub tls: Option<Box<rustls::ServerConnection>>,
     /// HTTP/2 state once the client's preface arrived (boxed: HTTP/1.1 connections never have it).
-    pub h2: Option<Box<crate::h2::H2Conn>>,
+    pub h2: Option<Box<crate::h2::state::H2Conn>>,
 }
 
 impl Conn {

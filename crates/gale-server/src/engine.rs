@@ -119,7 +119,7 @@ pub(crate) struct Inner {
     /// TLS for new connections (swapped by `reload_tls`; established ones keep their own).
     pub tls: Option<std::sync::Arc<rustls::ServerConfig>>,
     /// HTTP/2 settings when the server speaks it (`set_http2`).
-    pub h2: Option<Box<crate::h2::Settings>>,
+    pub h2: Option<Box<crate::h2::state::Settings>>,
     /// HTTP/3 settings (`Server::set_http3`); the endpoint starts with `listen` (`Server::quic`).
     pub h3: Option<crate::H3Options>,
     /// `h3=":port"` while HTTP/3 is served: HTTP/2 responses carry it as Alt-Svc (HTTP/1.1 ones with `date`).

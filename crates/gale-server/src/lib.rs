@@ -44,7 +44,7 @@ pub use gale_http::files::Dotfiles;
 pub use gale_http::Limits;
 pub use gale_router::{MethodSel, RouterOptions};
 pub use gale_ws::DeflateConfig;
-pub use h2::H2Options;
+pub use h2::state::H2Options;
 pub use mem::{MemOutput, MemState, MemWrite};
 pub use statics::{StaticOptions, Validators};
 pub use uv::UvLoop;

@@ -314,7 +314,7 @@ impl Server {
     pub fn set_http2(&self, opts: Option<crate::H2Options>) -> Result<(), String> {
         let mut inner = self.inner.borrow_mut();
         inner.h2 = match opts {
-            Some(o) => Some(Box::new(crate::h2::Settings::new(
+            Some(o) => Some(Box::new(crate::h2::state::Settings::new(
                 o,
                 inner.cfg.limits.max_head_bytes,
             )?)),

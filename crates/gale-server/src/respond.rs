@@ -1,9 +1,11 @@
 //! The response API the binding calls for JS: whole replies, streamed replies, files, request
 //! bodies, destroy and release. Each call borrows the engine briefly and schedules events with a kick.
 
+use crate::compress::{choose, compress, header_lines, Scratch};
 use crate::conn::Phase;
 use crate::wire::Reply;
 use crate::Server;
+use gale_http::files::Encoding;
 
 impl Server {
     /// Sends a whole response to request `id`: head, then `body_len` bytes written by `fill`.
@@ -229,5 +231,79 @@ impl Server {
             }
         }
         self.after_call();
+    }
+}
+
+/// Dynamic compression of a whole body (compress.rs codes it; here it is chosen and written).
+impl crate::engine::Inner {
+    /// The coding a whole body of `len` bytes for request `idx` goes out with, or None (the common
+    /// case, decided before any header is looked at when compression is off or the body is small).
+    pub(crate) fn compression_for(
+        &self,
+        idx: usize,
+        reply: &crate::Reply,
+        len: usize,
+    ) -> Option<Encoding> {
+        let opts = self.cfg.compression.as_ref()?;
+        if len < opts.threshold {
+            return None;
+        }
+        let req = self.reqs.get(idx);
+        if req.head_only {
+            return None;
+        }
+        choose(
+            opts,
+            reply.status,
+            reply.content_type,
+            reply.headers,
+            len,
+            req.header(b"accept-encoding"),
+        )
+    }
+
+    /// Writes a whole response compressed with `enc` (or as it is, when that would not be smaller).
+    pub(crate) fn end_compressed(
+        &mut self,
+        idx: usize,
+        reply: &crate::Reply,
+        len: usize,
+        fill: impl FnOnce(&mut Vec<u8>),
+        enc: Encoding,
+    ) {
+        let opts = self.cfg.compression.expect("checked by compression_for");
+        let Scratch {
+            mut plain,
+            mut packed,
+            mut lines,
+            mut gzip,
+        } = std::mem::take(&mut self.cz);
+        plain.clear();
+        plain.reserve(len);
+        fill(&mut plain);
+        if compress(&opts, enc, &plain, &mut packed, &mut gzip) {
+            header_lines(enc, reply.headers, &mut lines);
+            let r = crate::Reply {
+                headers: &lines,
+                ..*reply
+            };
+            self.write_head(idx, &r, Some(packed.len()));
+            self.write_body(idx, packed.len(), |o| o.extend_from_slice(&packed), false);
+        } else {
+            self.write_head(idx, reply, Some(plain.len()));
+            self.write_body(idx, plain.len(), |o| o.extend_from_slice(&plain), false);
+        }
+        // Scratch kept for the next response, unless one large body made it big.
+        for v in [&mut plain, &mut packed, &mut lines] {
+            if v.capacity() > 1 << 20 {
+                *v = Vec::new();
+            }
+        }
+        self.cz = Scratch {
+            plain,
+            packed,
+            lines,
+            gzip,
+        };
     }
 }

@@ -24,223 +24,20 @@ macro_rules! h2_of {
 mod io;
 mod pipe;
 mod send;
+pub(crate) mod state;
 mod stream;
 
-use std::collections::VecDeque;
-use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::Context;
 
 use bytes::Bytes;
-use h2::server::{Connection, Handshake, SendResponse};
+use h2::server::SendResponse;
 use h2::RecvStream;
 
 use crate::engine::{Inner, Step};
 use crate::request::Action;
 
-use gale_h2::{Guard, GuardLimits};
-use pipe::{Flag, Pipe};
+use state::{Accepted, H2Conn, State};
 use stream::Stream;
-
-/// HTTP/2 settings of a server (`Server::set_http2`).
-#[derive(Clone, Debug)]
-pub struct H2Options {
-    /// Streams a client may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS). Default 100.
-    pub max_concurrent_streams: u32,
-    /// Each stream's receive window for request bodies (SETTINGS_INITIAL_WINDOW_SIZE). Default 256 KiB.
-    pub initial_window_size: u32,
-    /// The connection's receive window, shared by its streams. Default 1 MiB.
-    pub connection_window_size: u32,
-    /// Largest frame payload the client may send (SETTINGS_MAX_FRAME_SIZE). Default 16 KiB.
-    pub max_frame_size: u32,
-    /// Serve cleartext HTTP/2 with prior knowledge (h2c) on a listener without TLS. Default true.
-    pub cleartext: bool,
-    /// Serve HTTP/1.x on the listener too. Default true; false answers an HTTP/1.x request with 505 and closes.
-    pub http1: bool,
-}
-
-impl Default for H2Options {
-    fn default() -> Self {
-        H2Options {
-            max_concurrent_streams: 100,
-            initial_window_size: 256 * 1024,
-            connection_window_size: 1024 * 1024,
-            max_frame_size: 16 * 1024,
-            cleartext: true,
-            http1: true,
-        }
-    }
-}
-
-/// The validated settings and the h2 builder made from them (cloned per connection).
-pub(crate) struct Settings {
-    pub opts: H2Options,
-    builder: h2::server::Builder,
-}
-
-impl Settings {
-    /// Checks the options and builds the h2 builder. `max_header_list` is the request head limit.
-    pub fn new(opts: H2Options, max_header_list: usize) -> Result<Settings, String> {
-        if opts.max_concurrent_streams == 0 {
-            return Err("http2.maxConcurrentStreams must be at least 1".into());
-        }
-        if !(65_535..=(1 << 31) - 1).contains(&opts.initial_window_size) {
-            return Err(format!(
-                "http2.initialWindowSize must be between 65535 and 2147483647, not {}",
-                opts.initial_window_size
-            ));
-        }
-        if !(16_384..=(1 << 24) - 1).contains(&opts.max_frame_size) {
-            return Err(format!(
-                "http2.maxFrameSize must be between 16384 and 16777215, not {}",
-                opts.max_frame_size
-            ));
-        }
-        if !(65_535..=(1 << 31) - 1).contains(&opts.connection_window_size) {
-            return Err(format!(
-                "http2.connectionWindowSize must be between 65535 and 2147483647, not {}",
-                opts.connection_window_size
-            ));
-        }
-        let mut b = h2::server::Builder::new();
-        b.max_concurrent_streams(opts.max_concurrent_streams)
-            .initial_window_size(opts.initial_window_size)
-            .initial_connection_window_size(opts.connection_window_size)
-            .max_frame_size(opts.max_frame_size)
-            .max_header_list_size(max_header_list.min(u32::MAX as usize) as u32)
-            // Streams the client resets before we accept them, and resets h2 must send for the client's
-            // protocol errors: past these the connection ends with ENHANCE_YOUR_CALM (CVE-2023-44487 class).
-            .max_pending_accept_reset_streams(50)
-            .max_local_error_reset_streams(Some(256))
-            .max_concurrent_reset_streams(100);
-        Ok(Settings { opts, builder: b })
-    }
-}
-
-/// What the h2 connection object is doing.
-enum State {
-    /// Waiting for the client's preface and SETTINGS (ours are written already).
-    Handshake(Handshake<Pipe, Bytes>),
-    Open(Connection<Pipe, Bytes>),
-    /// Closed (gracefully, or after an error whose GOAWAY is in the output).
-    Done,
-}
-
-/// A connection that speaks HTTP/2 (`Conn::h2`; the connection's phase is `Phase::H2`).
-pub(crate) struct H2Conn {
-    pipe: Pipe,
-    state: State,
-    streams: Vec<Stream>,
-    /// JS dispatches found in this round, handed out one per `h2_step` call.
-    dispatch: VecDeque<(u32, u32)>,
-    flag: Arc<Flag>,
-    waker: Waker,
-    guard: Guard,
-    /// When the connection started (the handshake timeout counts from here), server ms.
-    started_ms: u64,
-    /// The last input or stream end: the idle timeout counts from here while no stream is open.
-    active_ms: u64,
-    /// A GOAWAY was asked for (server closing, or idle), at this time.
-    goaway_ms: Option<u64>,
-    /// The connection is over and its streams were let go (`Inner::h2_over` ran).
-    over: bool,
-    /// Where the next output round starts, so every stream gets its turn at the flush budget.
-    cursor: usize,
-    /// Scratch: indices of streams to remove after a pass.
-    finished: Vec<usize>,
-}
-
-/// What accepting produced. (Only ever a return value, never stored: boxing the large variant would cost an
-/// allocation per stream for nothing.)
-#[allow(clippy::large_enum_variant)]
-enum Accepted {
-    Stream(http::Request<RecvStream>, SendResponse<Bytes>),
-    Pending,
-    /// The connection is over (the client closed it, an error ended it, or a graceful close finished).
-    Gone,
-}
-
-impl H2Conn {
-    fn new(settings: &Settings, now: u64) -> H2Conn {
-        let pipe = Pipe::default();
-        let (flag, waker) = Flag::new_waker();
-        let hs = settings.builder.handshake(pipe.clone());
-        H2Conn {
-            pipe,
-            state: State::Handshake(hs),
-            streams: Vec::new(),
-            dispatch: VecDeque::new(),
-            flag,
-            waker,
-            guard: Guard::new(GuardLimits::default(), now),
-            started_ms: now,
-            active_ms: now,
-            goaway_ms: None,
-            over: false,
-            cursor: 0,
-            finished: Vec::new(),
-        }
-    }
-
-    /// Advances the handshake, then takes the next stream the client opened.
-    fn accept(&mut self) -> Accepted {
-        let mut cx = Context::from_waker(&self.waker);
-        loop {
-            match &mut self.state {
-                State::Handshake(hs) => match std::pin::Pin::new(hs).poll(&mut cx) {
-                    Poll::Ready(Ok(c)) => self.state = State::Open(c),
-                    Poll::Ready(Err(_)) => {
-                        self.state = State::Done;
-                        return Accepted::Gone;
-                    }
-                    Poll::Pending => return Accepted::Pending,
-                },
-                State::Open(c) => {
-                    return match c.poll_accept(&mut cx) {
-                        Poll::Ready(Some(Ok((req, respond)))) => Accepted::Stream(req, respond),
-                        Poll::Ready(Some(Err(_)) | None) => {
-                            self.state = State::Done;
-                            Accepted::Gone
-                        }
-                        Poll::Pending => Accepted::Pending,
-                    }
-                }
-                State::Done => return Accepted::Pending,
-            }
-        }
-    }
-
-    /// Lets h2 write what it has (frames of sent data, window updates, acks, GOAWAY). False once it is over.
-    /// `woken()` then says whether h2 woke a task meanwhile (capacity assigned to a stream, say).
-    fn drive(&mut self) -> bool {
-        self.flag.take();
-        let mut cx = Context::from_waker(&self.waker);
-        match &mut self.state {
-            State::Open(c) => match c.poll_closed(&mut cx) {
-                Poll::Pending => true,
-                Poll::Ready(_) => {
-                    self.state = State::Done;
-                    false
-                }
-            },
-            State::Handshake(_) => true,
-            State::Done => false,
-        }
-    }
-
-    fn woken(&self) -> bool {
-        self.flag.take()
-    }
-
-    fn is_done(&self) -> bool {
-        matches!(self.state, State::Done)
-    }
-
-    fn position(&self, idx: usize) -> Option<usize> {
-        self.streams.iter().position(|s| s.idx == idx)
-    }
-}
-
-use std::future::Future;
 
 impl Inner {
     /// Switches connection `cid` to HTTP/2: its input starts with the client's connection preface.
@@ -448,21 +245,5 @@ impl Inner {
             }
         }
         h2.remove_finished(now);
-    }
-}
-
-impl H2Conn {
-    /// Drops the streams listed in `finished` (their records are already freed or detached).
-    fn remove_finished(&mut self, now: u64) {
-        if self.finished.is_empty() {
-            return;
-        }
-        self.finished.sort_unstable();
-        while let Some(i) = self.finished.pop() {
-            self.streams.swap_remove(i);
-        }
-        if self.streams.is_empty() {
-            self.active_ms = now;
-        }
     }
 }
