@@ -230,6 +230,39 @@ test('every subpath every packed package exports loads with import and with requ
   }
 });
 
+test("gale's batteries load by their own subpaths as the very objects the root exports, by import and by require", () => {
+  const batteries: Record<string, string[]> = {
+    'gale/cors': ['cors', 'corsPolicy'],
+    'gale/csrf': ['csrf'],
+    'gale/request-id': ['requestId'],
+    'gale/security': ['security', 'securityHeaders'],
+    'gale/session': ['session', 'Session', 'MemoryStore', 'RedisStore'],
+  };
+  const script = `import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+const batteries = JSON.parse(process.argv[2]);
+const root = await import('gale');
+const problems = [];
+for (const [spec, names] of Object.entries(batteries)) {
+  const esm = await import(spec);
+  const cjs = require(spec);
+  const extra = Object.keys(esm).filter((k) => !(k in root));
+  if (extra.length > 0) problems.push(spec + ' exports what gale does not: ' + extra.join(', '));
+  for (const n of names) {
+    if (typeof root[n] !== 'function') problems.push('gale has no ' + n);
+    if (esm[n] !== root[n]) problems.push('import ' + spec + ': ' + n + ' is not the one gale exports');
+    if (cjs[n] !== root[n]) problems.push('require ' + spec + ': ' + n + ' is not the one gale exports');
+  }
+}
+process.stdout.write(JSON.stringify(problems), () => process.exit(0));
+`;
+  const file = join(consumer, 'batteries-check.mjs');
+  writeFileSync(file, script);
+  const r = spawnSync(process.execPath, [file, JSON.stringify(batteries)], { cwd: consumer, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), []);
+});
+
 /** The first relative module `file` imports whose file exists (as `./x.js`), or undefined. */
 function siblingOf(file: string): string | undefined {
   return specifiersIn(file).find((s) => s.startsWith('./') && existsSync(join(dirname(file), s)));
