@@ -86,20 +86,8 @@ pub(crate) struct Inner {
     pub adopting: bool,
     /// While closing: when idle HTTP/1.1 connections are closed (`Server::close_with_grace`).
     pub idle_close_at: u64,
-    pub ws_routes: Vec<crate::ws::WsRoute>,
-    /// Pub/sub: topic → socket ids.
-    pub topics: gale_ws::Topics<u32>,
-    /// Serial part of the next socket id.
-    pub ws_serial: u32,
-    /// Kept upgrade requests of sockets that closed before JS read `ws.req`, by socket id, until JS takes them when
-    /// it hears of the close (ws/head.rs); open sockets keep theirs in their `WsConn`.
-    pub ws_heads: std::collections::HashMap<u32, crate::ws::ClosedHead>,
-    /// Scratch for a message being compressed, its compressed form, publish's subscriber list and
-    /// its shared compressed frames (kept to avoid allocating per message).
-    pub ws_plain: Vec<u8>,
-    pub ws_packed: Vec<u8>,
-    pub ws_subs: Vec<u32>,
-    pub ws_shared_frames: Vec<Option<Vec<u8>>>,
+    /// WebSocket routes, pub/sub topics, closed sockets' heads and message scratch (ws/mod.rs).
+    pub ws: crate::ws::WsState,
     /// accept() failed for want of descriptors (EMFILE/ENFILE/…): retried on the tick and after a
     /// connection closes, never in a loop.
     pub accept_paused: bool,
@@ -108,12 +96,6 @@ pub(crate) struct Inner {
     /// accept() stopped at ACCEPT_BATCH with the backlog maybe not empty: go on at the next loop
     /// turn (the kick), after the ready connections were read.
     pub accept_more: bool,
-    /// Report topics becoming active and inactive (`Event::Topic`).
-    pub watch_topics: bool,
-    /// Stamp of the current multi-topic publish (see `WsConn::publish_gen`).
-    pub ws_publish_gen: u32,
-    /// Scratch: topic ids of a publish's `except` list.
-    pub ws_except: Vec<u32>,
     /// Scratch of dynamic compression (bodies, header lines, the gzip compressor).
     pub cz: crate::compress::Scratch,
     /// TLS for new connections (swapped by `reload_tls`; established ones keep their own).
@@ -186,20 +168,10 @@ impl Inner {
             closed: false,
             adopting: false,
             idle_close_at: 0,
-            ws_routes: Vec::new(),
-            topics: gale_ws::Topics::new(),
-            ws_serial: 0,
-            ws_heads: Default::default(),
-            ws_plain: Vec::new(),
-            ws_packed: Vec::new(),
-            ws_subs: Vec::new(),
-            ws_shared_frames: Vec::new(),
+            ws: crate::ws::WsState::default(),
             accept_paused: false,
             accept_retry: false,
             accept_more: false,
-            watch_topics: false,
-            ws_publish_gen: 0,
-            ws_except: Vec::new(),
             cz: Default::default(),
             tls: None,
             h2: None,
@@ -333,7 +305,7 @@ impl Inner {
         if let Some(mut ws) = conn.ws.take() {
             // A socket JS never heard of (accepted by the engine) matters to JS at its close only through the route's
             // close handler: without one, its head goes now and JS hears nothing of it.
-            let route = &self.ws_routes[ws.route as usize];
+            let route = &self.ws.routes[ws.route as usize];
             let unadopted = ws.unadopted.then_some(route.js);
             let told = !ws.unadopted || route.js_close;
             if let Some(head) = ws.kept.take().filter(|_| told) {
@@ -344,7 +316,7 @@ impl Inner {
                     secure,
                     unadopted,
                 };
-                self.ws_heads.insert(ws.sid, closed);
+                self.ws.heads.insert(ws.sid, closed);
             }
             self.ws_closed(*ws, told);
         }

@@ -300,7 +300,7 @@ pub(crate) enum Target {
     Answer(u32, u32),
     Fixed(u32),
     Static(u32),
-    /// A WebSocket route: JS route (its middleware and upgrade step) and `Inner::ws_routes` index.
+    /// A WebSocket route: JS route (its middleware and upgrade step) and `Inner::ws.routes` index.
     Ws(u32, u32),
 }
 

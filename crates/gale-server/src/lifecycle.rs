@@ -74,7 +74,7 @@ impl Server {
                 let get = MethodSel::One(gale_router::Method::Get);
                 if method == get {
                     if let Some((Target::Ws(_, wr), names)) = inner.router.route_mut(get, pattern) {
-                        let ws = &mut inner.ws_routes[*wr as usize];
+                        let ws = &mut inner.ws.routes[*wr as usize];
                         if ws.http.is_none() {
                             ws.http = Some(route);
                             return Ok(names);
@@ -249,7 +249,8 @@ impl Server {
         let cfg = &inner.cfg;
         // WebSocket idle timeouts need ticks fine enough to ping at half the timeout.
         let ws_idle = inner
-            .ws_routes
+            .ws
+            .routes
             .iter()
             .map(|r| r.opts.idle_timeout_ms)
             .filter(|&t| t > 0)

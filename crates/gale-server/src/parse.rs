@@ -152,7 +152,7 @@ impl Inner {
         self.route(idx);
         let req = self.reqs.get_mut(idx);
         if let (Some(Action::Js(_)), Some(wr)) = (req.action, req.ws_route) {
-            match self.ws_routes[wr as usize].http {
+            match self.ws.routes[wr as usize].http {
                 // The path is shared with a GET route, and this is not a WebSocket upgrade.
                 Some(js) if !(head.upgrade && wants_websocket(req)) => {
                     req.action = Some(Action::Js(js));

@@ -90,7 +90,7 @@ pub(crate) struct Req {
     pub error_format: crate::ErrorFormat,
     /// JS waits for more body: send `Event::Body` when bytes arrive, the body ends or fails.
     pub want_body: bool,
-    /// A valid WebSocket upgrade request for this WebSocket route (index into `Inner::ws_routes`).
+    /// A valid WebSocket upgrade request for this WebSocket route (index into `Inner::ws.routes`).
     pub ws_route: Option<u32>,
     /// Done with, but kept until the end of the loop turn (`ReqPool::retire`): JS may still read it.
     pub retired: bool,

@@ -177,7 +177,7 @@ impl Inner {
         let req = self.reqs.get_mut(idx);
         if let (Some(Action::Js(_)), Some(wr)) = (req.action, req.ws_route) {
             req.ws_route = None;
-            match self.ws_routes[wr as usize].http {
+            match self.ws.routes[wr as usize].http {
                 Some(js) => req.action = Some(Action::Js(js)),
                 None => self.native_text(
                     idx,

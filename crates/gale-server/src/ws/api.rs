@@ -25,7 +25,7 @@ impl Server {
             return Err("window bits must be from 8 to 15".into());
         }
         let mut inner = self.inner.borrow_mut();
-        let wr = inner.ws_routes.len() as u32;
+        let wr = inner.ws.routes.len() as u32;
         let get = MethodSel::One(Method::Get);
         let (names, http) = match inner.router.insert(get, pattern, Target::Ws(route, wr)) {
             Ok(names) => (names, None),
@@ -41,7 +41,7 @@ impl Server {
                 _ => return Err(e.to_string()),
             },
         };
-        inner.ws_routes.push(WsRoute {
+        inner.ws.routes.push(WsRoute {
             opts,
             shared: None,
             http,
@@ -59,7 +59,7 @@ impl Server {
     /// route has that JS route.
     pub fn ws_accept_natively(&self, route: u32, on: bool, js_close: bool) -> bool {
         let mut inner = self.inner.borrow_mut();
-        let Some(r) = inner.ws_routes.iter_mut().find(|r| r.js == route) else {
+        let Some(r) = inner.ws.routes.iter_mut().find(|r| r.js == route) else {
             return false;
         };
         r.native = on;
@@ -84,10 +84,10 @@ impl Server {
                     return None;
                 }
                 ws.unadopted = false;
-                (inner.ws_routes[ws.route as usize].js, ws.kept.as_deref())
+                (inner.ws.routes[ws.route as usize].js, ws.kept.as_deref())
             }
             None => {
-                let closed = inner.ws_heads.get_mut(&sid)?;
+                let closed = inner.ws.heads.get_mut(&sid)?;
                 (closed.unadopted.take()?, Some(&*closed.head))
             }
         };
@@ -218,8 +218,9 @@ impl Server {
                 return false;
             };
             ws.subscribed = true;
-            let added = inner.topics.subscribe(topic, sid);
-            let first = added && inner.watch_topics && inner.topics.subscribers(topic).len() == 1;
+            let added = inner.ws.topics.subscribe(topic, sid);
+            let first =
+                added && inner.ws.watch_topics && inner.ws.topics.subscribers(topic).len() == 1;
             if first {
                 inner.events.push_back(crate::Event::Topic {
                     name: topic.into(),
@@ -238,8 +239,9 @@ impl Server {
     pub fn ws_unsubscribe(&self, sid: u32, topic: &[u8]) -> bool {
         let (removed, event) = {
             let mut inner = self.inner.borrow_mut();
-            let removed = inner.topics.unsubscribe(topic, sid);
-            let last = removed && inner.watch_topics && inner.topics.subscribers(topic).is_empty();
+            let removed = inner.ws.topics.unsubscribe(topic, sid);
+            let last =
+                removed && inner.ws.watch_topics && inner.ws.topics.subscribers(topic).is_empty();
             if last {
                 inner.events.push_back(crate::Event::Topic {
                     name: topic.into(),
@@ -260,27 +262,28 @@ impl Server {
         {
             let mut inner = self.inner.borrow_mut();
             let inner = &mut *inner;
-            if on && !inner.watch_topics {
-                for name in inner.topics.names() {
+            if on && !inner.ws.watch_topics {
+                for name in inner.ws.topics.names() {
                     inner.events.push_back(crate::Event::Topic {
                         name: name.into(),
                         active: true,
                     });
                 }
             }
-            inner.watch_topics = on;
+            inner.ws.watch_topics = on;
         }
         self.after_call();
     }
 
     pub fn ws_is_subscribed(&self, sid: u32, topic: &[u8]) -> bool {
-        self.inner.borrow().topics.is_subscribed(topic, sid)
+        self.inner.borrow().ws.topics.is_subscribed(topic, sid)
     }
 
     /// The topics a socket is subscribed to.
     pub fn ws_topics(&self, sid: u32) -> Vec<Vec<u8>> {
         let inner = self.inner.borrow();
         inner
+            .ws
             .topics
             .topics_of(sid)
             .into_iter()
@@ -306,6 +309,6 @@ impl Server {
 
     /// Subscribers of `topic` right now.
     pub fn ws_subscriber_count(&self, topic: &[u8]) -> usize {
-        self.inner.borrow().topics.subscribers(topic).len()
+        self.inner.borrow().ws.topics.subscribers(topic).len()
     }
 }

@@ -10,7 +10,7 @@ use crate::request::Req;
 use crate::ws::sid_cid;
 use crate::Server;
 
-/// The head of a closed socket's upgrade request, kept (`Inner::ws_heads`) until JS, told of the close, takes it.
+/// The head of a closed socket's upgrade request, kept (`Inner::ws.heads`) until JS, told of the close, takes it.
 pub(crate) struct ClosedHead {
     pub head: Box<[u8]>,
     pub peer: SocketAddr,
@@ -111,7 +111,7 @@ impl Server {
                     (head, conn.peer, conn.tls.is_some())
                 }
                 None => {
-                    let c = inner.ws_heads.remove(&sid)?;
+                    let c = inner.ws.heads.remove(&sid)?;
                     (c.head, c.peer, c.secure)
                 }
             }

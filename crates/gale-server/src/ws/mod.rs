@@ -70,6 +70,32 @@ pub enum SendResult {
     Closed = 3,
 }
 
+/// The engine's WebSocket state apart from the connections (each socket's own is its `WsConn`): the routes, the
+/// pub/sub topic tree, closed sockets' kept heads, and the scratch publishing and compressing reuse.
+#[derive(Default)]
+pub(crate) struct WsState {
+    pub routes: Vec<WsRoute>,
+    /// Pub/sub: topic → socket ids.
+    pub topics: gale_ws::Topics<u32>,
+    /// Report topics becoming active and inactive (`Event::Topic`).
+    pub watch_topics: bool,
+    /// Serial part of the next socket id.
+    pub serial: u32,
+    /// Kept upgrade requests of sockets that closed before JS read `ws.req`, by socket id, until JS takes them when
+    /// it hears of the close (ws/head.rs); open sockets keep theirs in their `WsConn`.
+    pub heads: std::collections::HashMap<u32, ClosedHead>,
+    /// Scratch for a message being compressed, its compressed form, publish's subscriber list and
+    /// its shared compressed frames (kept to avoid allocating per message).
+    pub plain: Vec<u8>,
+    pub packed: Vec<u8>,
+    pub subs: Vec<u32>,
+    pub shared_frames: Vec<Option<Vec<u8>>>,
+    /// Stamp of the current multi-topic publish (see `WsConn::publish_gen`).
+    pub publish_gen: u32,
+    /// Scratch: topic ids of a publish's `except` list.
+    pub except: Vec<u32>,
+}
+
 /// Who a publish reaches: the subscribers of any of `topics` (each socket once), minus
 /// `exclude`, minus subscribers of any of `except`; with `skip_busy` (volatile messages), minus
 /// sockets that are not writable now: their kernel send buffer is full, or output written to them
@@ -112,7 +138,7 @@ pub(crate) fn sid_cid(sid: u32) -> usize {
 /// State of an upgraded connection.
 pub(crate) struct WsConn {
     pub sid: u32,
-    /// Index into `Inner::ws_routes`.
+    /// Index into `Inner::ws.routes`.
     pub route: u32,
     /// Holds the negotiated permessage-deflate parameters too (`decoder.deflate()`), so they are not kept twice.
     pub decoder: Decoder,
@@ -135,7 +161,7 @@ pub(crate) struct WsConn {
     pub want_drain: bool,
     /// Subscribed to at least one topic (so closing can skip the topic registry).
     pub subscribed: bool,
-    /// The last multi-topic publish that reached this socket (`Inner::ws_publish_gen`), so a
+    /// The last multi-topic publish that reached this socket (`Inner::ws.publish_gen`), so a
     /// socket in several of its topics gets the message once.
     pub publish_gen: u32,
     /// The upgrade request's head while JS has not read `ws.req` (ws/head.rs); None when JS copied it at the 101.

@@ -125,16 +125,16 @@ impl Inner {
     /// The connection of a socket is being removed: forget its topics and, when `tell`, tell JS how it ended.
     pub(crate) fn ws_closed(&mut self, ws: crate::ws::WsConn, tell: bool) {
         if ws.subscribed {
-            if self.watch_topics {
+            if self.ws.watch_topics {
                 let events = &mut self.events;
-                self.topics.remove_all_reporting(ws.sid, |name| {
+                self.ws.topics.remove_all_reporting(ws.sid, |name| {
                     events.push_back(Event::Topic {
                         name: name.into(),
                         active: false,
                     })
                 });
             } else {
-                self.topics.remove_all(ws.sid);
+                self.ws.topics.remove_all(ws.sid);
             }
         }
         if tell {
@@ -168,7 +168,7 @@ impl Inner {
             if c.inflight.is_empty() && c.inflight.capacity() != 0 {
                 c.inflight = std::collections::VecDeque::new();
             }
-            let opts = &self.ws_routes[ws.route as usize].opts;
+            let opts = &self.ws.routes[ws.route as usize].opts;
             if opts.idle_timeout_ms == 0 {
                 continue;
             }

@@ -20,7 +20,7 @@ impl Inner {
         };
         match conn.ws.as_ref() {
             Some(ws) if ws.sid == sid && !ws.close_sent => {
-                let opts = &self.ws_routes[ws.route as usize].opts;
+                let opts = &self.ws.routes[ws.route as usize].opts;
                 if conn.pending() >= opts.max_backpressure {
                     Gate::Over
                 } else {
@@ -35,7 +35,7 @@ impl Inner {
     fn ws_over_limit(&mut self, sid: u32) {
         let cid = sid_cid(sid);
         let close = self.conns[cid].ws.as_ref().is_some_and(|ws| {
-            self.ws_routes[ws.route as usize]
+            self.ws.routes[ws.route as usize]
                 .opts
                 .close_on_backpressure_limit
         });
@@ -85,7 +85,7 @@ impl Inner {
         let opcode = if binary { Opcode::Binary } else { Opcode::Text };
         let conn = &mut self.conns[cid];
         let ws = conn.ws.as_mut().expect("gate checked");
-        let route = &mut self.ws_routes[ws.route as usize];
+        let route = &mut self.ws.routes[ws.route as usize];
         let deflate = ws
             .decoder
             .deflate()
@@ -98,8 +98,8 @@ impl Inner {
                 debug_assert_eq!(conn.wbuf.len() - before, len);
             }
             Some(params) => {
-                let mut plain = std::mem::take(&mut self.ws_plain);
-                let mut packed = std::mem::take(&mut self.ws_packed);
+                let mut plain = std::mem::take(&mut self.ws.plain);
+                let mut packed = std::mem::take(&mut self.ws.packed);
                 plain.clear();
                 packed.clear();
                 fill(&mut plain);
@@ -119,8 +119,8 @@ impl Inner {
                 deflater.compress(&plain, &mut packed);
                 gale_ws::write_header(&mut conn.wbuf, true, true, opcode, packed.len(), None);
                 conn.wbuf.extend_from_slice(&packed);
-                self.ws_plain = plain;
-                self.ws_packed = packed;
+                self.ws.plain = plain;
+                self.ws.packed = packed;
             }
         }
         self.ws_after_write(cid, sid)
@@ -129,18 +129,18 @@ impl Inner {
     /// The sockets `to` reaches, into `subs`: each once, exclusions applied (no JS work per socket).
     fn ws_audience(&mut self, to: &super::Audience<'_>, subs: &mut Vec<u32>) {
         subs.clear();
-        let mut except = std::mem::take(&mut self.ws_except);
+        let mut except = std::mem::take(&mut self.ws.except);
         except.clear();
-        except.extend(to.except.iter().filter_map(|t| self.topics.id(t)));
+        except.extend(to.except.iter().filter_map(|t| self.ws.topics.id(t)));
         let single = to.topics.len() == 1;
         if !single {
-            self.ws_publish_gen = self.ws_publish_gen.wrapping_add(1);
+            self.ws.publish_gen = self.ws.publish_gen.wrapping_add(1);
         }
-        let gen = self.ws_publish_gen;
+        let gen = self.ws.publish_gen;
         for topic in to.topics {
-            for &sid in self.topics.subscribers(topic) {
+            for &sid in self.ws.topics.subscribers(topic) {
                 if Some(sid) == to.exclude
-                    || except.iter().any(|&id| self.topics.is_member(id, sid))
+                    || except.iter().any(|&id| self.ws.topics.is_member(id, sid))
                 {
                     continue;
                 }
@@ -162,7 +162,7 @@ impl Inner {
                 subs.push(sid);
             }
         }
-        self.ws_except = except;
+        self.ws.except = except;
     }
 
     /// Sends `payload` to every socket `to` reaches; returns how many it reached. The frame is
@@ -174,23 +174,23 @@ impl Inner {
         compress: bool,
         payload: &[u8],
     ) -> usize {
-        let mut subs = std::mem::take(&mut self.ws_subs);
+        let mut subs = std::mem::take(&mut self.ws.subs);
         self.ws_audience(to, &mut subs);
         if subs.is_empty() {
-            self.ws_subs = subs;
+            self.ws.subs = subs;
             return 0;
         }
         let opcode = if binary { Opcode::Binary } else { Opcode::Text };
-        let mut plain = std::mem::take(&mut self.ws_plain);
+        let mut plain = std::mem::take(&mut self.ws.plain);
         plain.clear();
         gale_ws::write_header(&mut plain, true, false, opcode, payload.len(), None);
         plain.extend_from_slice(payload);
         // Shared-compression frames, built on first need, per route (routes may differ in level).
-        let mut shared = std::mem::take(&mut self.ws_shared_frames);
+        let mut shared = std::mem::take(&mut self.ws.shared_frames);
         shared
             .iter_mut()
             .for_each(|f: &mut Option<Vec<u8>>| *f = None);
-        shared.resize(self.ws_routes.len(), None);
+        shared.resize(self.ws.routes.len(), None);
         let mut reached = 0;
         for &sid in &subs {
             match self.ws_gate(sid) {
@@ -205,7 +205,7 @@ impl Inner {
             let conn = &mut self.conns[cid];
             let ws = conn.ws.as_mut().expect("gate checked");
             let r = ws.route as usize;
-            let route = &mut self.ws_routes[r];
+            let route = &mut self.ws.routes[r];
             let deflate = ws
                 .decoder
                 .deflate()
@@ -236,20 +236,20 @@ impl Inner {
                             params.server_no_context_takeover,
                         ))
                     });
-                    let mut packed = std::mem::take(&mut self.ws_packed);
+                    let mut packed = std::mem::take(&mut self.ws.packed);
                     packed.clear();
                     d.compress(payload, &mut packed);
                     gale_ws::write_header(&mut conn.wbuf, true, true, opcode, packed.len(), None);
                     conn.wbuf.extend_from_slice(&packed);
-                    self.ws_packed = packed;
+                    self.ws.packed = packed;
                 }
             }
             self.ws_after_write(cid, sid);
             reached += 1;
         }
-        self.ws_plain = plain;
-        self.ws_shared_frames = shared;
-        self.ws_subs = subs;
+        self.ws.plain = plain;
+        self.ws.shared_frames = shared;
+        self.ws.subs = subs;
         reached
     }
 

@@ -40,7 +40,7 @@ impl Inner {
                 .map(|h| (h.name.get(&req.head), h.value.get(&req.head)));
             match gale_ws::parse_request(head.method.get(&req.head), req.minor, headers) {
                 Ok(hs) => {
-                    if self.ws_routes[wr as usize].native {
+                    if self.ws.routes[wr as usize].native {
                         // JS's pick, when it is plainly one: else JS picks, as for any upgrade.
                         native = native_protocol(&hs.protocols)
                             .ok()
@@ -109,7 +109,7 @@ impl Inner {
         if cid >= MAX_WS_CONNS || self.conns.get(cid)?.phase != Phase::Upgrade(idx) {
             return None;
         }
-        let route = &self.ws_routes[wr as usize];
+        let route = &self.ws.routes[wr as usize];
         let headers = req
             .headers
             .iter()
@@ -141,8 +141,8 @@ impl Inner {
             conn.wbuf.extend_from_slice(b"\r\n");
         }
         drop(hs);
-        self.ws_serial = self.ws_serial.wrapping_add(1);
-        let sid = make_sid(self.ws_serial, cid);
+        self.ws.serial = self.ws.serial.wrapping_add(1);
+        let sid = make_sid(self.ws.serial, cid);
         let kept = keep_head.then(|| crate::ws::head::keep(self.reqs.get(idx)));
         let conn = &mut self.conns[cid];
         conn.inflight.pop_front();
