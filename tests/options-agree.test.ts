@@ -366,7 +366,7 @@ test('static-options.ts knows every StaticOptions name, and checks the booleans 
 /** Where the bounds are: the Rust file and function. */
 const AT = {
   h3: ['crates/gale-server/src/lib.rs', 'H3Options::check'],
-  h2: ['crates/gale-server/src/h2/mod.rs', 'Settings::new'],
+  h2: ['crates/gale-server/src/h2/state.rs', 'Settings::new'],
   compression: ['crates/gale-node/src/methods.rs', 'compression_opt'],
   config: ['crates/gale-node/src/methods.rs', 'config'],
   ws: ['crates/gale-node/src/ws.rs', 'ws_options'],

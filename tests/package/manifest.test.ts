@@ -17,8 +17,21 @@ const TS_PACKAGES = ['gale', 'engine.io', 'socket.io', 'express', 'fast-ws', 'cl
 
 test('every subpath export of every TypeScript package has import and require conditions, types first, files built', () => {
   const gale = Object.keys(pkg.exports).filter((k) => k !== './package.json');
-  // The core's own entry, the typed client, and the old subpaths that now say where they moved (src/moved/).
-  assert.deepEqual(gale.sort(), ['.', './client', './express', './express4', './fast-ws-client', './socket.io']);
+  // The core's own entry, the typed client, the batteries (src/batteries/), and the old subpaths that now say where
+  // they moved (src/moved/).
+  assert.deepEqual(gale.sort(), [
+    '.',
+    './client',
+    './cors',
+    './csrf',
+    './express',
+    './express4',
+    './fast-ws-client',
+    './request-id',
+    './security',
+    './session',
+    './socket.io',
+  ]);
   for (const name of TS_PACKAGES) {
     const pdir = join(root, 'packages', name);
     const p = JSON.parse(readFileSync(join(pdir, 'package.json'), 'utf8'));
