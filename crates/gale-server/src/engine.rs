@@ -7,16 +7,13 @@ use std::io::ErrorKind;
 use std::time::{Instant, SystemTime};
 
 use gale_http::{DateCache, Error as HttpError, HeaderSpan};
-use gale_router::Router;
 use mio::net::TcpListener;
 use mio::Token;
 use slab::Slab;
 
 use crate::conn::{Conn, Io, Phase};
 use crate::request::ReqPool;
-use crate::statics::Mount;
-use crate::wire::Fixed;
-use crate::{Config, Event, Target};
+use crate::{Config, Event};
 
 /// Splits `Inner` into the connection `$cid` (None when it is gone), a `Reach` over the parts a transport uses, and
 /// the named fields the caller needs beside them (borrowed apart, so all can be used together).
@@ -58,11 +55,8 @@ pub(crate) struct Inner {
     pub listener: Option<TcpListener>,
     pub conns: Slab<Conn>,
     pub reqs: ReqPool,
-    pub router: Router<Target>,
-    pub fixed: Vec<Fixed>,
-    pub mounts: Vec<Mount>,
-    /// JS route that answers paths no route matches (middleware + notFound), instead of a native 404.
-    pub fallback: Option<u32>,
+    /// The router, fixed answers, static mounts and the fallback route (routes.rs).
+    pub routes: crate::routes::Routes,
     pub date: DateCache,
     pub hdr_scratch: Vec<HeaderSpan>,
     pub param_scratch: Vec<(u32, u32)>,
@@ -143,15 +137,12 @@ impl Inner {
                 .then_some(cfg.keep_alive_timeout_ms / 1000),
         );
         Ok(Inner {
-            router: Router::new(cfg.router),
+            routes: crate::routes::Routes::new(cfg.router),
             cfg,
             poll: crate::poller::Poller::new()?,
             listener: None,
             conns: Slab::new(),
             reqs: ReqPool::with_error_format(error_format),
-            fixed: Vec::new(),
-            mounts: Vec::new(),
-            fallback: None,
             date,
             hdr_scratch: Vec::new(),
             param_scratch: Vec::new(),

@@ -22,6 +22,7 @@ mod poller;
 mod reader;
 mod request;
 mod respond;
+mod routes;
 mod serve;
 mod statics;
 mod sys;
@@ -288,20 +289,6 @@ impl H3Options {
         }
         Ok(())
     }
-}
-
-/// A route's target inside the router.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Target {
-    Js(u32),
-    /// A JS route (registered for all methods) with a native answer (`Inner::fixed` index) the app's JS would give
-    /// any GET or HEAD request that has no body and no validator (`Server::set_route_answer`); other requests run
-    /// the JS route.
-    Answer(u32, u32),
-    Fixed(u32),
-    Static(u32),
-    /// A WebSocket route: JS route (its middleware and upgrade step) and `Inner::ws.routes` index.
-    Ws(u32, u32),
 }
 
 /// The uv handles of a server that listens or has in-process connections (then without `poll`).

@@ -10,7 +10,7 @@ use gale_router::MethodSel;
 use crate::engine::Inner;
 use crate::uv::{self, UvHandle, UvLoop};
 use crate::wire::Fixed;
-use crate::{Config, Handler, Handles, Server, Target};
+use crate::{Config, Handler, Handles, Server};
 
 unsafe extern "C" fn on_tick(h: UvHandle) {
     // SAFETY: the handle's data is a strong Rc<Server> pointer, released only in its close callback.
@@ -67,28 +67,14 @@ impl Server {
     ) -> Result<Vec<String>, String> {
         let mut inner = self.inner.borrow_mut();
         let inner = &mut *inner;
-        match inner.router.insert(method, pattern, Target::Js(route)) {
-            Ok(names) => Ok(names),
-            Err(e) => {
-                // A GET on a WebSocket route's path: plain GETs come here, upgrades stay there.
-                let get = MethodSel::One(gale_router::Method::Get);
-                if method == get {
-                    if let Some((Target::Ws(_, wr), names)) = inner.router.route_mut(get, pattern) {
-                        let ws = &mut inner.ws.routes[*wr as usize];
-                        if ws.http.is_none() {
-                            ws.http = Some(route);
-                            return Ok(names);
-                        }
-                    }
-                }
-                Err(e.to_string())
-            }
-        }
+        inner
+            .routes
+            .add_js(method, pattern, route, &mut inner.ws.routes)
     }
 
     /// Sends requests that match no route to JS route `route` (None: the engine answers 404).
     pub fn set_fallback(&self, route: Option<u32>) {
-        self.inner.borrow_mut().fallback = route;
+        self.inner.borrow_mut().routes.fallback = route;
     }
 
     /// Registers a response answered entirely in the engine.
@@ -120,19 +106,16 @@ impl Server {
             lines.extend_from_slice(value.as_bytes());
             lines.extend_from_slice(b"\r\n");
         }
-        let mut inner = self.inner.borrow_mut();
-        let id = inner.fixed.len() as u32;
-        inner
-            .router
-            .insert(method, pattern, Target::Fixed(id))
-            .map_err(|e| e.to_string())?;
-        inner.fixed.push(Fixed {
+        let fixed = Fixed {
             status,
             content_type: Vec::new(),
             headers: lines,
             body,
-        });
-        Ok(())
+        };
+        self.inner
+            .borrow_mut()
+            .routes
+            .add_fixed(method, pattern, fixed)
     }
 
     /// Gives the JS route registered for all methods at `pattern` a native answer: what its JS answered (`reply` and
@@ -168,22 +151,7 @@ impl Server {
             }
             None => None,
         };
-        let Some((target, _)) = inner.router.route_mut(MethodSel::All, pattern) else {
-            return Err(format!("no route for all methods at {pattern:?}"));
-        };
-        *target = match (*target, fixed) {
-            (Target::Js(route), Some(f)) => {
-                inner.fixed.push(f);
-                Target::Answer(route, inner.fixed.len() as u32 - 1)
-            }
-            (Target::Answer(route, id), Some(f)) => {
-                inner.fixed[id as usize] = f;
-                Target::Answer(route, id)
-            }
-            (Target::Answer(route, _) | Target::Js(route), None) => Target::Js(route),
-            _ => return Err(format!("the route at {pattern:?} is not a JS route")),
-        };
-        Ok(())
+        inner.routes.set_answer(pattern, fixed)
     }
 
     /// Mounts directory `dir` at URL `prefix`; files are answered by the engine for GET and HEAD.
@@ -198,24 +166,7 @@ impl Server {
             return Err(format!("static prefix {prefix:?} must start with '/'"));
         }
         let mount = crate::statics::Mount::new(prefix.to_string(), dir, opts)?;
-        let mut inner = self.inner.borrow_mut();
-        let id = inner.mounts.len() as u32;
-        let get = MethodSel::One(gale_router::Method::Get);
-        if prefix.is_empty() {
-            // A root mount answers "/" only when no route owns it: `app.get('/')` keeps "/".
-            let _ = inner.router.insert(get, "/", Target::Static(id));
-        } else {
-            inner
-                .router
-                .insert(get, prefix, Target::Static(id))
-                .map_err(|e| e.to_string())?;
-        }
-        inner
-            .router
-            .insert(get, &format!("{prefix}/*static_path"), Target::Static(id))
-            .map_err(|e| e.to_string())?;
-        inner.mounts.push(mount);
-        Ok(())
+        self.inner.borrow_mut().routes.add_mount(prefix, mount)
     }
 
     /// Creates the tick and kick timers if they do not exist: for listening, and for in-process connections on a

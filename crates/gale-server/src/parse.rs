@@ -7,7 +7,8 @@ use gale_router::{decode_param, Found};
 use crate::conn::Phase;
 use crate::engine::{Inner, Step, ABSENT_SPAN, BODY_HIGH_WATER};
 use crate::request::{Action, Param};
-use crate::{Event, Target};
+use crate::routes::Target;
+use crate::Event;
 
 impl Inner {
     pub fn step(&mut self, cid: usize, data: &[u8], pos: &mut usize) -> Step {
@@ -204,13 +205,13 @@ impl Inner {
         let req = self.reqs.get_mut(idx);
         let method = req.method.get(&req.head);
         let path = req.path.get(&req.head);
-        let (status, extra): (u16, &[u8]) = match self.router.find(
+        let (status, extra): (u16, &[u8]) = match self.routes.router.find(
             method,
             path,
             &mut self.param_scratch,
         ) {
             Found::Route(&Target::Answer(_, f)) if answerable(req, h2) => {
-                self.fixed[f as usize].answer(req, h2, &self.date);
+                self.routes.fixed[f as usize].answer(req, h2, &self.date);
                 return;
             }
             Found::Route(&t @ (Target::Js(_) | Target::Answer(..) | Target::Ws(..))) => {
@@ -287,7 +288,7 @@ impl Inner {
                 return;
             }
             Found::Route(&Target::Fixed(f)) => {
-                self.fixed[f as usize].answer(req, h2, &self.date);
+                self.routes.fixed[f as usize].answer(req, h2, &self.date);
                 return;
             }
             Found::MethodNotAllowed { allow } => {
@@ -298,12 +299,12 @@ impl Inner {
             // CONNECT asks for a tunnel, which no route serves (node:http hands it to 'connect' listeners only):
             // 405 with what the server does accept. Its target is an authority, so the router never matches it.
             Found::NotFound if method == b"CONNECT" => {
-                let extra = crate::wire::allow_line(self.router.allow_any(None));
+                let extra = crate::wire::allow_line(self.routes.router.allow_any(None));
                 let body: &[u8] = b"Method Not Allowed: CONNECT (a tunnel) is not served here";
                 crate::wire::native_text(req, h2, &self.date, 405, &extra, body);
                 return;
             }
-            Found::NotFound => match self.fallback {
+            Found::NotFound => match self.routes.fallback {
                 Some(route) => {
                     req.action = Some(Action::Js(route));
                     return;
@@ -311,7 +312,10 @@ impl Inner {
                 // `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): every method some route takes.
                 // An app with a fallback (a notFound handler, the Express layer) answers it itself (path `*`).
                 None if method == b"OPTIONS" && path == b"*" => {
-                    let allow = self.router.allow_any(Some(gale_router::Method::Options));
+                    let allow = self
+                        .routes
+                        .router
+                        .allow_any(Some(gale_router::Method::Options));
                     let extra = crate::wire::allow_line(allow);
                     crate::wire::native_text(req, h2, &self.date, 200, &extra, b"");
                     return;

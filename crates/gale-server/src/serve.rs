@@ -57,7 +57,7 @@ impl Inner {
     pub fn serve_static(&mut self, idx: usize, m: usize, tail: gale_http::Span) {
         let now = self.now;
         let req = self.reqs.get(idx);
-        let mount = &self.mounts[m];
+        let mount = &self.routes.mounts[m];
         // A client that takes br over gzip gets the `.br` sibling whenever there is one, so the `.gz` one need not be
         // opened for it (serve_found negotiates over the same [br, gzip] order). Cached files keep every variant.
         let br_first = mount.opts.precompressed
@@ -67,9 +67,10 @@ impl Inner {
                 &[Encoding::Brotli, Encoding::Gzip],
             ) == Some(Encoding::Brotli);
         // The request's record and the mount are apart: the path is resolved from the head in place.
-        let resolved = self.mounts[m].resolve(tail.get(&self.reqs.get(idx).head), now, br_first);
-        let validators = self.mounts[m].opts.validators;
-        let extra = self.mounts[m].opts.headers.clone();
+        let resolved =
+            self.routes.mounts[m].resolve(tail.get(&self.reqs.get(idx).head), now, br_first);
+        let validators = self.routes.mounts[m].opts.validators;
+        let extra = self.routes.mounts[m].opts.headers.clone();
         match resolved {
             Resolved::File(f) => self.serve_found(idx, &f, &extra, validators),
             Resolved::Redirect => {

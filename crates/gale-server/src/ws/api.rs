@@ -5,8 +5,9 @@ use std::net::SocketAddr;
 
 use gale_router::{Method, MethodSel};
 
+use crate::routes::Target;
 use crate::ws::{sid_cid, SendResult, WsOptions, WsRoute};
-use crate::{Server, Target};
+use crate::Server;
 
 impl Server {
     /// Registers WebSocket route `pattern` (GET): upgrade requests go to JS route `route`, which runs the
@@ -27,9 +28,13 @@ impl Server {
         let mut inner = self.inner.borrow_mut();
         let wr = inner.ws.routes.len() as u32;
         let get = MethodSel::One(Method::Get);
-        let (names, http) = match inner.router.insert(get, pattern, Target::Ws(route, wr)) {
+        let (names, http) = match inner
+            .routes
+            .router
+            .insert(get, pattern, Target::Ws(route, wr))
+        {
             Ok(names) => (names, None),
-            Err(e) => match inner.router.route_mut(get, pattern) {
+            Err(e) => match inner.routes.router.route_mut(get, pattern) {
                 // A GET route owns this path already: upgrades come here, plain GETs stay there.
                 Some((target @ Target::Js(_), names)) => {
                     let Target::Js(js) = *target else {
