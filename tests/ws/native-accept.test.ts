@@ -97,6 +97,10 @@ async function run(nativeAccept: boolean) {
     await s.close(3000);
     await open.waitForClose(3000);
     bytes.push(open.all().toString('latin1'));
+    // In the order of the connections (stable: each connection's own calls keep their order). A close handler may
+    // run after the next connection's first message: the client sees the TCP close before the engine's close event
+    // reaches JS, which is how it was when JavaScript accepted too.
+    effects.sort((a, b) => Number(a[3]) - Number(b[3]));
     return { effects, bytes, accepted };
   } finally {
     await s.close();
