@@ -2,6 +2,7 @@
 // HTTP/1.1 response parser that splits pipelined responses (Content-Length, chunked, HEAD, 1xx).
 // All traffic goes to 127.0.0.1; every wait is bounded.
 import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { after, type TestContext } from 'node:test';
 import { gale } from 'gale';
 
@@ -372,8 +373,9 @@ export function parseSingle(data: Buffer, opts: { head?: boolean } = {}): Parsed
 // ---------------------------------------------------------------------------------------------
 // raw socket client
 
-export class RawConn {
-  readonly socket: net.Socket;
+export class RawConn<S extends Duplex = net.Socket> {
+  /** A TCP socket, or the HTTP/2 stream a WebSocket rides on (`RawConn.over`). */
+  readonly socket: S;
   /** Unconsumed received bytes, kept as a list so large transfers stay linear. */
   private pending: Buffer[] = [];
   /** Every byte ever received */
@@ -398,7 +400,7 @@ export class RawConn {
   closedAt = 0;
   private listeners = new Set<() => void>();
 
-  private constructor(socket: net.Socket) {
+  private constructor(socket: S) {
     this.socket = socket;
     socket.on('data', (d: Buffer) => {
       this.pending.push(d);
@@ -441,6 +443,11 @@ export class RawConn {
       timeoutMs,
       `connect to ${HOST}:${port}`,
     );
+  }
+
+  /** A RawConn over a byte stream that is not a TCP socket: an HTTP/2 stream carrying a WebSocket (RFC 8441). */
+  static over<D extends Duplex>(stream: D): RawConn<D> {
+    return new RawConn(stream);
   }
 
   private notify() {

@@ -1,7 +1,9 @@
 // Raw WebSocket helpers for the wire tests: the client's handshake over a RawConn, client frames built
 // byte by byte (masked or not, any opcode, RSV bits, 16/64-bit lengths) and a strict parser of server frames.
 import { createHash, randomBytes } from 'node:crypto';
-import { RawConn } from '../helpers.js';
+import type http2 from 'node:http2';
+import type { Duplex } from 'node:stream';
+import { RawConn, withTimeout } from '../helpers.js';
 
 export const KEY = 'dGhlIHNhbXBsZSBub25jZQ==';
 export const ACCEPT = 's3pPLMBiTxaQ9kYGzzhZRbK+xOo=';
@@ -27,6 +29,53 @@ export async function rawWs(port: number, path: string, extra = ''): Promise<{ c
   if (!head.startsWith('HTTP/1.1 101 ')) throw new Error(`expected 101, got:\n${head}`);
   if (!head.includes(`\r\nSec-WebSocket-Accept: ${ACCEPT}\r\n`)) throw new Error(`bad accept:\n${head}`);
   return { conn, head };
+}
+
+/**
+ * Opens a WebSocket on a stream of an HTTP/2 connection (RFC 8441): an extended CONNECT once the server's SETTINGS
+ * allow it, `extra` header lines ("Name: value\r\n") as fields, a 200 checked; the RawConn then speaks frames on
+ * the stream. `head` is the response's fields as "name: value" lines.
+ */
+export async function rawWsH2(
+  session: http2.ClientHttp2Session,
+  path: string,
+  extra = '',
+): Promise<{ conn: RawConn<http2.ClientHttp2Stream>; head: string }> {
+  if (!session.remoteSettings?.enableConnectProtocol) {
+    await withTimeout(
+      new Promise((r) => session.once('remoteSettings', r)),
+      3000,
+      "the server's SETTINGS with ENABLE_CONNECT_PROTOCOL",
+    );
+    if (!session.remoteSettings.enableConnectProtocol)
+      throw new Error('the server did not send ENABLE_CONNECT_PROTOCOL');
+  }
+  const headers: http2.OutgoingHttpHeaders = {
+    ':method': 'CONNECT',
+    ':protocol': 'websocket',
+    ':scheme': session.encrypted ? 'https' : 'http',
+    ':path': path,
+    ':authority': '127.0.0.1',
+    'sec-websocket-version': '13',
+  };
+  for (const line of extra.split('\r\n')) {
+    const at = line.indexOf(':');
+    if (at > 0) headers[line.slice(0, at).trim().toLowerCase()] = line.slice(at + 1).trim();
+  }
+  const stream = session.request(headers, { endStream: false });
+  const res = await withTimeout(
+    new Promise<http2.IncomingHttpHeaders>((resolve, reject) => {
+      stream.once('response', resolve);
+      stream.once('error', reject);
+    }),
+    3000,
+    `the answer to CONNECT ${path}`,
+  );
+  const head = Object.entries(res)
+    .map(([k, v]) => `${k}: ${String(v)}`)
+    .join('\r\n');
+  if (Number(res[':status']) !== 200) throw new Error(`expected 200, got:\n${head}`);
+  return { conn: RawConn.over(stream), head };
 }
 
 export interface FrameOpts {
@@ -114,7 +163,7 @@ export function parseFrame(buf: Buffer): { frame: ServerFrame; used: number } | 
 }
 
 /** Reads the next whole server frame from `conn`. */
-export async function readFrame(conn: RawConn, timeoutMs = 3000): Promise<ServerFrame> {
+export async function readFrame(conn: RawConn<Duplex>, timeoutMs = 3000): Promise<ServerFrame> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const got = parseFrame(conn.buf);
@@ -130,7 +179,7 @@ export async function readFrame(conn: RawConn, timeoutMs = 3000): Promise<Server
 }
 
 /** Reads frames until a close frame; returns its code (1005 for none) and reason. */
-export async function readClose(conn: RawConn, timeoutMs = 3000): Promise<{ code: number; reason: string }> {
+export async function readClose(conn: RawConn<Duplex>, timeoutMs = 3000): Promise<{ code: number; reason: string }> {
   for (;;) {
     const f = await readFrame(conn, timeoutMs);
     if (f.opcode !== 8) continue;

@@ -1,10 +1,33 @@
 // WebSocket wire tests with raw sockets: handshake answers (101, 400, 426, 404, 405), framing edges
 // (fragmentation, control frames between fragments, 16/64-bit lengths, frames split byte by byte) and every
-// protocol close code: 1002 (masking, RSV bits, opcodes, control frames), 1007 (UTF-8), 1009 (size).
+// protocol close code: 1002 (masking, RSV bits, opcodes, control frames), 1007 (UTF-8), 1009 (size). The framing
+// and close tests run on an HTTP/1.1 connection and on HTTP/2 streams (RFC 8441; cleartext and over TLS).
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { RawConn, T, withApp } from '../helpers.js';
-import { closeFrame, frame, rawWs, readClose, readFrame, upgradeRequest } from './frames.js';
+import type { Duplex } from 'node:stream';
+import { type TestContext, test } from 'node:test';
+import { h2App } from '../h2/h2.js';
+import { type App, RawConn, T, withApp } from '../helpers.js';
+import { closeFrame, frame, rawWs, rawWsH2, readClose, readFrame, upgradeRequest } from './frames.js';
+
+/** How a test's WebSockets reach the app: an HTTP/1.1 upgrade, or an extended CONNECT on an HTTP/2 connection. */
+const transports = ['HTTP/1.1', 'HTTP/2 h2c', 'HTTP/2 TLS'] as const;
+type Over = (typeof transports)[number];
+type Opened = { conn: RawConn<Duplex>; head: string };
+
+/** The app from `setup`, and how to open a raw WebSocket to it over `over` (one HTTP/2 connection per test). */
+async function serve(
+  t: TestContext,
+  over: Over,
+  setup: (app: App) => void,
+): Promise<(path: string) => Promise<Opened>> {
+  if (over === 'HTTP/1.1') {
+    const { port } = await withApp(t, setup);
+    return (path) => rawWs(port, path);
+  }
+  const s = await h2App(t, setup, { secure: over === 'HTTP/2 TLS' });
+  const session = s.connect();
+  return (path) => rawWsH2(session, path);
+}
 
 const echo = (app: Parameters<Parameters<typeof withApp>[1]>[0], opts = {}) =>
   app.ws('/echo', { ...opts, message: (ws, data, isBinary) => ws.send(data, { binary: isBinary }) });
@@ -59,36 +82,6 @@ test(
   },
 );
 
-test('fragmented text with a ping between fragments: pong first, then the whole message', T, async (t) => {
-  const { port } = await withApp(t, (app) => echo(app));
-  const { conn } = await rawWs(port, '/echo');
-  // "€" is split across the two fragments: UTF-8 is checked across fragment boundaries.
-  const euro = Buffer.from('a€b');
-  await conn.write(
-    Buffer.concat([frame(1, euro.subarray(0, 2), { fin: false }), frame(9, 'p1'), frame(0, euro.subarray(2))]),
-  );
-  const pong = await readFrame(conn);
-  assert.deepEqual([pong.opcode, pong.payload.toString()], [10, 'p1']);
-  const msg = await readFrame(conn);
-  assert.deepEqual([msg.opcode, msg.payload.toString()], [1, 'a€b']);
-  conn.socket.destroy();
-});
-
-test('a frame written one byte at a time, and 16- and 64-bit lengths', T, async (t) => {
-  const { port } = await withApp(t, (app) => echo(app));
-  const { conn } = await rawWs(port, '/echo');
-  await conn.writeSlowly(frame(1, 'slow'), 1, 2);
-  assert.equal((await readFrame(conn)).payload.toString(), 'slow');
-  await conn.write(frame(1, 'x', { lengthBits: 64 }));
-  assert.equal((await readFrame(conn)).payload.toString(), 'x');
-  const big = Buffer.alloc(70_000, 'z');
-  await conn.write(frame(2, big));
-  const back = await readFrame(conn, 5000);
-  assert.equal(back.payload.length, 70_000);
-  assert.ok(back.payload.equals(big));
-  conn.socket.destroy();
-});
-
 const protocolErrors: [string, Buffer, number][] = [
   ['unmasked client frame', frame(1, 'hi', { mask: false }), 1002],
   ['RSV1 without permessage-deflate', frame(1, 'hi', { rsv1: true }), 1002],
@@ -107,70 +100,114 @@ const protocolErrors: [string, Buffer, number][] = [
   ['close reason that is not UTF-8', frame(8, Buffer.from([0x03, 0xe8, 0xff])), 1007],
 ];
 
-for (const [name, bytes, code] of protocolErrors) {
-  test(`protocol error closes with ${code}: ${name}`, T, async (t) => {
-    const closes: [number, string][] = [];
-    const { port } = await withApp(t, (app) =>
-      echo(app, { close: (_ws: unknown, c: number, r: string) => closes.push([c, r]) }),
+for (const over of transports) {
+  test(`${over}: fragmented text with a ping between fragments: pong first, then the whole message`, T, async (t) => {
+    const open = await serve(t, over, (app) => echo(app));
+    const { conn } = await open('/echo');
+    // "€" is split across the two fragments: UTF-8 is checked across fragment boundaries.
+    const euro = Buffer.from('a€b');
+    await conn.write(
+      Buffer.concat([frame(1, euro.subarray(0, 2), { fin: false }), frame(9, 'p1'), frame(0, euro.subarray(2))]),
     );
-    const { conn } = await rawWs(port, '/echo');
-    await conn.write(bytes);
-    const close = await readClose(conn);
-    assert.equal(close.code, code);
-    assert.ok(close.reason.length > 0, 'the close frame says what was wrong');
-    assert.ok(await conn.waitForClose(3000), 'the server closes the TCP connection');
-    // The handler hears the same code and reason.
-    for (let i = 0; i < 50 && closes.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.deepEqual(closes, [[code, close.reason]]);
+    const pong = await readFrame(conn);
+    assert.deepEqual([pong.opcode, pong.payload.toString()], [10, 'p1']);
+    const msg = await readFrame(conn);
+    assert.deepEqual([msg.opcode, msg.payload.toString()], [1, 'a€b']);
+    conn.socket.destroy();
   });
-}
 
-test('invalid UTF-8 fails fast: 1007 after the first bad fragment, before the message ends', T, async (t) => {
-  const { port } = await withApp(t, (app) => echo(app));
-  const { conn } = await rawWs(port, '/echo');
-  await conn.write(frame(1, Buffer.from([0x61, 0xfe]), { fin: false }));
-  assert.equal((await readClose(conn)).code, 1007);
-  conn.socket.destroy();
-});
+  test(`${over}: a frame written one byte at a time, and 16- and 64-bit lengths`, T, async (t) => {
+    const open = await serve(t, over, (app) => echo(app));
+    const { conn } = await open('/echo');
+    await conn.writeSlowly(frame(1, 'slow'), 1, 2);
+    assert.equal((await readFrame(conn)).payload.toString(), 'slow');
+    await conn.write(frame(1, 'x', { lengthBits: 64 }));
+    assert.equal((await readFrame(conn)).payload.toString(), 'x');
+    const big = Buffer.alloc(70_000, 'z');
+    await conn.write(frame(2, big));
+    const back = await readFrame(conn, 5000);
+    assert.equal(back.payload.length, 70_000);
+    assert.ok(back.payload.equals(big));
+    conn.socket.destroy();
+  });
 
-test('maxPayloadLength: 1009 from the frame header, before the payload arrives; across fragments too', T, async (t) => {
-  const { port } = await withApp(t, (app) => echo(app, { maxPayloadLength: 1000 }));
-  const a = await rawWs(port, '/echo');
-  // Only the header of a 1001-byte frame: the server must not wait for the payload.
-  await a.conn.write(frame(2, Buffer.alloc(1001)).subarray(0, 8));
-  const close = await readClose(a.conn);
-  assert.equal(close.code, 1009);
-  assert.match(close.reason, /longer than the maximum|too big/i);
-  a.conn.socket.destroy();
-  const b = await rawWs(port, '/echo');
-  await b.conn.write(Buffer.concat([frame(2, Buffer.alloc(600), { fin: false }), frame(0, Buffer.alloc(600))]));
-  assert.equal((await readClose(b.conn)).code, 1009);
-  b.conn.socket.destroy();
-  // A message of exactly the limit is fine.
-  const c = await rawWs(port, '/echo');
-  await c.conn.write(frame(2, Buffer.alloc(1000, 7)));
-  assert.equal((await readFrame(c.conn)).payload.length, 1000);
-  c.conn.socket.destroy();
-});
+  for (const [name, bytes, code] of protocolErrors) {
+    test(`${over}: protocol error closes with ${code}: ${name}`, T, async (t) => {
+      const closes: [number, string][] = [];
+      const open = await serve(t, over, (app) =>
+        echo(app, { close: (_ws: unknown, c: number, r: string) => closes.push([c, r]) }),
+      );
+      const { conn } = await open('/echo');
+      await conn.write(bytes);
+      const close = await readClose(conn);
+      assert.equal(close.code, code);
+      assert.ok(close.reason.length > 0, 'the close frame says what was wrong');
+      assert.ok(await conn.waitForClose(3000), 'the server closes the TCP connection');
+      // The handler hears the same code and reason.
+      for (let i = 0; i < 50 && closes.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(closes, [[code, close.reason]]);
+    });
+  }
 
-test('close handshake: the server echoes the client close code and ends the connection', T, async (t) => {
-  const seen: [number, string][] = [];
-  const { port } = await withApp(t, (app) =>
-    echo(app, { close: (_ws: unknown, c: number, r: string) => seen.push([c, r]) }),
+  test(
+    `${over}: invalid UTF-8 fails fast: 1007 after the first bad fragment, before the message ends`,
+    T,
+    async (t) => {
+      const open = await serve(t, over, (app) => echo(app));
+      const { conn } = await open('/echo');
+      await conn.write(frame(1, Buffer.from([0x61, 0xfe]), { fin: false }));
+      assert.equal((await readClose(conn)).code, 1007);
+      conn.socket.destroy();
+    },
   );
-  const { conn } = await rawWs(port, '/echo');
-  await conn.write(closeFrame(4001, 'done here'));
-  const close = await readClose(conn);
-  assert.equal(close.code, 4001);
-  assert.ok(await conn.waitForClose(3000));
-  for (let i = 0; i < 50 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-  assert.deepEqual(seen, [[4001, 'done here']]);
-  // A close frame without a code is answered with an empty close frame; the handler sees 1005.
-  const b = await rawWs(port, '/echo');
-  await b.conn.write(frame(8));
-  assert.deepEqual(await readClose(b.conn), { code: 1005, reason: '' });
-  b.conn.socket.destroy();
-});
+
+  test(
+    `${over}: maxPayloadLength: 1009 from the frame header, before the payload arrives; across fragments too`,
+    T,
+    async (t) => {
+      const open = await serve(t, over, (app) => echo(app, { maxPayloadLength: 1000 }));
+      const a = await open('/echo');
+      // Only the header of a 1001-byte frame: the server must not wait for the payload.
+      await a.conn.write(frame(2, Buffer.alloc(1001)).subarray(0, 8));
+      const close = await readClose(a.conn);
+      assert.equal(close.code, 1009);
+      assert.match(close.reason, /longer than the maximum|too big/i);
+      a.conn.socket.destroy();
+      const b = await open('/echo');
+      await b.conn.write(Buffer.concat([frame(2, Buffer.alloc(600), { fin: false }), frame(0, Buffer.alloc(600))]));
+      assert.equal((await readClose(b.conn)).code, 1009);
+      b.conn.socket.destroy();
+      // A message of exactly the limit is fine.
+      const c = await open('/echo');
+      await c.conn.write(frame(2, Buffer.alloc(1000, 7)));
+      assert.equal((await readFrame(c.conn)).payload.length, 1000);
+      c.conn.socket.destroy();
+    },
+  );
+
+  test(
+    `${over}: close handshake: the server echoes the client close code and ends the connection (or stream)`,
+    T,
+    async (t) => {
+      const seen: [number, string][] = [];
+      const open = await serve(t, over, (app) =>
+        echo(app, { close: (_ws: unknown, c: number, r: string) => seen.push([c, r]) }),
+      );
+      const { conn } = await open('/echo');
+      await conn.write(closeFrame(4001, 'done here'));
+      const close = await readClose(conn);
+      assert.equal(close.code, 4001);
+      assert.ok(await conn.waitForClose(3000));
+      for (let i = 0; i < 50 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(seen, [[4001, 'done here']]);
+      // A close frame without a code is answered with an empty close frame; the handler sees 1005.
+      const b = await open('/echo');
+      await b.conn.write(frame(8));
+      assert.deepEqual(await readClose(b.conn), { code: 1005, reason: '' });
+      b.conn.socket.destroy();
+    },
+  );
+}
 
 test('frames sent right behind the handshake (same packet) are not lost', T, async (t) => {
   const { port } = await withApp(t, (app) => echo(app));

@@ -83,7 +83,19 @@ impl Server {
     fn deliver_events(&self) -> bool {
         let mut any = false;
         loop {
-            let ev = self.inner.borrow_mut().events.pop_front();
+            let ev = {
+                let mut inner = self.inner.borrow_mut();
+                let ev = inner.events.pop_front();
+                if let Some(Event::Pipe(key)) = ev {
+                    if let Some(h2) = inner.tunnel_news(key as usize) {
+                        // An HTTP/2 WebSocket's pipe (h2/tunnel.rs): its connection's pump takes the news.
+                        inner.touch(h2);
+                        any = true;
+                        continue;
+                    }
+                }
+                ev
+            };
             let Some(ev) = ev else { return any };
             any = true;
             if matches!(ev, Event::Closed) {

@@ -313,6 +313,8 @@ impl Inner {
         }
         if let Some(mut h2) = conn.h2.take() {
             h2.release_all(&mut self.reqs, &mut self.events);
+            let keys = h2.take_tunnels();
+            self.h2_tunnels_close(keys);
         }
         // Requests answered in this turn may still be read by JS until it ends, but no longer through this
         // connection: its slot can be reused by the next accept.

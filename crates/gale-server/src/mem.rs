@@ -79,7 +79,8 @@ impl Inner {
     ) -> Option<u32> {
         let key = self.mem_open(true, head_request)? as usize;
         let pipe = &mut self.pipes[key];
-        pipe.h3_local = Some(local);
+        pipe.local = Some(local);
+        pipe.version = Some(3);
         pipe.waker = Some(waker);
         if let Some(cid) = pipe.conn {
             self.conns[cid].peer = peer;
@@ -87,7 +88,32 @@ impl Inner {
         Some(key as u32)
     }
 
-    fn mem_write(&mut self, key: usize, data: &[u8]) -> MemWrite {
+    /// The pipe an HTTP/2 WebSocket is served through (h2/tunnel.rs): from connection `h2`'s client, secure when
+    /// it is, read as HTTP/2, its news waking that connection's pump.
+    pub(crate) fn tunnel_open(&mut self, h2: usize) -> Option<usize> {
+        let conn = self.conns.get(h2)?;
+        let (peer, secure) = (conn.peer, conn.tls.is_some());
+        let local = conn.io.local_addr(&self.pipes);
+        let key = self.mem_open(secure, false)? as usize;
+        let pipe = &mut self.pipes[key];
+        pipe.local = local;
+        pipe.version = Some(2);
+        pipe.tunnel = Some(h2);
+        if let Some(cid) = pipe.conn {
+            self.conns[cid].peer = peer;
+        }
+        Some(key)
+    }
+
+    /// The HTTP/2 connection whose WebSocket stream pipe `key` carries, with the pipe's news taken (it wakes again).
+    pub(crate) fn tunnel_news(&mut self, key: usize) -> Option<usize> {
+        let pipe = self.pipes.get_mut(key)?;
+        let h2 = pipe.tunnel?;
+        pipe.notified = false;
+        Some(h2)
+    }
+
+    pub(crate) fn mem_write(&mut self, key: usize, data: &[u8]) -> MemWrite {
         let Some(pipe) = self.pipes.get_mut(key) else {
             return MemWrite::Gone;
         };
@@ -110,7 +136,7 @@ impl Inner {
 
     /// JS is done with pipe `key` (response read, or given up on): the connection closes as when a client hangs
     /// up, and a request still in flight is aborted.
-    fn mem_close(&mut self, key: usize) {
+    pub(crate) fn mem_close(&mut self, key: usize) {
         if !self.pipes.contains(key) {
             return;
         }

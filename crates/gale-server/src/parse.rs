@@ -141,9 +141,10 @@ impl Inner {
         req.query = head.query;
         req.minor = head.minor_version;
         if let Some(p) = mem {
-            // An HTTP/3 request served through an in-process connection (h3/bridge.rs) reads as HTTP/3.
-            if self.pipes[p].h3_local.is_some() {
-                req.minor = 3;
+            // A request served through an in-process connection for an HTTP/3 stream (h3/bridge.rs) or an HTTP/2
+            // WebSocket (h2/tunnel.rs) reads as that version.
+            if let Some(v) = self.pipes[p].version {
+                req.minor = v;
             }
         }
         req.keep_alive = head.keep_alive && !closing;

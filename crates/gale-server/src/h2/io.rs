@@ -36,6 +36,8 @@ impl Inner {
             reqs,
             events,
             alt_svc,
+            pipes,
+            dirty,
             ..
         } = self;
         let alt_svc = alt_svc.as_ref();
@@ -48,6 +50,8 @@ impl Inner {
         let mut budget = hwm.saturating_sub(conn.wbuf.len() - conn.wpos);
         let mut more = false;
         let mut alive = !h2.is_done();
+        // WebSocket streams finished in this pump: their connections close after it.
+        let mut ended = Vec::new();
         // A few passes at most: each sends within the budget, and another runs only when the last one sent
         // something or h2 assigned capacity meanwhile.
         for pass in 0..8 {
@@ -80,6 +84,9 @@ impl Inner {
                 h2.cursor = (h2.cursor + 1) % n;
             }
             h2.remove_finished(now);
+            if !h2.tunnels.is_empty() {
+                more |= h2.tunnels_output(pipes, &mut budget, dirty, &mut ended);
+            }
             alive = h2.drive();
             if budget == 0 || (budget == before && !h2.woken()) {
                 break;
@@ -90,6 +97,7 @@ impl Inner {
             }
         }
         h2.pipe.take_output(&mut conn.wbuf);
+        self.h2_tunnels_close(ended);
         if !alive {
             self.h2_over(cid);
         }
@@ -117,7 +125,9 @@ impl Inner {
         h2.over = true;
         h2.state = State::Done;
         h2.release_all(reqs, events);
+        let keys = h2.take_tunnels();
         conn.close_after_flush = true;
+        self.h2_tunnels_close(keys);
     }
 
     /// The connection's flush: output of the streams into h2, frames onto the socket, until everything is
@@ -189,10 +199,8 @@ impl Inner {
         }
         match h2.goaway_ms {
             // The client neither acknowledged the GOAWAY's PING nor closed: close now.
-            Some(t) if h2.streams.is_empty() && now.saturating_sub(t) > 2_000 => {
-                return self.close_conn(cid)
-            }
-            None if h2.streams.is_empty()
+            Some(t) if h2.idle() && now.saturating_sub(t) > 2_000 => return self.close_conn(cid),
+            None if h2.idle()
                 && conn.pending() == 0
                 && now.saturating_sub(h2.active_ms) > cfg.keep_alive_timeout_ms =>
             {

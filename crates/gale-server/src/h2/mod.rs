@@ -26,6 +26,7 @@ mod pipe;
 mod send;
 pub(crate) mod state;
 mod stream;
+mod tunnel;
 
 use std::task::Context;
 
@@ -146,6 +147,14 @@ impl Inner {
     ) {
         let now = self.now;
         let (parts, recv) = request.into_parts();
+        if parts.method == http::Method::CONNECT
+            && parts
+                .extensions
+                .get::<h2::ext::Protocol>()
+                .is_some_and(|p| p.as_str().eq_ignore_ascii_case("websocket"))
+        {
+            return self.h2_tunnel(cid, parts, recv, respond);
+        }
         let Some(idx) = self.reqs.alloc(cid) else {
             respond.send_reset(h2::Reason::REFUSED_STREAM);
             return;
@@ -183,7 +192,7 @@ impl Inner {
                     idx,
                     426,
                     b"",
-                    b"Upgrade Required: WebSockets are served over HTTP/1.1; open them on an HTTP/1.1 connection.",
+                    b"Upgrade Required: a WebSocket opens over HTTP/2 with an extended CONNECT (RFC 8441), or on an HTTP/1.1 connection.",
                 ),
             }
         }
@@ -245,5 +254,6 @@ impl Inner {
             }
         }
         h2.remove_finished(now);
+        self.h2_tunnels_receive(cid);
     }
 }

@@ -18,7 +18,7 @@ const FILE_PIECE: usize = 64 * 1024;
 /// The stream's window capacity, or 0 with `waker` registered for when h2 assigns some. h2 remembers only the
 /// last waker, and only when `poll_capacity` returns Pending: a Ready for an earlier increase (already spent
 /// through `capacity()`) is passed over until it does.
-fn wait_capacity(send: &mut SendStream<Bytes>, waker: &Waker) -> usize {
+pub(super) fn wait_capacity(send: &mut SendStream<Bytes>, waker: &Waker) -> usize {
     let mut cx = Context::from_waker(waker);
     loop {
         match send.poll_capacity(&mut cx) {

@@ -85,7 +85,9 @@ impl Settings {
             // protocol errors: past these the connection ends with ENHANCE_YOUR_CALM (CVE-2023-44487 class).
             .max_pending_accept_reset_streams(50)
             .max_local_error_reset_streams(Some(256))
-            .max_concurrent_reset_streams(100);
+            .max_concurrent_reset_streams(100)
+            // SETTINGS_ENABLE_CONNECT_PROTOCOL: WebSockets ride the connection's streams (RFC 8441, tunnel.rs).
+            .enable_connect_protocol();
         Ok(Settings { opts, builder: b })
     }
 }
@@ -104,6 +106,8 @@ pub(crate) struct H2Conn {
     pub(super) pipe: Pipe,
     pub(super) state: State,
     pub(super) streams: Vec<Stream>,
+    /// Its WebSocket streams (RFC 8441, tunnel.rs).
+    pub(super) tunnels: Vec<super::tunnel::Tunnel>,
     /// JS dispatches found in this round, handed out one per `h2_step` call.
     pub(super) dispatch: VecDeque<(u32, u32)>,
     pub(super) flag: Arc<Flag>,
@@ -142,6 +146,7 @@ impl H2Conn {
             pipe,
             state: State::Handshake(hs),
             streams: Vec::new(),
+            tunnels: Vec::new(),
             dispatch: VecDeque::new(),
             flag,
             waker,

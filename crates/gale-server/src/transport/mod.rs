@@ -260,7 +260,7 @@ impl Io {
             Io::Tcp(sock) => sock.local_addr().ok(),
             #[cfg(target_os = "linux")]
             Io::Ring(r) => r.sock.local_addr().ok(),
-            Io::Mem(p) => Some(pipes[*p].h3_local.unwrap_or(MEM_ADDR)),
+            Io::Mem(p) => Some(pipes[*p].local.unwrap_or(MEM_ADDR)),
         }
     }
 }

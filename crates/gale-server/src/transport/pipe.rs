@@ -42,10 +42,19 @@ pub(crate) struct MemPipe {
     pub(crate) body: Vec<u8>,
     /// The request was made for an `https:` URL: `req.secure` reads true, as behind TLS.
     pub(crate) secure: bool,
-    /// An HTTP/3 request's pipe (h3/bridge.rs): the UDP socket's local address (`req.socket.localAddress`).
-    pub(crate) h3_local: Option<SocketAddr>,
+    /// A pipe standing for a stream of a real connection (an HTTP/3 request, an HTTP/2 WebSocket): the local
+    /// address of that connection's socket (`req.socket.localAddress`).
+    pub(crate) local: Option<SocketAddr>,
+    /// The HTTP version its requests read as, when not 1.x (3: HTTP/3's bridge; 2: an HTTP/2 WebSocket).
+    pub(crate) version: Option<u8>,
     /// The task that owns the pipe in Rust (HTTP/3): woken instead of an `Event::Pipe` to JS.
     pub(crate) waker: Option<std::task::Waker>,
+    /// The HTTP/2 connection whose extended-CONNECT stream this pipe carries (h2/tunnel.rs): its `Event::Pipe`
+    /// wakes that connection's pump instead of JS.
+    pub(crate) tunnel: Option<usize>,
+    /// The other end sent its last byte (an HTTP/2 stream's END_STREAM): once the input is read, the engine
+    /// reads the end, as from a socket the client shut.
+    pub(crate) in_eof: bool,
 }
 impl MemPipe {
     pub(crate) fn new(secure: bool, head_request: bool) -> MemPipe {
@@ -60,8 +69,11 @@ impl MemPipe {
             reader: ResponseReader::new(head_request),
             body: Vec::new(),
             secure,
-            h3_local: None,
+            local: None,
+            version: None,
             waker: None,
+            tunnel: None,
+            in_eof: false,
         }
     }
 
@@ -93,8 +105,12 @@ impl MemPipe {
     ) -> ReadResult {
         let avail = self.input.len() - self.in_pos;
         if avail == 0 {
-            // JS never half-closes: it ends the whole connection with mem_close.
-            return ReadResult::WouldBlock;
+            // JS never half-closes (it ends the whole connection with mem_close); an HTTP/2 stream does.
+            return if self.in_eof {
+                ReadResult::Eof
+            } else {
+                ReadResult::WouldBlock
+            };
         }
         if buf.capacity() - buf.len() < 4096 {
             buf.reserve(16 * 1024);

@@ -1,0 +1,431 @@
+//! WebSockets over HTTP/2 (RFC 8441): an extended CONNECT stream (`:protocol` websocket) is served by the engine's
+//! own WebSocket path through an in-process connection (mem.rs), as HAProxy does it. The request becomes the equal
+//! HTTP/1.1 upgrade (GET, Upgrade, and a Sec-WebSocket-Key the engine wants and the client never sees), its 101
+//! becomes a 200, and from then on the stream's DATA and the connection's bytes are the same WebSocket frames both
+//! ways — so routes, upgrade handlers, permessage-deflate, backpressure, pub/sub and limits are HTTP/1.1's, and the
+//! stream's flow control paces both directions. An answer other than 101 goes back as the stream's response.
+
+use std::task::{Context, Poll, Waker};
+
+use bytes::Bytes;
+use h2::server::SendResponse;
+use h2::{RecvStream, SendStream};
+use http::{HeaderName, HeaderValue, Method, Response, StatusCode};
+
+use super::send::wait_capacity;
+use super::stream::Pass;
+use crate::engine::Inner;
+use crate::mem::MemWrite;
+use crate::transport::MemPipe;
+
+use super::state::H2Conn;
+use slab::Slab;
+
+/// The key the engine's handshake is made with. RFC 8441 has no key (the stream is the proof the client meant a
+/// WebSocket), so its accept value is dropped with the 101; a fixed valid nonce keeps the handshake the engine's.
+const KEY: &[u8] = b"dGhlIHNhbXBsZSBub25jZQ==";
+/// The body of the 501 that replaces a 2xx answer to a WebSocket's CONNECT.
+const NOT_A_WEBSOCKET: &[u8] =
+    b"Not Implemented: no WebSocket is served at this path (its handler answered the handshake without upgrading).";
+
+/// One WebSocket stream of an HTTP/2 connection.
+pub(super) struct Tunnel {
+    /// The pipe (`Inner::pipes`) the engine serves the WebSocket through.
+    pub key: usize,
+    respond: Option<SendResponse<Bytes>>,
+    send: Option<SendStream<Bytes>>,
+    recv: Option<RecvStream>,
+    /// Bytes handed to the engine and not yet given back to the client's window (the engine has not read them).
+    held: usize,
+    /// The engine answered with something other than 101: that response is read through the pipe's reader and
+    /// sent as the stream's, whole.
+    refused: bool,
+    /// The stream is finished on our side (END_STREAM or RST_STREAM handed to h2).
+    end_sent: bool,
+    /// A refusing answer's head, kept until its body is complete; true when it replaced a 2xx.
+    answer: Option<(Response<()>, bool)>,
+}
+
+/// What receiving did for one tunnel.
+pub(super) enum Received {
+    /// Nothing for the engine.
+    Nothing,
+    /// Bytes (or the end) for the engine to read.
+    Input,
+    /// The client reset the stream or it failed: close the WebSocket's connection.
+    Gone,
+}
+
+impl Inner {
+    /// An extended CONNECT for a WebSocket: its in-process connection, and the equal HTTP/1.1 upgrade written into
+    /// it. Refused (REFUSED_STREAM) while the server closes.
+    pub(super) fn h2_tunnel(
+        &mut self,
+        cid: usize,
+        mut parts: http::request::Parts,
+        recv: RecvStream,
+        mut respond: SendResponse<Bytes>,
+    ) {
+        let Some(key) = self.tunnel_open(cid) else {
+            respond.send_reset(h2::Reason::REFUSED_STREAM);
+            return;
+        };
+        parts.method = Method::GET;
+        parts.headers.remove(http::header::SEC_WEBSOCKET_KEY);
+        let mut head = Vec::with_capacity(256);
+        gale_h2::request_head(&parts, &mut head);
+        head.truncate(head.len() - 2);
+        head.extend_from_slice(b"upgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: ");
+        head.extend_from_slice(KEY);
+        head.extend_from_slice(b"\r\n\r\n");
+        // Gone only over max_connections: the pipe then holds the engine's 503, forwarded as the answer.
+        let _: MemWrite = self.mem_write(key, &head);
+        let end = recv.is_end_stream();
+        if end {
+            self.pipes[key].in_eof = true;
+        }
+        let t = Tunnel {
+            key,
+            respond: Some(respond),
+            send: None,
+            recv: (!end).then_some(recv),
+            held: 0,
+            refused: false,
+            end_sent: false,
+            answer: None,
+        };
+        if let Some(h2) = self.conns[cid].h2.as_deref_mut() {
+            h2.tunnels.push(t);
+        }
+    }
+
+    /// Receives on connection `cid`'s WebSocket streams: DATA into their pipes (the engine reads it at the end of
+    /// the turn), the client's end or reset; gives held window back once the engine has read below the pipe's mark.
+    pub(super) fn h2_tunnels_receive(&mut self, cid: usize) {
+        let Inner {
+            conns,
+            pipes,
+            deferred,
+            ..
+        } = self;
+        let Some(h2) = conns.get_mut(cid).and_then(|c| c.h2.as_deref_mut()) else {
+            return;
+        };
+        if h2.tunnels.is_empty() {
+            return;
+        }
+        let mut cx = Context::from_waker(&h2.waker);
+        let mut gone = Vec::new();
+        let mut fed = Vec::new();
+        for t in &mut h2.tunnels {
+            let Some(pipe) = pipes.get_mut(t.key) else {
+                continue;
+            };
+            match t.receive(pipe, &mut cx) {
+                Received::Nothing => {}
+                Received::Input => fed.extend(pipe.conn),
+                Received::Gone => gone.push(t.key),
+            }
+        }
+        h2.tunnels.retain(|t| !gone.contains(&t.key));
+        for mcid in fed {
+            // The readable edge of a socket: read at the end of this turn (a paused connection resumes by itself).
+            if conns.get(mcid).is_some_and(|c| !c.read_paused) {
+                deferred.push(mcid);
+            }
+        }
+        for key in gone {
+            self.mem_close(key);
+        }
+    }
+
+    /// Closes the in-process connections of WebSocket streams that ended (or whose HTTP/2 connection did), by
+    /// their pipes' keys: a WebSocket still open there hears 1006, as when a TCP connection drops.
+    pub(crate) fn h2_tunnels_close(&mut self, keys: Vec<usize>) {
+        for key in keys {
+            self.mem_close(key);
+        }
+    }
+}
+
+impl H2Conn {
+    /// No stream of either kind is open (the idle timeout runs).
+    pub(super) fn idle(&self) -> bool {
+        self.streams.is_empty() && self.tunnels.is_empty()
+    }
+
+    /// The pipes' keys of every WebSocket stream, which are let go.
+    pub(crate) fn take_tunnels(&mut self) -> Vec<usize> {
+        self.tunnels.drain(..).map(|t| t.key).collect()
+    }
+
+    /// One output pass over the WebSocket streams: each hands what its pipe holds to h2. A pipe something was
+    /// taken from is flushed again (its connection may have been waiting for room); finished streams leave, their
+    /// keys in `ended`. True when one stopped at the budget with more to send.
+    pub(super) fn tunnels_output(
+        &mut self,
+        pipes: &mut Slab<MemPipe>,
+        budget: &mut usize,
+        dirty: &mut Vec<usize>,
+        ended: &mut Vec<usize>,
+    ) -> bool {
+        let mut more = false;
+        let waker = &self.waker;
+        self.tunnels.retain_mut(|t| {
+            let Some(pipe) = pipes.get_mut(t.key) else {
+                return false;
+            };
+            let (pass, took) = t.output(pipe, budget, waker);
+            if took {
+                dirty.extend(pipe.conn);
+            }
+            match pass {
+                Pass::Keep => true,
+                Pass::More => {
+                    more = true;
+                    true
+                }
+                Pass::Finished => {
+                    ended.push(t.key);
+                    false
+                }
+            }
+        });
+        more
+    }
+}
+
+impl Tunnel {
+    fn receive(&mut self, pipe: &mut MemPipe, cx: &mut Context<'_>) -> Received {
+        let reset = match (&mut self.respond, &mut self.send) {
+            (Some(r), _) => r.poll_reset(cx).is_ready(),
+            (None, Some(s)) => s.poll_reset(cx).is_ready(),
+            _ => false,
+        };
+        if reset {
+            self.end_sent = true;
+            return Received::Gone;
+        }
+        let Some(recv) = self.recv.as_mut() else {
+            return Received::Nothing;
+        };
+        if self.held > 0 && !pipe.want_input {
+            // The engine read below the mark: the client may send again.
+            let _ = recv.flow_control().release_capacity(self.held);
+            self.held = 0;
+        }
+        let mut got = Received::Nothing;
+        loop {
+            match recv.poll_data(cx) {
+                Poll::Ready(Some(Ok(data))) => {
+                    let n = data.len();
+                    if pipe.conn.is_none() || self.refused {
+                        // Nobody reads it any more (the engine answered or closed): window back, bytes dropped.
+                        let _ = recv.flow_control().release_capacity(n);
+                        continue;
+                    }
+                    if pipe.take_input(&data) {
+                        self.held += n;
+                    } else {
+                        let _ = recv.flow_control().release_capacity(n);
+                    }
+                    got = Received::Input;
+                }
+                Poll::Ready(Some(Err(_))) => {
+                    self.end_sent = true;
+                    return Received::Gone;
+                }
+                Poll::Ready(None) => {
+                    pipe.in_eof = true;
+                    self.recv = None;
+                    return Received::Input;
+                }
+                Poll::Pending => return got,
+            }
+        }
+    }
+
+    /// Hands what the engine wrote to h2: the answer to the handshake as HEADERS, then WebSocket bytes as DATA
+    /// within the stream's window and `budget`, then END_STREAM once the engine closed its side. True beside the
+    /// pass when bytes were taken from the pipe (a writer blocked on it may go on).
+    pub fn output(
+        &mut self,
+        pipe: &mut MemPipe,
+        budget: &mut usize,
+        waker: &Waker,
+    ) -> (Pass, bool) {
+        if self.end_sent {
+            return (Pass::Finished, false);
+        }
+        if let Some(recv) = self
+            .recv
+            .as_mut()
+            .filter(|_| self.held > 0 && !pipe.want_input)
+        {
+            // The engine read below the pipe's mark (its news woke this pump): the client may send again.
+            let _ = recv.flow_control().release_capacity(self.held);
+            self.held = 0;
+        }
+        if self.send.is_none() {
+            if self.refused {
+                return self.answer(pipe);
+            }
+            let status = match gale_http::parse_response_head(&pipe.out) {
+                Ok(Some(head)) if head.status == 101 => {
+                    let resp = from_fields(200, &head.fields);
+                    let len = head.head_len;
+                    Some((resp, len))
+                }
+                Ok(Some(_)) => None,
+                Ok(None) if !pipe.out_eof => return (Pass::Keep, false),
+                // Closed without an answer, or bytes that are not one.
+                Ok(None) | Err(()) => {
+                    self.reset(h2::Reason::INTERNAL_ERROR);
+                    return (Pass::Finished, false);
+                }
+            };
+            let Some((resp, len)) = status else {
+                self.refused = true;
+                return self.answer(pipe);
+            };
+            let Some(respond) = self.respond.as_mut() else {
+                return (Pass::Finished, false);
+            };
+            match respond.send_response(resp, false) {
+                Ok(s) => self.send = Some(s),
+                Err(_) => {
+                    self.end_sent = true;
+                    return (Pass::Finished, false);
+                }
+            }
+            self.respond = None;
+            pipe.out.drain(..len);
+        }
+        let Some(send) = self.send.as_mut() else {
+            return (Pass::Finished, false);
+        };
+        let mut took = false;
+        while !pipe.out.is_empty() {
+            if *budget == 0 {
+                return (Pass::More, took);
+            }
+            send.reserve_capacity(pipe.out.len());
+            let mut cap = send.capacity().min(*budget);
+            if cap == 0 {
+                cap = wait_capacity(send, waker).min(*budget);
+            }
+            if cap == 0 {
+                // Waiting for the client's WINDOW_UPDATE: h2 wakes the connection's flag when it brings capacity.
+                return (Pass::Keep, took);
+            }
+            let n = cap.min(pipe.out.len());
+            let chunk = Bytes::copy_from_slice(&pipe.out[..n]);
+            pipe.out.drain(..n);
+            took = true;
+            *budget = budget.saturating_sub(n);
+            if send.send_data(chunk, false).is_err() {
+                self.end_sent = true;
+                return (Pass::Finished, took);
+            }
+        }
+        if pipe.out_eof {
+            // The engine closed the WebSocket's connection: the stream ends with it.
+            let _ = send.send_data(Bytes::new(), true);
+            self.end_sent = true;
+            return (Pass::Finished, took);
+        }
+        (Pass::Keep, took)
+    }
+
+    /// The engine did not switch protocols: its response, read through the pipe's reader, goes back whole once
+    /// complete (the head is kept meanwhile; an answer refusing a handshake is small). A 2xx that is not a switch
+    /// would tell the client the WebSocket is open: 501 instead, saying why.
+    fn answer(&mut self, pipe: &mut MemPipe) -> (Pass, bool) {
+        let MemPipe {
+            out,
+            out_eof,
+            reader,
+            body,
+            ..
+        } = pipe;
+        let done;
+        match reader.read(out, body) {
+            Ok(p) => {
+                if let Some(h) = p.head.as_ref() {
+                    self.answer = Some(if (200..300).contains(&h.status) {
+                        (
+                            from_fields(501, &[(b"content-type", b"text/plain; charset=utf-8")]),
+                            true,
+                        )
+                    } else {
+                        (from_fields(h.status, &h.fields), false)
+                    });
+                }
+                done = p.done || (*out_eof && p.consumed == out.len() && reader.finish().is_ok());
+                out.drain(..p.consumed);
+            }
+            Err(()) => {
+                out.clear();
+                done = true;
+            }
+        }
+        if !done && !*out_eof {
+            return (Pass::Keep, true);
+        }
+        let Some(respond) = self.respond.as_mut() else {
+            return (Pass::Finished, true);
+        };
+        let Some((mut resp, replaced)) = self.answer.take() else {
+            respond.send_reset(h2::Reason::INTERNAL_ERROR);
+            self.end_sent = true;
+            return (Pass::Finished, true);
+        };
+        let data = if replaced {
+            Bytes::from_static(NOT_A_WEBSOCKET)
+        } else {
+            Bytes::copy_from_slice(body)
+        };
+        body.clear();
+        resp.headers_mut().remove(http::header::CONTENT_LENGTH);
+        if let Ok(v) = HeaderValue::from_str(&data.len().to_string()) {
+            resp.headers_mut().insert(http::header::CONTENT_LENGTH, v);
+        }
+        let eos = data.is_empty();
+        if let Ok(mut s) = respond.send_response(resp, eos) {
+            if !eos {
+                let _ = s.send_data(data, true);
+            }
+        }
+        self.respond = None;
+        self.end_sent = true;
+        (Pass::Finished, true)
+    }
+
+    fn reset(&mut self, reason: h2::Reason) {
+        if let Some(r) = self.respond.as_mut() {
+            r.send_reset(reason);
+        } else if let Some(s) = self.send.as_mut() {
+            s.send_reset(reason);
+        }
+        self.end_sent = true;
+    }
+}
+
+/// A response with `status` and the engine's fields but HTTP/1.1's connection fields and the handshake's accept
+/// value (RFC 8441 §5: the 200 that opens a WebSocket carries the 101's other fields, the subprotocol and
+/// extensions).
+fn from_fields(status: u16, fields: &[(&[u8], &[u8])]) -> Response<()> {
+    let mut resp = Response::new(());
+    *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = resp.headers_mut();
+    for (name, value) in fields {
+        if gale_h2::connection_specific(name) || name.eq_ignore_ascii_case(b"sec-websocket-accept")
+        {
+            continue;
+        }
+        if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name), HeaderValue::from_bytes(value)) {
+            headers.append(n, v);
+        }
+    }
+    resp
+}

@@ -1,0 +1,233 @@
+// WebSockets over HTTP/2 (RFC 8441) with Node's http2 client sending extended CONNECT: the server's
+// SETTINGS_ENABLE_CONNECT_PROTOCOL, many sockets and requests on one connection, the request the route sees,
+// subprotocols and permessage-deflate, flow control both ways, pub/sub with HTTP/1.1 sockets, refusals, and how
+// a stream's reset, a connection's loss and the server's close end the sockets (the framing and close-code tests
+// run over HTTP/2 in tests/ws/protocol.test.ts).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
+import WebSocket from 'ws';
+import { closeFrame, frame, rawWsH2, readClose, readFrame } from '../ws/frames.js';
+import { bounded, h2App, request, testPki } from './h2.js';
+
+const T = { timeout: 30_000 };
+const until = async (ok: () => boolean, what: string) => {
+  for (let i = 0; i < 300 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(ok(), what);
+};
+
+for (const secure of [false, true]) {
+  const kind = secure ? 'TLS' : 'h2c';
+
+  test(`${kind}: sockets and requests share one connection; the route sees an HTTP/2 request`, T, async (t) => {
+    const seen: { version: string; secure: boolean; proto: string; peer: number }[] = [];
+    const s = await h2App(
+      t,
+      (app) => {
+        app.get('/port', (req) => ({ port: req.socket.remotePort }));
+        app.ws('/room/:id', {
+          upgrade: (req) => ({ id: req.params.id }),
+          open: (ws) => {
+            const req = ws.req;
+            seen.push({ version: req.httpVersion, secure: req.secure, proto: req.protocol, peer: ws.remotePort });
+            ws.send(`room ${(ws.data as { id: string }).id}`);
+          },
+          message: (ws, data, isBinary) => ws.send(data, { binary: isBinary }),
+        });
+      },
+      { secure },
+    );
+    const c = s.connect();
+    const socks = await Promise.all([1, 2, 3, 4, 5].map((i) => rawWsH2(c, `/room/${i}`)));
+    const got = await Promise.all(socks.map(({ conn }) => readFrame(conn)));
+    assert.deepEqual(
+      got.map((f) => f.payload.toString()),
+      ['room 1', 'room 2', 'room 3', 'room 4', 'room 5'],
+    );
+    const port = JSON.parse((await request(c, { ':path': '/port' })).body.toString()).port as number;
+    for (const [i, { conn }] of socks.entries()) {
+      await conn.write(frame(1, `echo ${i}`));
+      assert.equal((await readFrame(conn)).payload.toString(), `echo ${i}`);
+    }
+    // One TCP connection: every socket's peer is the client's one port, the same as the plain request's.
+    assert.equal(seen.length, 5);
+    for (const r of seen) {
+      assert.deepEqual(r, { version: '2.0', secure, proto: secure ? 'https' : 'http', peer: port });
+    }
+    for (const { conn } of socks) conn.socket.destroy();
+  });
+
+  test(`${kind}: subprotocol and permessage-deflate are negotiated; compressed messages both ways`, T, async (t) => {
+    const s = await h2App(
+      t,
+      (app) =>
+        app.ws('/z', {
+          compression: 'shared',
+          compressionThreshold: 0,
+          protocols: (offered: string[]) => (offered.includes('chat') ? 'chat' : false),
+          message: (ws, data, isBinary) => ws.send(data, { binary: isBinary }),
+        }),
+      { secure },
+    );
+    const c = s.connect();
+    const { conn, head } = await rawWsH2(
+      c,
+      '/z',
+      'Sec-WebSocket-Protocol: superchat, chat\r\nSec-WebSocket-Extensions: permessage-deflate\r\n',
+    );
+    assert.match(head, /^sec-websocket-protocol: chat$/m);
+    assert.match(head, /^sec-websocket-extensions: permessage-deflate/m);
+    assert.doesNotMatch(head, /sec-websocket-accept|upgrade|connection/i);
+    const text = 'compress me '.repeat(200);
+    const deflated = deflateRawSync(Buffer.from(text), { finishFlush: constants.Z_SYNC_FLUSH });
+    await conn.write(frame(1, deflated.subarray(0, deflated.length - 4), { rsv1: true }));
+    const back = await readFrame(conn);
+    assert.equal(back.rsv1, true, 'the echo is compressed');
+    const plain = inflateRawSync(Buffer.concat([back.payload, Buffer.from([0, 0, 0xff, 0xff])]), {
+      finishFlush: constants.Z_SYNC_FLUSH,
+    });
+    assert.equal(plain.toString(), text);
+    conn.socket.destroy();
+  });
+
+  test(`${kind}: messages larger than both flow-control windows go through whole`, T, async (t) => {
+    const s = await h2App(
+      t,
+      (app) =>
+        app.ws('/big', {
+          maxPayloadLength: 8 * 1024 * 1024,
+          message: (ws, data, isBinary) => ws.send(data, { binary: isBinary }),
+        }),
+      { secure },
+    );
+    const c = s.connect();
+    const { conn } = await rawWsH2(c, '/big');
+    // 3 MiB out and back: the server's receive window (256 KiB) and the client's (64 KiB) refill many times.
+    const big = Buffer.alloc(3 * 1024 * 1024);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 7 + (i >> 10)) & 0xff;
+    await conn.write(frame(2, big));
+    const back = await readFrame(conn, 15_000);
+    assert.equal(back.payload.length, big.length);
+    assert.ok(back.payload.equals(big));
+    conn.socket.destroy();
+  });
+
+  test(`${kind}: pub/sub reaches sockets on HTTP/2 streams and on HTTP/1.1 connections alike`, T, async (t) => {
+    const s = await h2App(
+      t,
+      (app) =>
+        app.ws('/news', {
+          open: (ws) => {
+            ws.subscribe('news');
+            ws.send('ready');
+          },
+          message: (ws, data) => ws.publish('news', data),
+        }),
+      { secure },
+    );
+    const c = s.connect();
+    const a = await rawWsH2(c, '/news');
+    const b = await rawWsH2(c, '/news');
+    const url = `${secure ? 'wss' : 'ws'}://127.0.0.1:${s.port}/news`;
+    const h1 = new WebSocket(url, { ca: testPki().pki.ca });
+    const h1Messages: string[] = [];
+    h1.on('message', (m) => h1Messages.push(m.toString()));
+    await bounded(new Promise((r) => h1.once('open', r)), 5000, 'the HTTP/1.1 socket opens');
+    assert.equal((await readFrame(a.conn)).payload.toString(), 'ready');
+    assert.equal((await readFrame(b.conn)).payload.toString(), 'ready');
+    await until(() => h1Messages.includes('ready'), 'the HTTP/1.1 socket is ready');
+    await a.conn.write(frame(1, 'from a'));
+    assert.equal((await readFrame(b.conn)).payload.toString(), 'from a');
+    await until(() => h1Messages.includes('from a'), 'the HTTP/1.1 socket hears the HTTP/2 one');
+    h1.send('from h1');
+    assert.equal((await readFrame(a.conn)).payload.toString(), 'from h1');
+    assert.equal((await readFrame(b.conn)).payload.toString(), 'from h1');
+    h1.close();
+    a.conn.socket.destroy();
+    b.conn.socket.destroy();
+  });
+
+  test(`${kind}: refusals are the stream's answer; a route that does not upgrade gets 501`, T, async (t) => {
+    const s = await h2App(
+      t,
+      (app) => {
+        app.get('/page', () => 'a page');
+        app.ws('/guarded', {
+          upgrade: (_req, res) => {
+            res.status(403).send('no entry');
+          },
+          message: () => {},
+        });
+      },
+      { secure },
+    );
+    const c = s.connect();
+    const answer = async (path: string) => {
+      const st = c.request({
+        ':method': 'CONNECT',
+        ':protocol': 'websocket',
+        ':scheme': secure ? 'https' : 'http',
+        ':path': path,
+        ':authority': '127.0.0.1',
+        'sec-websocket-version': '13',
+      });
+      const chunks: Buffer[] = [];
+      st.on('data', (d: Buffer) => chunks.push(d));
+      const head = await bounded(new Promise<Record<string, unknown>>((r) => st.once('response', r)), 5000, path);
+      await bounded(new Promise((r) => st.once('end', r)), 5000, `${path} ends`);
+      return { status: head[':status'], body: Buffer.concat(chunks).toString() };
+    };
+    assert.deepEqual(await answer('/nowhere'), { status: 404, body: 'Not Found' });
+    assert.deepEqual(await answer('/guarded'), { status: 403, body: 'no entry' });
+    const page = await answer('/page');
+    assert.equal(page.status, 501);
+    assert.match(page.body, /no WebSocket is served at this path/);
+    // A plain GET to a WebSocket route on HTTP/2 says how to open one.
+    const plain = await request(c, { ':path': '/guarded' });
+    assert.equal(plain.status, 426);
+    assert.match(plain.body.toString(), /extended CONNECT \(RFC 8441\)/);
+  });
+
+  test(
+    `${kind}: a reset stream or a lost connection closes the socket (1006); app.close() sends 1001`,
+    T,
+    async (t) => {
+      const closes: number[] = [];
+      const s = await h2App(
+        t,
+        (app) =>
+          app.ws('/e', {
+            open: (ws) => ws.send('hi'),
+            close: (_ws, code) => closes.push(code),
+            message: (ws, d) => ws.send(d),
+          }),
+        { secure },
+      );
+      const c = s.connect();
+      const a = await rawWsH2(c, '/e');
+      await readFrame(a.conn);
+      a.conn.socket.close(0x8 /* CANCEL */);
+      await until(() => closes.length === 1, 'the reset stream closed its socket');
+      assert.deepEqual(closes, [1006]);
+      // Other streams of the connection go on.
+      const b = await rawWsH2(c, '/e');
+      await readFrame(b.conn);
+      await b.conn.write(frame(1, 'still here'));
+      assert.equal((await readFrame(b.conn)).payload.toString(), 'still here');
+      c.destroy();
+      await until(() => closes.length === 2, 'the lost connection closed its socket');
+      assert.deepEqual(closes, [1006, 1006]);
+      // A graceful close: the socket hears 1001 (Going Away), its stream ends, and so does the connection.
+      const c2 = s.connect();
+      const d = await rawWsH2(c2, '/e');
+      await readFrame(d.conn);
+      const closing = s.app.close({ timeout: 2000 });
+      const close = await readClose(d.conn);
+      assert.equal(close.code, 1001);
+      await d.conn.write(closeFrame(1001));
+      assert.ok(await d.conn.waitForClose(3000), 'the stream ends');
+      await bounded(closing, 5000, 'app.close()');
+      assert.deepEqual(closes, [1006, 1006, 1001]);
+    },
+  );
+}
