@@ -231,3 +231,30 @@ for (const secure of [false, true]) {
     },
   );
 }
+
+test(
+  'Socket.IO attached to the app: its WebSocket transport opens on an HTTP/2 stream, events and acks go through',
+  T,
+  async (t) => {
+    const { Server } = await import('@gale-http/socket.io');
+    let io: InstanceType<typeof Server> | undefined;
+    const s = await h2App(t, (app) => {
+      io = new Server(app);
+      io.on('connection', (socket) => {
+        socket.on('hello', (m: string, ack: (r: string) => void) =>
+          ack(`got ${m} over ${socket.conn.transport.name}, HTTP ${socket.request.httpVersion}`),
+        );
+      });
+    });
+    t.after(() => io?.close());
+    const c = s.connect();
+    const { conn } = await rawWsH2(c, '/socket.io/?EIO=4&transport=websocket');
+    const text = async () => (await readFrame(conn)).payload.toString();
+    assert.match(await text(), /^0\{"sid":/);
+    await conn.write(frame(1, '40'));
+    assert.match(await text(), /^40\{"sid":/);
+    await conn.write(frame(1, '421["hello","h2"]'));
+    assert.equal(await text(), '431["got h2 over websocket, HTTP 2.0"]');
+    conn.socket.destroy();
+  },
+);
