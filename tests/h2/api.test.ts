@@ -243,7 +243,7 @@ for (const secure of [false, true]) {
   });
 }
 
-test('WebSocket routes answer 426 over HTTP/2, and a GET route on the same path is served', T, async (t) => {
+test('a plain GET to a WebSocket route answers 426 over HTTP/2, and a GET route on the same path is served', T, async (t) => {
   const s = await h2App(t, (app) => {
     app.ws('/only-ws', { message() {} });
     app.ws('/both', { message() {} });

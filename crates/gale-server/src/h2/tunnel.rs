@@ -429,3 +429,32 @@ fn from_fields(status: u16, fields: &[(&[u8], &[u8])]) -> Response<()> {
     }
     resp
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_200_keeps_the_101s_fields_but_the_upgrade_ones() {
+        let fields: [(&[u8], &[u8]); 6] = [
+            (b"Upgrade", b"websocket"),
+            (b"Connection", b"Upgrade"),
+            (b"Sec-WebSocket-Accept", b"s3pPLMBiTxaQ9kYGzzhZRbK+xOo="),
+            (b"Sec-WebSocket-Protocol", b"chat"),
+            (b"Sec-WebSocket-Extensions", b"permessage-deflate"),
+            (b"Set-Cookie", b"a=1"),
+        ];
+        let r = from_fields(200, &fields);
+        assert_eq!(r.status(), 200);
+        let names: Vec<_> = r.headers().keys().map(|k| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "sec-websocket-protocol",
+                "sec-websocket-extensions",
+                "set-cookie"
+            ]
+        );
+        assert_eq!(from_fields(1000, &[]).status(), 500);
+    }
+}
