@@ -27,6 +27,7 @@ mod send;
 pub(crate) mod state;
 mod stream;
 mod tunnel;
+mod websocket;
 
 use std::task::Context;
 
