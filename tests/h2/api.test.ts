@@ -243,19 +243,23 @@ for (const secure of [false, true]) {
   });
 }
 
-test('a plain GET to a WebSocket route answers 426 over HTTP/2, and a GET route on the same path is served', T, async (t) => {
-  const s = await h2App(t, (app) => {
-    app.ws('/only-ws', { message() {} });
-    app.ws('/both', { message() {} });
-    app.get('/both', () => 'plain GET');
-  });
-  const c = s.connect();
-  const only = await request(c, { ':path': '/only-ws' });
-  assert.equal(only.status, 426);
-  assert.match(only.body.toString(), /HTTP\/1\.1/);
-  const both = await request(c, { ':path': '/both' });
-  assert.equal(both.body.toString(), 'plain GET');
-});
+test(
+  'a plain GET to a WebSocket route answers 426 over HTTP/2, and a GET route on the same path is served',
+  T,
+  async (t) => {
+    const s = await h2App(t, (app) => {
+      app.ws('/only-ws', { message() {} });
+      app.ws('/both', { message() {} });
+      app.get('/both', () => 'plain GET');
+    });
+    const c = s.connect();
+    const only = await request(c, { ':path': '/only-ws' });
+    assert.equal(only.status, 426);
+    assert.match(only.body.toString(), /HTTP\/1\.1/);
+    const both = await request(c, { ':path': '/both' });
+    assert.equal(both.body.toString(), 'plain GET');
+  },
+);
 
 test('CONNECT over HTTP/2 gets 405 with Allow (no tunnel), on h2c and TLS', T, async (t) => {
   for (const secure of [false, true]) {
