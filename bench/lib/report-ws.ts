@@ -65,6 +65,7 @@ function mergeWsRuns(files: readonly WsFile[]): WsFile[] {
 
 const AXIS: Record<WsScenarioId, string> = {
   'ws-echo': 'echoes/s (median)',
+  'ws-echo-h2': 'echoes/s (median)',
   'fastws-echo': 'echoes/s (median)',
   'sio-echo': 'server CPU µs per acknowledged echo (median; lower is better)',
   'sio-broadcast': 'server CPU µs per broadcast delivery (median; lower is better)',

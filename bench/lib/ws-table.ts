@@ -77,6 +77,11 @@ const HEAD: Record<WsScenarioId, [string, string, string]> = {
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     'echo',
   ],
+  'ws-echo-h2': [
+    '| server | echoes/s (median) | vs Express | vs node:http | min–max | connects/s | connect ms min / mean / median / max / stddev | echo ms min / mean / median / max / stddev | CPU µs/echo | peak RSS MiB | loadgen CPU |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    'echo',
+  ],
   'fastws-echo': [
     '| server | echoes/s (median) | vs Express | vs node:http | min–max | connects/s | connect ms min / mean / median / max / stddev | reply ms min / mean / median / max / stddev | CPU µs/echo | peak RSS MiB | loadgen CPU |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -109,6 +114,10 @@ const NOTE: Record<WsScenarioId, string> = {
     '- gale-loadgen-ws (Rust, one thread, its own core) checks every echo against the exact text sent. echoes/s and ' +
     'connects/s are over the whole run; connect = TCP connect + WebSocket handshake; CPU µs/echo = server ' +
     'utime+stime ÷ echoes (connects included). loadgen CPU = the generator’s use of its core.',
+  'ws-echo-h2':
+    '- As ws-echo, with gale-loadgen-ws `--over h2c`: each WebSocket is an extended CONNECT (RFC 8441) on a ' +
+    'cleartext HTTP/2 connection of its own (connect = TCP connect + HTTP/2 handshake + the server’s SETTINGS + ' +
+    'CONNECT and its 200). Compare its CPU µs/echo with the same server’s ws-echo row of the same run.',
   'fastws-echo':
     '- gale-loadgen-ws checks that each connection gets the subprotocol `fast-ws` and the greeting `\\x00\\x02` ' +
     '(connect = TCP + handshake + greeting) and that every reply is exactly `\\x06` ID `\\x01["000…"]\\x02` for its ' +

@@ -4,6 +4,7 @@ import type { NodeRuntime } from './runtimes.ts';
 
 export const wsScenarioIds = [
   'ws-echo',
+  'ws-echo-h2',
   'fastws-echo',
   'sio-echo',
   'sio-broadcast',

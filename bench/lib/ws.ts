@@ -51,7 +51,8 @@ export {
 const BUN_DENO_WS: readonly WsScenarioId[] = ['ws-echo', 'fastws-echo', 'ws-broadcast', 'ws-idle'];
 
 /** The scenarios measured in echoes/s (one message at a time per connection, waiting for each answer). */
-export const isEcho = (s: WsScenarioId): boolean => s === 'ws-echo' || s === 'fastws-echo' || s === 'sio-echo';
+export const isEcho = (s: WsScenarioId): boolean =>
+  s === 'ws-echo' || s === 'ws-echo-h2' || s === 'fastws-echo' || s === 'sio-echo';
 
 /** The Socket.IO scenarios (only Socket.IO servers serve them; lib/sio.ts picks their client). */
 export const isSio = (s: WsScenarioId): boolean => s === 'sio-echo' || s === 'sio-broadcast';
@@ -60,6 +61,10 @@ export const wsScenarioText: Record<WsScenarioId, string> = {
   'ws-echo':
     "each connection sends N text messages of 1024 '0' one after another, waiting for each exact echo, then closes " +
     'and reconnects',
+  'ws-echo-h2':
+    'ws-echo with each WebSocket on a stream of a cleartext HTTP/2 connection of its own (RFC 8441 extended ' +
+    'CONNECT) instead of an HTTP/1.1 upgrade; reconnecting opens a new connection, as in ws-echo. Only servers ' +
+    'that implement RFC 8441 have a row',
   'fastws-echo':
     "the same over the fast-ws protocol: each message is emit('echo', 1024 '0', reply) (subprotocol fast-ws, after " +
     'the server greeting), answered by exactly its reply',
@@ -82,7 +87,7 @@ export const wsScenarioText: Record<WsScenarioId, string> = {
 /** A server of the WebSocket scenarios; `notImplemented` rows are shown as "— not implemented yet". */
 export interface WsServer extends ServerDef {
   notImplemented?: string;
-  /** The WebSocket scenarios it serves (default: all but the sio-* ones); it has no row in the others. */
+  /** The WebSocket scenarios it serves (default: all but the sio-* ones and ws-echo-h2); it has no row in the others. */
   serves?: readonly WsScenarioId[];
 }
 
@@ -90,7 +95,7 @@ const app = (file: string): string => join(benchDir, 'apps', file);
 
 /** Whether `server` has a row in `scenario`'s table. */
 export const wsServes = (server: WsServer, scenario: WsScenarioId): boolean =>
-  server.serves ? server.serves.includes(scenario) : !isSio(scenario);
+  server.serves ? server.serves.includes(scenario) : !isSio(scenario) && scenario !== 'ws-echo-h2';
 
 /** Why `scenario` cannot run on any server right now (reported FAILED with it), or null. */
 export function wsScenarioUnavailable(scenario: WsScenarioId, o: Pick<WsOptions, 'sioClient'> = {}): string | null {
@@ -228,6 +233,7 @@ export function wsArgs(o: WsOptions, scenario: WsScenarioId, port: number): stri
       String(o.messages ?? (o.quick ? 10 : 100)),
       '--size',
       '1024',
+      ...(scenario === 'ws-echo-h2' ? ['--over', 'h2c'] : []),
       ...common,
     ];
   }

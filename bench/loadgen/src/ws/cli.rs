@@ -40,6 +40,8 @@ Options:
                           sio-broadcast: sockets in the room (default 100)
   --messages N            echo/fastws/sio-echo: messages per connection (default 100)
   --size N                echo/fastws/sio-echo: message size in bytes (default 1024)
+  --over http1|h2c        echo/fastws: each WebSocket on a TCP connection of its own by an HTTP/1.1 upgrade
+                          (default), or as a stream of a cleartext HTTP/2 connection of its own (RFC 8441)
   --duration SECS         echo/fastws/sio-*: seconds of load; broadcast: time budget for stepping (default 10)
   --timeout SECS          connect / echo / broadcast delivery / pong slower than this is a timeout error (default 5)
   --step N                broadcast: clients added per step (default 50)
@@ -80,9 +82,28 @@ impl Mode {
     }
 }
 
+/// What the echo modes' WebSockets ride on (`--over`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Over {
+    /// An HTTP/1.1 upgrade on a TCP connection of their own.
+    Http1,
+    /// An extended CONNECT on a cleartext HTTP/2 connection of their own (RFC 8441).
+    H2c,
+}
+
+impl Over {
+    pub fn name(self) -> &'static str {
+        match self {
+            Over::Http1 => "http1",
+            Over::H2c => "h2c",
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Args {
     pub mode: Mode,
+    pub over: Over,
     pub url: String,
     pub addr: SocketAddr,
     pub connections: usize,
@@ -168,6 +189,7 @@ pub fn parse(argv: impl Iterator<Item = String>) -> Result<Command, String> {
     let mut url = None;
     let mut a = Args {
         mode: Mode::Echo,
+        over: Over::Http1,
         url: String::new(),
         addr: SocketAddr::from(([127, 0, 0, 1], 0)),
         connections: 100,
@@ -214,6 +236,13 @@ pub fn parse(argv: impl Iterator<Item = String>) -> Result<Command, String> {
                 })
             }
             "url" => url = Some(v),
+            "over" => {
+                a.over = match v.as_str() {
+                    "http1" => Over::Http1,
+                    "h2c" => Over::H2c,
+                    _ => return Err(format!("--over must be http1 or h2c (got {v:?})")),
+                }
+            }
             "connections" => a.connections = num(name, &v)?,
             "messages" => a.messages = num(name, &v)?,
             "size" => a.size = num(name, &v)?,
@@ -240,6 +269,9 @@ pub fn parse(argv: impl Iterator<Item = String>) -> Result<Command, String> {
         }
     }
     a.mode = mode.ok_or("--mode is required")?;
+    if a.over == Over::H2c && !matches!(a.mode, Mode::Echo | Mode::FastWs) {
+        return Err("--over h2c is for the echo and fastws modes".into());
+    }
     a.url = url.ok_or("--url is required")?;
     a.addr = parse_url(&a.url)?;
     if matches!(a.mode, Mode::SioEcho | Mode::SioBroadcast) {

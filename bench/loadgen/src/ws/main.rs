@@ -8,6 +8,7 @@ mod client;
 mod conn;
 mod echo;
 mod fastws;
+mod h2;
 mod idle;
 mod raw;
 mod sio;
@@ -57,8 +58,8 @@ fn main() -> ExitCode {
         match mode {
             Mode::Echo | Mode::FastWs => {
                 let (st, el) = echo::run(a.clone()).await;
-                let extra =
-                    json!({"connections": a.connections, "messages": a.messages, "size": a.size});
+                let extra = json!({"connections": a.connections, "messages": a.messages, "size": a.size,
+                                   "over": a.over.name()});
                 (st, el, extra)
             }
             Mode::Broadcast => broadcast::run(a).await,

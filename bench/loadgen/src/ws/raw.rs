@@ -8,7 +8,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 
-use crate::cli::Args;
+use crate::cli::{Args, Over};
 use crate::stats::Kind;
 
 /// The mask of the frames this client sends (a fixed key: servers must unmask whatever it is).
@@ -108,9 +108,17 @@ pub enum Data<'a> {
     Binary(&'a [u8]),
 }
 
+/// What a connection's WebSocket rides on.
+enum Io {
+    /// Its own TCP connection, upgraded from HTTP/1.1.
+    Tcp(TcpStream),
+    /// A stream of an HTTP/2 connection (`--over h2c`, h2.rs).
+    H2(crate::h2::Stream),
+}
+
 /// One client connection: the stream and the bytes read but not yet consumed.
 pub struct RawConn {
-    tcp: TcpStream,
+    io: Io,
     buf: Vec<u8>,
     /// Bytes of `buf` taken by the frame handed out last (dropped on the next call).
     used: usize,
@@ -118,16 +126,29 @@ pub struct RawConn {
 
 impl RawConn {
     /// TCP connect + handshake (asking for `protocol`, which the server must then select).
+    /// Over HTTP/2 (`--over h2c`): the extended CONNECT on a connection of its own instead.
     pub async fn open(a: &Args, protocol: Option<&str>) -> Result<RawConn, String> {
-        let (tcp, buf) = connect_with(a, protocol).await?;
-        Ok(RawConn { tcp, buf, used: 0 })
+        let (io, buf) = match a.over {
+            Over::Http1 => {
+                let (tcp, buf) = connect_with(a, protocol).await?;
+                (Io::Tcp(tcp), buf)
+            }
+            Over::H2c => (
+                Io::H2(crate::h2::connect(a, protocol).await?),
+                Vec::with_capacity(4096),
+            ),
+        };
+        Ok(RawConn { io, buf, used: 0 })
     }
 
     pub async fn send(&mut self, frame: &[u8]) -> Result<(), String> {
-        self.tcp
-            .write_all(frame)
-            .await
-            .map_err(|e| format!("write: {e}"))
+        match &mut self.io {
+            Io::Tcp(tcp) => tcp
+                .write_all(frame)
+                .await
+                .map_err(|e| format!("write: {e}")),
+            Io::H2(s) => s.send(frame),
+        }
     }
 
     /// Whether a whole frame after the one handed out last is already buffered, so [`RawConn::next`] will return
@@ -139,7 +160,12 @@ impl RawConn {
     /// The stream and the bytes read but not consumed yet (for a caller that splits it into a reader and a writer).
     pub fn into_parts(mut self) -> (TcpStream, Vec<u8>) {
         self.buf.drain(..self.used);
-        (self.tcp, self.buf)
+        match self.io {
+            Io::Tcp(tcp) => (tcp, self.buf),
+            Io::H2(_) => {
+                unreachable!("--over h2c is refused for the modes that split a connection (cli.rs)")
+            }
+        }
     }
 
     /// The next data frame (pings are answered, pongs skipped), or why there is none: the server closed (Closed),
@@ -148,17 +174,26 @@ impl RawConn {
     /// cleared right away: the next wait goes to epoll instead of a read that would fail with EAGAIN
     /// (one syscall less per message; edge-triggered epoll reports any later data anew).
     async fn fill(&mut self) -> Result<(), (Kind, String)> {
+        let tcp = match &mut self.io {
+            Io::Tcp(tcp) => tcp,
+            Io::H2(s) => {
+                return match s.fill(&mut self.buf).await {
+                    Ok(true) => Ok(()),
+                    Ok(false) => Err((Kind::Closed, "stream ended by the server".into())),
+                    Err(e) => Err((Kind::Read, e)),
+                }
+            }
+        };
         loop {
-            self.tcp
-                .readable()
+            tcp.readable()
                 .await
                 .map_err(|e| (Kind::Read, format!("read: {e}")))?;
             let spare = self.buf.capacity() - self.buf.len();
-            match self.tcp.try_read_buf(&mut self.buf) {
+            match tcp.try_read_buf(&mut self.buf) {
                 Ok(0) => return Err((Kind::Closed, "connection closed by the server".into())),
                 Ok(n) => {
                     if n < spare {
-                        let _ = self.tcp.try_io(Interest::READABLE, || {
+                        let _ = tcp.try_io(Interest::READABLE, || {
                             Err::<(), _>(std::io::ErrorKind::WouldBlock.into())
                         });
                     }
