@@ -83,25 +83,33 @@ impl Server {
     fn deliver_events(&self) -> bool {
         let mut any = false;
         loop {
-            let ev = {
-                let mut inner = self.inner.borrow_mut();
-                let ev = inner.events.pop_front();
-                if let Some(Event::Pipe(key)) = ev {
-                    if let Some(h2) = inner.tunnel_news(key as usize) {
-                        // An HTTP/2 WebSocket's pipe (h2/tunnel.rs): its connection's pump takes the news.
-                        inner.touch(h2);
-                        any = true;
-                        continue;
-                    }
-                }
-                ev
-            };
+            let ev = self.inner.borrow_mut().events.pop_front();
             let Some(ev) = ev else { return any };
             any = true;
+            if let Event::Pipe(key) = ev {
+                if self.tunnel_news(key) {
+                    continue;
+                }
+            }
             if matches!(ev, Event::Closed) {
                 self.teardown();
             }
             self.handler.event(self, ev);
+        }
+    }
+
+    /// An HTTP/2 WebSocket's pipe news (h2/tunnel.rs) is for its connection's pump, not JS: true when `key` is
+    /// such a pipe (the connection is then dirtied, to be flushed in this batch). Kept out of line: the event loop
+    /// above is on every batch's path.
+    #[inline(never)]
+    fn tunnel_news(&self, key: u32) -> bool {
+        let mut inner = self.inner.borrow_mut();
+        match inner.tunnel_news(key as usize) {
+            Some(h2) => {
+                inner.touch(h2);
+                true
+            }
+            None => false,
         }
     }
 
