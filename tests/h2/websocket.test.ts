@@ -233,6 +233,47 @@ for (const secure of [false, true]) {
 }
 
 test(
+  'an HTTP/2 connection with a WebSocket stream open outlives keepAliveTimeout; over maxConnections a stream gets 503',
+  T,
+  async (t) => {
+    const s = await h2App(
+      t,
+      (app) =>
+        app.ws('/e', {
+          idleTimeout: 0,
+          open: (ws) => ws.send('hi'),
+          message: (ws, d) => ws.send(d),
+        }),
+      // Each WebSocket stream is served through a connection of the engine's own, counted like a socket's.
+      { gale: { keepAliveTimeout: 300, maxConnections: 3 } },
+    );
+    const c = s.connect();
+    const a = await rawWsH2(c, '/e');
+    assert.equal((await readFrame(a.conn)).payload.toString(), 'hi');
+    // Well past the idle timeout of a connection with no stream: no GOAWAY, the socket still echoes.
+    await new Promise((r) => setTimeout(r, 1200));
+    assert.equal(c.closed || c.destroyed, false, 'the connection is still open');
+    await a.conn.write(frame(1, 'later'));
+    assert.equal((await readFrame(a.conn)).payload.toString(), 'later');
+    // The HTTP/2 connection and this socket's hold 2 of the 3: one more socket fits, the next is refused.
+    const b = await rawWsH2(c, '/e');
+    await readFrame(b.conn);
+    const st = c.request({
+      ':method': 'CONNECT',
+      ':protocol': 'websocket',
+      ':scheme': 'http',
+      ':path': '/e',
+      ':authority': '127.0.0.1',
+      'sec-websocket-version': '13',
+    });
+    const head = await bounded(new Promise<Record<string, unknown>>((r) => st.once('response', r)), 5000, 'the 503');
+    assert.equal(head[':status'], 503);
+    a.conn.socket.destroy();
+    b.conn.socket.destroy();
+  },
+);
+
+test(
   'Socket.IO attached to the app: its WebSocket transport opens on an HTTP/2 stream, events and acks go through',
   T,
   async (t) => {
