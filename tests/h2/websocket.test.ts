@@ -248,10 +248,15 @@ test(
       { gale: { keepAliveTimeout: 300, maxConnections: 3 } },
     );
     const c = s.connect();
+    let goaway = false;
+    c.on('goaway', () => {
+      goaway = true;
+    });
     const a = await rawWsH2(c, '/e');
     assert.equal((await readFrame(a.conn)).payload.toString(), 'hi');
     // Well past the idle timeout of a connection with no stream: no GOAWAY, the socket still echoes.
-    await new Promise((r) => setTimeout(r, 1200));
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(goaway, false, 'no GOAWAY while a WebSocket stream is open');
     assert.equal(c.closed || c.destroyed, false, 'the connection is still open');
     await a.conn.write(frame(1, 'later'));
     assert.equal((await readFrame(a.conn)).payload.toString(), 'later');
