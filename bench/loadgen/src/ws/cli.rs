@@ -42,6 +42,7 @@ Options:
   --size N                echo/fastws/sio-echo: message size in bytes (default 1024)
   --over http1|h2c        echo/fastws: each WebSocket on a TCP connection of its own by an HTTP/1.1 upgrade
                           (default), or as a stream of a cleartext HTTP/2 connection of its own (RFC 8441)
+  --streams N             --over h2c: WebSockets sharing each HTTP/2 connection (default 1: each its own)
   --duration SECS         echo/fastws/sio-*: seconds of load; broadcast: time budget for stepping (default 10)
   --timeout SECS          connect / echo / broadcast delivery / pong slower than this is a timeout error (default 5)
   --step N                broadcast: clients added per step (default 50)
@@ -104,6 +105,8 @@ impl Over {
 pub struct Args {
     pub mode: Mode,
     pub over: Over,
+    /// `--over h2c`: WebSockets per HTTP/2 connection (1: each its own).
+    pub streams: usize,
     pub url: String,
     pub addr: SocketAddr,
     pub connections: usize,
@@ -190,6 +193,7 @@ pub fn parse(argv: impl Iterator<Item = String>) -> Result<Command, String> {
     let mut a = Args {
         mode: Mode::Echo,
         over: Over::Http1,
+        streams: 1,
         url: String::new(),
         addr: SocketAddr::from(([127, 0, 0, 1], 0)),
         connections: 100,
@@ -244,6 +248,7 @@ pub fn parse(argv: impl Iterator<Item = String>) -> Result<Command, String> {
                 }
             }
             "connections" => a.connections = num(name, &v)?,
+            "streams" => a.streams = num(name, &v)?,
             "messages" => a.messages = num(name, &v)?,
             "size" => a.size = num(name, &v)?,
             "duration" => a.duration = secs(name, &v)?,
@@ -271,6 +276,9 @@ pub fn parse(argv: impl Iterator<Item = String>) -> Result<Command, String> {
     a.mode = mode.ok_or("--mode is required")?;
     if a.over == Over::H2c && !matches!(a.mode, Mode::Echo | Mode::FastWs) {
         return Err("--over h2c is for the echo and fastws modes".into());
+    }
+    if a.streams == 0 || (a.streams > 1 && a.over != Over::H2c) {
+        return Err("--streams is 1, or more with --over h2c".into());
     }
     a.url = url.ok_or("--url is required")?;
     a.addr = parse_url(&a.url)?;

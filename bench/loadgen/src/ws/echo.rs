@@ -11,6 +11,7 @@ use tokio::time::timeout;
 
 use crate::cli::{Args, Mode};
 use crate::fastws;
+use crate::h2::Shared;
 use crate::raw::{client_frame, Data, RawConn, MASK};
 use crate::stats::{escape, us, Stats};
 
@@ -37,12 +38,17 @@ impl Proto {
 }
 
 /// Connects (fastws: with the subprotocol, then waits for the greeting). Errors are counted here; None = not usable.
-async fn open(a: &Args, proto: &Proto, st: &RefCell<Stats>) -> Option<RawConn> {
+async fn open(
+    a: &Args,
+    proto: &Proto,
+    st: &RefCell<Stats>,
+    shared: Option<&Shared>,
+) -> Option<RawConn> {
     let fast = matches!(proto, Proto::FastWs { .. });
     let t0 = Instant::now();
     let mut c = match timeout(
         a.timeout,
-        RawConn::open(a, fast.then_some(fastws::PROTOCOL)),
+        RawConn::open(a, fast.then_some(fastws::PROTOCOL), shared),
     )
     .await
     {
@@ -145,9 +151,15 @@ async fn round_trip(
     }
 }
 
-async fn worker(a: Rc<Args>, st: Rc<RefCell<Stats>>, proto: Rc<Proto>, deadline: Instant) {
+async fn worker(
+    a: Rc<Args>,
+    st: Rc<RefCell<Stats>>,
+    proto: Rc<Proto>,
+    deadline: Instant,
+    shared: Option<Rc<Shared>>,
+) {
     while Instant::now() < deadline {
-        let Some(mut c) = open(&a, &proto, &st).await else {
+        let Some(mut c) = open(&a, &proto, &st, shared.as_deref()).await else {
             // A server that answers wrongly would otherwise be reconnected to in a busy loop.
             if st.borrow().invalid > 0 {
                 return;
@@ -185,15 +197,28 @@ pub async fn run(a: Rc<Args>) -> (Stats, Duration) {
             payload: payload.into_bytes(),
         },
     });
+    // `--streams` > 1: each group of that many workers opens its WebSockets on one HTTP/2 connection, made here
+    // one after another (so a group's first streams do not each make their own).
+    let mut groups = Vec::new();
+    if a.streams > 1 {
+        for _ in 0..a.connections.div_ceil(a.streams) {
+            let shared = Rc::new(Shared::default());
+            if let Err(why) = shared.open(&a).await {
+                st.borrow_mut().error(|e| &mut e.connect, why);
+            }
+            groups.push(shared);
+        }
+    }
     let start = Instant::now();
     let deadline = start + a.duration;
     let mut tasks = Vec::with_capacity(a.connections);
-    for _ in 0..a.connections {
+    for i in 0..a.connections {
         tasks.push(tokio::task::spawn_local(worker(
             a.clone(),
             st.clone(),
             proto.clone(),
             deadline,
+            groups.get(i / a.streams.max(1)).cloned(),
         )));
     }
     for t in tasks {

@@ -2,7 +2,10 @@
 //! crate's client on the TCP connection, an extended CONNECT with `:protocol: websocket` once the server's SETTINGS
 //! allow it, a 200 checked; the stream's DATA are then the WebSocket's bytes, read and written as a socket's are.
 
+use std::cell::RefCell;
+
 use bytes::Bytes;
+use h2::client::SendRequest;
 use h2::{RecvStream, SendStream};
 use http::{Method, Request};
 use tokio::net::TcpStream;
@@ -15,9 +18,23 @@ pub struct Stream {
     pub recv: RecvStream,
 }
 
-/// TCP connect, HTTP/2 handshake (the connection driven by a task of its own) and the extended CONNECT for `a.url`'s
-/// path, asking for `protocol` (which the server must then select).
-pub async fn connect(a: &Args, protocol: Option<&str>) -> Result<Stream, String> {
+/// A group of `--streams` workers' HTTP/2 connection (`--streams` > 1): made before they start, made again by the
+/// first that finds it gone.
+#[derive(Default)]
+pub struct Shared(RefCell<Option<SendRequest<Bytes>>>);
+
+impl Shared {
+    /// Makes the group's connection now.
+    pub async fn open(&self, a: &Args) -> Result<(), String> {
+        let c = session(a).await?;
+        *self.0.borrow_mut() = Some(c);
+        Ok(())
+    }
+}
+
+/// TCP connect and HTTP/2 handshake (the connection driven by a task of its own), until the server's SETTINGS say
+/// extended CONNECT is on.
+pub async fn session(a: &Args) -> Result<SendRequest<Bytes>, String> {
     let tcp = TcpStream::connect(a.addr)
         .await
         .map_err(|e| format!("connect: {e}"))?;
@@ -28,7 +45,7 @@ pub async fn connect(a: &Args, protocol: Option<&str>) -> Result<Stream, String>
     tokio::task::spawn_local(async move {
         let _ = conn.await;
     });
-    let mut client = client.ready().await.map_err(|e| format!("HTTP/2: {e}"))?;
+    let client = client.ready().await.map_err(|e| format!("HTTP/2: {e}"))?;
     // The server's SETTINGS come right after the handshake, read by the connection's task: give it turns (then
     // milliseconds) until they say extended CONNECT is on, within --timeout.
     let since = std::time::Instant::now();
@@ -46,6 +63,37 @@ pub async fn connect(a: &Args, protocol: Option<&str>) -> Result<Stream, String>
             tokio::time::sleep(std::time::Duration::from_millis(1)).await;
         }
     }
+    Ok(client)
+}
+
+/// The extended CONNECT for `a.url`'s path, asking for `protocol` (which the server must then select): on `shared`'s
+/// connection when there is one, else on a connection of its own.
+pub async fn connect(
+    a: &Args,
+    protocol: Option<&str>,
+    shared: Option<&Shared>,
+) -> Result<Stream, String> {
+    let existing = shared.and_then(|s| s.0.borrow().clone());
+    let client = match existing {
+        Some(c) => c,
+        None => {
+            let c = session(a).await?;
+            if let Some(s) = shared {
+                *s.0.borrow_mut() = Some(c.clone());
+            }
+            c
+        }
+    };
+    let mut client = match client.ready().await {
+        Ok(c) => c,
+        Err(e) => {
+            // The shared connection is gone: the next worker makes another.
+            if let Some(s) = shared {
+                s.0.borrow_mut().take();
+            }
+            return Err(format!("HTTP/2: {e}"));
+        }
+    };
     let rest = a.url.strip_prefix("ws://").unwrap_or(&a.url);
     let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let path = if path.is_empty() { "/" } else { path };

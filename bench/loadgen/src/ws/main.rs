@@ -59,7 +59,7 @@ fn main() -> ExitCode {
             Mode::Echo | Mode::FastWs => {
                 let (st, el) = echo::run(a.clone()).await;
                 let extra = json!({"connections": a.connections, "messages": a.messages, "size": a.size,
-                                   "over": a.over.name()});
+                                   "over": a.over.name(), "streams": a.streams});
                 (st, el, extra)
             }
             Mode::Broadcast => broadcast::run(a).await,

@@ -126,15 +126,19 @@ pub struct RawConn {
 
 impl RawConn {
     /// TCP connect + handshake (asking for `protocol`, which the server must then select).
-    /// Over HTTP/2 (`--over h2c`): the extended CONNECT on a connection of its own instead.
-    pub async fn open(a: &Args, protocol: Option<&str>) -> Result<RawConn, String> {
+    /// Over HTTP/2 (`--over h2c`): the extended CONNECT instead, on `shared`'s connection when given (`--streams`).
+    pub async fn open(
+        a: &Args,
+        protocol: Option<&str>,
+        shared: Option<&crate::h2::Shared>,
+    ) -> Result<RawConn, String> {
         let (io, buf) = match a.over {
             Over::Http1 => {
                 let (tcp, buf) = connect_with(a, protocol).await?;
                 (Io::Tcp(tcp), buf)
             }
             Over::H2c => (
-                Io::H2(crate::h2::connect(a, protocol).await?),
+                Io::H2(crate::h2::connect(a, protocol, shared).await?),
                 Vec::with_capacity(4096),
             ),
         };

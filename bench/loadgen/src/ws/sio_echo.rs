@@ -60,7 +60,7 @@ async fn next_text(c: &mut RawConn, until: Instant, what: &str) -> Result<Vec<u8
 /// packet (checked), the namespace connect and the server's answer (checked); a ping meanwhile is answered.
 pub async fn open_socket(a: &Args) -> Result<RawConn, Fail> {
     let until = Instant::now() + a.timeout;
-    let mut c = match timeout(a.timeout, RawConn::open(a, None)).await {
+    let mut c = match timeout(a.timeout, RawConn::open(a, None, None)).await {
         Ok(Ok(c)) => c,
         Ok(Err(why)) => return Err(Fail::Connect(why)),
         Err(_) => return Err(Fail::Timeout("connect + handshake timed out".into())),
