@@ -148,20 +148,23 @@ test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', a
       assert.doesNotMatch(table, /FAILED/);
     });
   }
-  await t.test('ws-echo-h2: Gale passes over HTTP/2 streams; a server without RFC 8441 is FAILED, saying why', async () => {
-    const gale = wsServers.find((s) => s.name === 'gale');
-    assert.ok(gale && wsServes(gale, 'ws-echo-h2'));
-    const g = await wsMeasure(opts, gale, 'ws-echo-h2', bin.path);
-    assert.equal(g.ok, true, g.failure ?? '');
-    assert.match(g.args.join(' '), /--over h2c/);
-    const j = g.median?.json;
-    assert.ok(j && j.valid > 0 && j.invalid === 0);
-    assert.equal(wsServes(wrong('ok', 'ws-echo'), 'ws-echo-h2'), false, 'only servers that say so have a row');
-    // The `ws` fixture speaks HTTP/1.1 only: the generator's HTTP/2 handshake fails, and says so.
-    const m = await wsMeasure(opts, wrong('ok', 'ws-echo'), 'ws-echo-h2', bin.path);
-    assert.equal(m.ok, false);
-    assert.match(m.failure ?? '', /HTTP\/2|ENABLE_CONNECT_PROTOCOL/);
-  });
+  await t.test(
+    'ws-echo-h2: Gale passes over HTTP/2 streams; a server without RFC 8441 is FAILED, saying why',
+    async () => {
+      const gale = wsServers.find((s) => s.name === 'gale');
+      assert.ok(gale && wsServes(gale, 'ws-echo-h2'));
+      const g = await wsMeasure(opts, gale, 'ws-echo-h2', bin.path);
+      assert.equal(g.ok, true, g.failure ?? '');
+      assert.match(g.args.join(' '), /--over h2c/);
+      const j = g.median?.json;
+      assert.ok(j && j.valid > 0 && j.invalid === 0);
+      assert.equal(wsServes(wrong('ok', 'ws-echo'), 'ws-echo-h2'), false, 'only servers that say so have a row');
+      // The `ws` fixture speaks HTTP/1.1 only: the generator's HTTP/2 handshake fails, and says so.
+      const m = await wsMeasure(opts, wrong('ok', 'ws-echo'), 'ws-echo-h2', bin.path);
+      assert.equal(m.ok, false);
+      assert.match(m.failure ?? '', /HTTP\/2|ENABLE_CONNECT_PROTOCOL/);
+    },
+  );
   await t.test('--sio-client socket.io-client still drives sio-echo and sio-broadcast', async () => {
     for (const scenario of ['sio-echo', 'sio-broadcast'] as const) {
       const o: WsOptions = { ...opts, sioClient: 'socket.io-client' };
