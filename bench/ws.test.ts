@@ -159,8 +159,8 @@ test('gale-loadgen-ws: wrong WebSocket servers are FAILED, correct ones pass', a
       const j = g.median?.json;
       assert.ok(j && j.valid > 0 && j.invalid === 0);
       assert.equal(wsServes(wrong('ok', 'ws-echo'), 'ws-echo-h2'), false, 'only servers that say so have a row');
-      // The `ws` fixture speaks HTTP/1.1 only: the generator's HTTP/2 handshake fails or gets no answer (node:http on
-      // Node 26 keeps the preface waiting), and the run is FAILED saying which.
+      // The `ws` fixture speaks HTTP/1.1 only: the generator's HTTP/2 handshake fails, or gets no answer within
+      // --timeout (seen on Node 26), and the run is FAILED saying which.
       const m = await wsMeasure(opts, wrong('ok', 'ws-echo'), 'ws-echo-h2', bin.path);
       assert.equal(m.ok, false);
       assert.match(m.failure ?? '', /HTTP\/2|ENABLE_CONNECT_PROTOCOL|connect \+ handshake timed out/);
