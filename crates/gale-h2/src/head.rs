@@ -76,6 +76,32 @@ pub fn connection_specific(name: &[u8]) -> bool {
         || name.eq_ignore_ascii_case(b"proxy-connection")
 }
 
+/// The HTTP/2 or HTTP/3 response for a response head the engine wrote as HTTP/1.1 and gale-http parsed back
+/// (`ParsedResponse`): its status and fields in order, the connection-specific ones dropped. A status the `http` crate
+/// refuses is sent as 500; so is a field it refuses left out.
+///
+/// ```
+/// let fields: [(&[u8], &[u8]); 3] = [(b"Set-Cookie", b"a=1"), (b"Connection", b"close"), (b"Set-Cookie", b"b=2")];
+/// let resp = gale_h2::response_from_fields(404, &fields);
+/// assert_eq!(resp.status(), 404);
+/// assert_eq!(resp.headers().get_all("set-cookie").iter().count(), 2);
+/// assert!(resp.headers().get("connection").is_none());
+/// ```
+pub fn response_from_fields(status: u16, fields: &[(&[u8], &[u8])]) -> Response<()> {
+    let mut resp = Response::new(());
+    *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = resp.headers_mut();
+    for (name, value) in fields {
+        if connection_specific(name) {
+            continue;
+        }
+        if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name), HeaderValue::from_bytes(value)) {
+            headers.append(n, v);
+        }
+    }
+    resp
+}
+
 /// The HTTP/2 response for a reply's fields: its status, Content-Type, the fields (connection-specific ones
 /// dropped, RFC 9113 §8.2.2), and Content-Length when the body's length is known. The reason phrase has no place
 /// in HTTP/2. A status outside 100..=999 is sent as 500, as the HTTP/1.1 encoder does; a field the `http` crate
@@ -292,5 +318,23 @@ mod tests {
         // A field h2 cannot carry (an upper-case or empty name after the engine's checks) is left out.
         let resp = response(&head(200, b"", b"Bad Name: x\r\n: y\r\nOk: 1\r\n", Some(0)));
         assert_eq!(resp.headers().len(), 2, "{:?}", resp.headers());
+    }
+
+    #[test]
+    fn connection_fields_are_dropped_and_the_rest_kept_in_order() {
+        let fields: [(&[u8], &[u8]); 5] = [
+            (b"Content-Type", b"text/plain"),
+            (b"Connection", b"keep-alive"),
+            (b"Transfer-Encoding", b"chunked"),
+            (b"Set-Cookie", b"a=1"),
+            (b"Set-Cookie", b"b=2"),
+        ];
+        let r = response_from_fields(201, &fields);
+        assert_eq!(r.status(), 201);
+        assert_eq!(r.headers().len(), 3);
+        assert!(r.headers().get("connection").is_none());
+        assert!(r.headers().get("transfer-encoding").is_none());
+        let cookies: Vec<_> = r.headers().get_all("set-cookie").iter().collect();
+        assert_eq!(cookies, ["a=1", "b=2"]);
     }
 }

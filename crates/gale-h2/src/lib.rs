@@ -13,5 +13,5 @@ mod head;
 mod preface;
 
 pub use guard::{Flood, Guard, GuardLimits, PREFACE};
-pub use head::{connection_specific, request_head, response};
+pub use head::{connection_specific, request_head, response, response_from_fields};
 pub use preface::{preface, preface_error, Preface};

@@ -15,7 +15,7 @@ use bytes::{Buf, Bytes};
 use h3::error::Code;
 use h3::server::RequestStream;
 use http::header::CONTENT_LENGTH;
-use http::{HeaderName, HeaderValue, Method, Response, StatusCode};
+use http::{Method, Response, StatusCode};
 
 use super::Ctx;
 use crate::mem::{MemState, MemWrite};
@@ -198,7 +198,8 @@ async fn download(pipe: &Pipe, send: &mut Send) -> Result<(), Code> {
         wait_for(pipe, |s, k| {
             got = s.mem_read(k, |out| {
                 (
-                    out.head.map(|h| response(h.status, &h.fields)),
+                    out.head
+                        .map(|h| gale_h2::response_from_fields(h.status, &h.fields)),
                     Bytes::copy_from_slice(out.body),
                     out.state,
                 )
@@ -228,45 +229,5 @@ async fn download(pipe: &Pipe, send: &mut Send) -> Result<(), Code> {
             }
             MemState::Failed => return Err(Code::H3_INTERNAL_ERROR),
         }
-    }
-}
-
-/// The HTTP/3 response for the head the engine wrote: its status and fields, without HTTP/1.1's connection
-/// fields (RFC 9114 §4.2).
-fn response(status: u16, fields: &[(&[u8], &[u8])]) -> Response<()> {
-    let mut resp = Response::new(());
-    *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let headers = resp.headers_mut();
-    for (name, value) in fields {
-        if gale_h2::connection_specific(name) {
-            continue;
-        }
-        if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name), HeaderValue::from_bytes(value)) {
-            headers.append(n, v);
-        }
-    }
-    resp
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn connection_fields_are_dropped_and_the_rest_kept_in_order() {
-        let fields: [(&[u8], &[u8]); 5] = [
-            (b"Content-Type", b"text/plain"),
-            (b"Connection", b"keep-alive"),
-            (b"Transfer-Encoding", b"chunked"),
-            (b"Set-Cookie", b"a=1"),
-            (b"Set-Cookie", b"b=2"),
-        ];
-        let r = response(201, &fields);
-        assert_eq!(r.status(), 201);
-        assert_eq!(r.headers().len(), 3);
-        assert!(r.headers().get("connection").is_none());
-        assert!(r.headers().get("transfer-encoding").is_none());
-        let cookies: Vec<_> = r.headers().get_all("set-cookie").iter().collect();
-        assert_eq!(cookies, ["a=1", "b=2"]);
     }
 }
