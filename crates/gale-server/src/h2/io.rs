@@ -70,7 +70,7 @@ impl Inner {
                     hwm,
                     alt_svc,
                     events,
-                    &h2.waker,
+                    &h2.swaker,
                 ) {
                     Pass::Keep => {}
                     Pass::More => more = true,
@@ -87,8 +87,10 @@ impl Inner {
             if !h2.tunnels.is_empty() {
                 more |= h2.tunnels_output(pipes, &mut budget, dirty, &mut ended);
             }
-            alive = h2.drive();
-            if budget == 0 || (budget == before && !h2.woken()) {
+            alive = h2.drive_if_woken();
+            // h2 took everything handed to it and wrote its frames; another pass is only for a stream it woke
+            // meanwhile (capacity assigned to one that waited for window, say).
+            if budget == 0 || !h2.streams_woken() {
                 break;
             }
             if pass == 7 && budget < before {
@@ -171,7 +173,11 @@ impl Inner {
         }
         h2.goaway_ms = Some(now);
         match &mut h2.state {
-            State::Open(c) => c.graceful_shutdown(),
+            State::Open(c) => {
+                c.graceful_shutdown();
+                // Called on the connection itself, which wakes nobody: the pump must poll it to send the GOAWAY.
+                h2.waker.wake_by_ref();
+            }
             State::Handshake(_) => {
                 h2.state = State::Done;
                 conn.close_after_flush = true;

@@ -135,7 +135,8 @@ impl Inner {
                 }
             }
         }
-        self.h2_pump(cid);
+        // The connection's flush (at the end of the batch) pumps: what this round's frames queued (acks, window
+        // updates, native answers) leaves with whatever JS answers in the same batch, after one poll instead of two.
         self.touch(cid);
     }
 
@@ -247,7 +248,9 @@ impl Inner {
         let Some(h2) = h2 else {
             return;
         };
-        let mut cx = Context::from_waker(&h2.waker);
+        // Every stream is looked at here: what woke them while the connection was polled is answered.
+        h2.sflag.take();
+        let mut cx = Context::from_waker(&h2.swaker);
         h2.finished.clear();
         for (i, st) in h2.streams.iter_mut().enumerate() {
             if st.receive(reqs, events, cfg.body_limit, date, &mut cx) {

@@ -32,7 +32,7 @@ pub(super) fn wait_capacity(send: &mut SendStream<Bytes>, waker: &Waker) -> usiz
 impl Stream {
     /// Hands the record's response to h2: the head once written, then body bytes and file pieces within the
     /// stream's capacity and `budget`, then the end of the stream.
-    /// A stream out of window capacity registers `waker` (the connection's flag) with h2, so the capacity a
+    /// A stream out of window capacity registers `waker` (the streams' flag) with h2, so the capacity a
     /// later WINDOW_UPDATE brings wakes it and the pump runs another pass.
     #[allow(clippy::too_many_arguments)]
     pub fn output(
@@ -109,7 +109,7 @@ impl Stream {
                 cap = wait_capacity(send, waker).min(*budget);
             }
             if cap == 0 {
-                // Waiting for the client's WINDOW_UPDATE: h2 wakes the connection's flag when it brings capacity.
+                // Waiting for the client's WINDOW_UPDATE: h2 wakes the streams' flag when it brings capacity.
                 break;
             }
             let chunk = if !req.out.is_empty() {

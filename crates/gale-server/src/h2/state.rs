@@ -110,8 +110,15 @@ pub(crate) struct H2Conn {
     pub(super) tunnels: Vec<super::tunnel::Tunnel>,
     /// JS dispatches found in this round, handed out one per `h2_step` call.
     pub(super) dispatch: VecDeque<(u32, u32)>,
+    /// Set when h2 wakes its connection task (a stream handle queued a frame or gave window back): the connection
+    /// must be polled. `waker` is what connection polls register.
     pub(super) flag: Arc<Flag>,
     pub(super) waker: Waker,
+    /// Set when h2 wakes a stream's task (data or a reset arrived, window assigned): the streams must be looked
+    /// at again. `swaker` is what the stream handles' polls register. Apart from `flag`, so a poll that only
+    /// delivered data to a stream does not cost another connection poll.
+    pub(super) sflag: Arc<Flag>,
+    pub(super) swaker: Waker,
     pub(super) guard: Guard,
     /// When the connection started (the handshake timeout counts from here), server ms.
     pub(super) started_ms: u64,
@@ -141,6 +148,7 @@ impl H2Conn {
     pub(super) fn new(settings: &Settings, now: u64) -> H2Conn {
         let pipe = Pipe::default();
         let (flag, waker) = Flag::new_waker();
+        let (sflag, swaker) = Flag::new_waker();
         let hs = settings.builder.handshake(pipe.clone());
         H2Conn {
             pipe,
@@ -150,6 +158,8 @@ impl H2Conn {
             dispatch: VecDeque::new(),
             flag,
             waker,
+            sflag,
+            swaker,
             guard: Guard::new(GuardLimits::default(), now),
             started_ms: now,
             active_ms: now,
@@ -174,6 +184,8 @@ impl H2Conn {
                     Poll::Pending => return Accepted::Pending,
                 },
                 State::Open(c) => {
+                    // This polls the whole connection, as `drive` does: wakes from before it are answered.
+                    self.flag.take();
                     return match c.poll_accept(&mut cx) {
                         Poll::Ready(Some(Ok((req, respond)))) => Accepted::Stream(req, respond),
                         Poll::Ready(Some(Err(_)) | None) => {
@@ -181,7 +193,7 @@ impl H2Conn {
                             Accepted::Gone
                         }
                         Poll::Pending => Accepted::Pending,
-                    }
+                    };
                 }
                 State::Done => return Accepted::Pending,
             }
@@ -189,7 +201,7 @@ impl H2Conn {
     }
 
     /// Lets h2 write what it has (frames of sent data, window updates, acks, GOAWAY). False once it is over.
-    /// `woken()` then says whether h2 woke a task meanwhile (capacity assigned to a stream, say).
+    /// `streams_woken()` then says whether h2 woke a stream meanwhile (capacity assigned to it, say).
     pub(super) fn drive(&mut self) -> bool {
         self.flag.take();
         let mut cx = Context::from_waker(&self.waker);
@@ -206,8 +218,20 @@ impl H2Conn {
         }
     }
 
-    pub(super) fn woken(&self) -> bool {
-        self.flag.take()
+    /// `drive`, when h2 asked for a poll since the last one: h2 wakes its connection task whenever a stream handle
+    /// queues a frame or gives window back, and writes everything it has before a poll returns Pending, so with no
+    /// wake there is nothing to write. Spares the connection poll (h2's most costly call) after a round that only
+    /// delivered data, as a WebSocket stream's input does.
+    pub(super) fn drive_if_woken(&mut self) -> bool {
+        match self.state {
+            State::Open(_) if !self.flag.take() => true,
+            _ => self.drive(),
+        }
+    }
+
+    /// Whether h2 woke a stream's task since the last call (and clears it).
+    pub(super) fn streams_woken(&self) -> bool {
+        self.sflag.take()
     }
 
     pub(super) fn is_done(&self) -> bool {

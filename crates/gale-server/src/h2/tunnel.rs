@@ -185,7 +185,7 @@ impl Tunnel {
                 cap = wait_capacity(send, waker).min(*budget);
             }
             if cap == 0 {
-                // Waiting for the client's WINDOW_UPDATE: h2 wakes the connection's flag when it brings capacity.
+                // Waiting for the client's WINDOW_UPDATE: h2 wakes the streams' flag when it brings capacity.
                 return (Pass::Keep, took);
             }
             let n = cap.min(pipe.out.len());

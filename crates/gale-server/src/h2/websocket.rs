@@ -68,7 +68,7 @@ impl Inner {
         if h2.tunnels.is_empty() {
             return;
         }
-        let mut cx = Context::from_waker(&h2.waker);
+        let mut cx = Context::from_waker(&h2.swaker);
         let mut gone = Vec::new();
         let mut fed = Vec::new();
         for t in &mut h2.tunnels {
@@ -124,7 +124,7 @@ impl H2Conn {
         ended: &mut Vec<usize>,
     ) -> bool {
         let mut more = false;
-        let waker = &self.waker;
+        let waker = &self.swaker;
         self.tunnels.retain_mut(|t| {
             let Some(pipe) = pipes.get_mut(t.key) else {
                 return false;
