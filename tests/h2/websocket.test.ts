@@ -1,13 +1,14 @@
 // WebSockets over HTTP/2 (RFC 8441) with Node's http2 client sending extended CONNECT: the server's
 // SETTINGS_ENABLE_CONNECT_PROTOCOL, many sockets and requests on one connection, the request the route sees,
 // subprotocols and permessage-deflate, flow control both ways, pub/sub with HTTP/1.1 sockets, refusals, and how
-// a stream's reset, a connection's loss and the server's close end the sockets (the framing and close-code tests
-// run over HTTP/2 in tests/ws/protocol.test.ts).
+// a stream's reset or end, a connection's loss and the server's close end the sockets, and fast-ws and Socket.IO on
+// streams (the framing and close-code tests run over HTTP/2 in tests/ws/protocol.test.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import WebSocket from 'ws';
 import { closeFrame, frame, rawWsH2, readClose, readFrame } from '../ws/frames.js';
+import { clientEventFrame, GREETING, replyFrame } from '../../packages/fast-ws/src/codec.js';
 import { bounded, h2App, request, testPki } from './h2.js';
 
 const T = { timeout: 30_000 };
@@ -230,6 +231,46 @@ for (const secure of [false, true]) {
       assert.deepEqual(closes, [1006, 1006, 1001]);
     },
   );
+  test(`${kind}: a client that ends its stream without a close frame closes the socket (1006)`, T, async (t) => {
+    const closes: number[] = [];
+    const s = await h2App(
+      t,
+      (app) =>
+        app.ws('/e', {
+          open: (ws) => ws.send('hi'),
+          close: (_ws, code) => closes.push(code),
+        }),
+      { secure },
+    );
+    const c = s.connect();
+    const a = await rawWsH2(c, '/e');
+    await readFrame(a.conn);
+    // END_STREAM with no close frame: to the socket, a TCP connection's end of file.
+    a.conn.socket.end();
+    await until(() => closes.length === 1, 'the ended stream closed its socket');
+    assert.deepEqual(closes, [1006]);
+    assert.ok(await a.conn.waitForClose(3000), 'the server ends its side of the stream too');
+    // The connection itself goes on.
+    assert.equal((await request(c, { ':path': '/e' })).status, 426);
+  });
+
+  test(`${kind}: a fast-ws route answers events on an HTTP/2 stream`, T, async (t) => {
+    const { fastWs } = await import('@gale-http/fast-ws');
+    const s = await h2App(
+      t,
+      (app) => app.ws('/fws', fastWs({ open: (client) => client.on('echo', (e) => e.reply(e.data)) })),
+      { secure },
+    );
+    const c = s.connect();
+    const { conn, head } = await rawWsH2(c, '/fws', 'Sec-WebSocket-Protocol: fast-ws\r\n');
+    assert.match(head, /^sec-websocket-protocol: fast-ws$/m);
+    assert.equal((await readFrame(conn)).payload.toString(), GREETING);
+    for (const id of ['1', '2']) {
+      await conn.write(frame(1, clientEventFrame('echo', id, `over h2 ${id}`)));
+      assert.equal((await readFrame(conn)).payload.toString(), replyFrame(id, `over h2 ${id}`));
+    }
+    conn.socket.destroy();
+  });
 }
 
 test(
