@@ -432,9 +432,13 @@ test('the comparisons report a mismatched pair: a wrong kind, a name on one side
   const file = join(dir, 'fake.ts');
   const src =
     'export interface Fake { size?: boolean; fast?: boolean; limit?: number; mode?: "a" | "b"; odd?: string; js?: 1 }';
-  writeFileSync(file, src);
-  const t = tsType(program([file]), file, 'Fake');
-  rmSync(dir, { recursive: true });
+  let t: ReturnType<typeof tsType>;
+  try {
+    writeFileSync(file, src);
+    t = tsType(program([file]), file, 'Fake');
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
   assert.deepEqual(decoders(rust), ['fake']);
   assert.deepEqual(compare(rustReads(rust, 'fake'), t).sort(), [
     'extra: the binding reads it, the TS type has no extra',

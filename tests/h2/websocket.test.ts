@@ -1,15 +1,15 @@
 // WebSockets over HTTP/2 (RFC 8441) with Node's http2 client sending extended CONNECT: the server's
 // SETTINGS_ENABLE_CONNECT_PROTOCOL, many sockets and requests on one connection, the request the route sees,
-// subprotocols and permessage-deflate, flow control both ways, pub/sub with HTTP/1.1 sockets, refusals, and how
-// a stream's reset or end, a connection's loss and the server's close end the sockets, and fast-ws and Socket.IO on
-// streams (the framing and close-code tests run over HTTP/2 in tests/ws/protocol.test.ts).
+// subprotocols and permessage-deflate, flow control both ways, pub/sub with HTTP/1.1 sockets, refusals, the stream
+// limit, how a stream's reset or end, a connection's loss and the server's close end the sockets, and fast-ws and
+// Socket.IO on streams (the framing and close-code tests run over HTTP/2 in tests/ws/protocol.test.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import WebSocket from 'ws';
-import { closeFrame, frame, rawWsH2, readClose, readFrame } from '../ws/frames.js';
 import { clientEventFrame, GREETING, replyFrame } from '../../packages/fast-ws/src/codec.js';
-import { bounded, h2App, request, testPki } from './h2.js';
+import { closeFrame, frame, rawWsH2, readClose, readFrame } from '../ws/frames.js';
+import { bounded, FLAG, FRAME, h2App, frame as h2Frame, RawH2, request, testPki } from './h2.js';
 
 const T = { timeout: 30_000 };
 const until = async (ok: () => boolean, what: string) => {
@@ -316,6 +316,58 @@ test(
     assert.equal(head[':status'], 503);
     a.conn.socket.destroy();
     b.conn.socket.destroy();
+  },
+);
+
+test(
+  'WebSocket streams count against maxConcurrentStreams: the one past it is refused, a freed place is reused',
+  T,
+  async (t) => {
+    const s = await h2App(t, (app) => app.ws('/e', { open: (ws) => ws.send('hi') }), {
+      http2: { maxConcurrentStreams: 2 },
+    });
+    // A raw client: Node's would hold the third CONNECT back itself, as the server's SETTINGS ask.
+    const c = await RawH2.open(s.port);
+    t.after(() => c.sock.destroy());
+    const lit = (v: string) => [Buffer.from([v.length]), Buffer.from(v)];
+    const connect = (id: number) =>
+      c.send(
+        h2Frame(
+          FRAME.HEADERS,
+          FLAG.END_HEADERS,
+          id,
+          Buffer.concat([
+            Buffer.from([0x02]), // :method, a literal with the static table's name
+            ...lit('CONNECT'),
+            Buffer.from([0x00]), // a literal with a literal name
+            ...lit(':protocol'),
+            ...lit('websocket'),
+            Buffer.from([0x86]), // :scheme http
+            Buffer.from([0x04]), // :path
+            ...lit('/e'),
+            Buffer.from([0x01]), // :authority
+            ...lit('127.0.0.1'),
+            Buffer.from([0x00]),
+            ...lit('sec-websocket-version'),
+            ...lit('13'),
+          ]),
+        ),
+      );
+    const answered = (id: number) =>
+      c.until((f) => f.stream === id && (f.type === FRAME.HEADERS || f.type === FRAME.RST_STREAM), `stream ${id}`);
+    for (const id of [1, 3, 5]) connect(id);
+    assert.equal((await answered(1)).type, FRAME.HEADERS);
+    assert.equal((await answered(3)).type, FRAME.HEADERS);
+    const refused = await answered(5);
+    assert.equal(refused.type, FRAME.RST_STREAM);
+    assert.equal(refused.payload.readUInt32BE(0), 7 /* REFUSED_STREAM */);
+    // Stream 1's socket sent 'hi' (its DATA came); once the client resets it, its place is free for another.
+    await c.until((f) => f.stream === 1 && f.type === FRAME.DATA, "stream 1's first message");
+    c.send(h2Frame(FRAME.RST_STREAM, 0, 1, Buffer.from([0, 0, 0, 8])));
+    await new Promise((r) => setTimeout(r, 100));
+    connect(7);
+    assert.equal((await answered(7)).type, FRAME.HEADERS);
+    assert.equal(c.closed, false);
   },
 );
 
