@@ -137,7 +137,15 @@ impl Inner {
         }
         // The connection's flush (at the end of the batch) pumps: what this round's frames queued (acks, window
         // updates, native answers) leaves with whatever JS answers in the same batch, after one poll instead of two.
-        self.touch(cid);
+        // A round that only fed WebSocket streams has nothing to flush until their answers come.
+        if self
+            .conns
+            .get(cid)
+            .and_then(|c| c.h2.as_deref())
+            .is_some_and(H2Conn::wants_flush)
+        {
+            self.touch(cid);
+        }
     }
 
     /// A new stream: its request record, routed like an HTTP/1.1 request; native answers are made now.
@@ -248,9 +256,9 @@ impl Inner {
         let Some(h2) = h2 else {
             return;
         };
-        // Every stream is looked at here: what woke them while the connection was polled is answered.
-        h2.sflag.take();
-        let mut cx = Context::from_waker(&h2.swaker);
+        // No waker to remember: what a stream receives (data, its end, a reset) comes with input, and every round
+        // after input looks at every stream here.
+        let mut cx = Context::from_waker(std::task::Waker::noop());
         h2.finished.clear();
         for (i, st) in h2.streams.iter_mut().enumerate() {
             if st.receive(reqs, events, cfg.body_limit, date, &mut cx) {

@@ -57,7 +57,6 @@ impl Pipe {
     }
 
     /// Output waiting to be taken.
-    #[cfg(test)]
     pub fn output_len(&self) -> usize {
         self.0.borrow().output.len()
     }
@@ -148,6 +147,11 @@ impl Flag {
     pub fn new_waker() -> (Arc<Flag>, Waker) {
         let flag = Arc::new(Flag::default());
         (flag.clone(), Waker::from(flag))
+    }
+
+    /// Whether it was woken since the last `take` (and leaves it so).
+    pub fn peek(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
     }
 
     /// Whether it was woken since the last call (and clears it).

@@ -114,9 +114,10 @@ pub(crate) struct H2Conn {
     /// must be polled. `waker` is what connection polls register.
     pub(super) flag: Arc<Flag>,
     pub(super) waker: Waker,
-    /// Set when h2 wakes a stream's task (data or a reset arrived, window assigned): the streams must be looked
-    /// at again. `swaker` is what the stream handles' polls register. Apart from `flag`, so a poll that only
-    /// delivered data to a stream does not cost another connection poll.
+    /// Set when h2 assigns window to a stream that waited for it: the streams' output must run again. `swaker` is
+    /// what `poll_capacity` registers (the receiving side's polls register none: what they wait for comes with
+    /// input, after which every stream is looked at). Apart from `flag`, so data delivered to a stream is not a
+    /// reason to poll the connection again.
     pub(super) sflag: Arc<Flag>,
     pub(super) swaker: Waker,
     pub(super) guard: Guard,
@@ -232,6 +233,17 @@ impl H2Conn {
     /// Whether h2 woke a stream's task since the last call (and clears it).
     pub(super) fn streams_woken(&self) -> bool {
         self.sflag.take()
+    }
+
+    /// Whether a flush has anything to do after a round: frames h2 wrote, a poll it asked for, window for a stream
+    /// that waited, a request stream's output, or the end. WebSocket streams are otherwise left out: their output
+    /// comes with their pipe's news, which dirties the connection then.
+    pub(super) fn wants_flush(&self) -> bool {
+        self.is_done()
+            || self.flag.peek()
+            || self.sflag.peek()
+            || !self.streams.is_empty()
+            || self.pipe.output_len() > 0
     }
 
     pub(super) fn is_done(&self) -> bool {
