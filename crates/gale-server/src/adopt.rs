@@ -21,7 +21,7 @@ impl Server {
             if inner.closing {
                 return Err(io::Error::other("server is closed"));
             }
-            inner.adopting = true;
+            inner.accepting.adopting = true;
         }
         if self.handles.get().is_none_or(|h| h.poll.is_none()) {
             let data = Rc::into_raw(self.clone()) as *const std::ffi::c_void;
@@ -52,7 +52,7 @@ impl Server {
         let mut guard = self.inner.borrow_mut();
         // One &mut Inner, so the connection slab and the poller can be borrowed apart.
         let inner = &mut *guard;
-        if !inner.adopting || inner.closing {
+        if !inner.accepting.adopting || inner.closing {
             return Err(io::Error::other("the server is not taking connections"));
         }
         // SAFETY: dup() only reads `fd`; a new descriptor (or -1) comes back and is owned from here.

@@ -13,7 +13,7 @@ unsafe extern "C" fn on_kick(h: UvHandle) {
     server.kick_pending.set(false);
     {
         let mut inner = server.inner.borrow_mut();
-        if inner.accept_more {
+        if inner.accepting.more {
             // The backlog's next ACCEPT_BATCH, now that the last one's ready reads ran.
             inner.accept();
         }
@@ -49,13 +49,13 @@ impl Server {
             inner.flush_dirty();
             // JS has run (microtasks too): the requests answered in this turn are let go.
             inner.reqs.sweep();
-            if inner.accept_retry {
+            if inner.accepting.retry {
                 // Descriptors were freed while accepting was paused (EMFILE): take the backlog.
                 inner.accept();
             }
             inner.ring_submit();
             inner.in_batch = false;
-            !inner.events.is_empty() || !inner.deferred.is_empty() || inner.accept_more
+            !inner.events.is_empty() || !inner.deferred.is_empty() || inner.accepting.more
         };
         if more {
             self.schedule_kick();

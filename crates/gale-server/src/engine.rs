@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::io::ErrorKind;
 use std::time::{Instant, SystemTime};
 
-use gale_http::{DateCache, Error as HttpError, HeaderSpan};
+use gale_http::{DateCache, Error as HttpError};
 use mio::net::TcpListener;
 use mio::Token;
 use slab::Slab;
@@ -35,8 +35,6 @@ macro_rules! reach {
 pub(crate) use reach;
 
 pub(crate) const LISTENER: Token = Token(usize::MAX);
-/// Size of a pooled read buffer.
-pub(crate) const READ_BUF: usize = 64 * 1024;
 /// Marks an optional route param that matched nothing.
 pub(crate) const ABSENT_SPAN: gale_http::Span = gale_http::Span {
     start: u32::MAX,
@@ -58,10 +56,8 @@ pub(crate) struct Inner {
     /// The router, fixed answers, static mounts and the fallback route (routes.rs).
     pub routes: crate::routes::Routes,
     pub date: DateCache,
-    pub hdr_scratch: Vec<HeaderSpan>,
-    pub param_scratch: Vec<(u32, u32)>,
-    pub discard: Vec<u8>,
-    pub(crate) bufpool: Vec<Vec<u8>>,
+    /// Reused buffers: header and param spans, discarded bodies, read buffers, compression (scratch.rs).
+    pub scratch: crate::scratch::Scratch,
     /// High-water of open connections, to give a burst's memory back (trim.rs).
     pub(crate) trim: crate::trim::Trim,
     /// Connections with corked output, flushed at the end of the batch.
@@ -75,23 +71,12 @@ pub(crate) struct Inner {
     started: Instant,
     pub closing: bool,
     pub closed: bool,
-    /// Serving connections accepted elsewhere (adopt.rs) instead of, or besides, a listener of its own.
-    #[cfg_attr(not(unix), allow(dead_code))]
-    pub adopting: bool,
     /// While closing: when idle HTTP/1.1 connections are closed (`Server::close_with_grace`).
     pub idle_close_at: u64,
     /// WebSocket routes, pub/sub topics, closed sockets' heads and message scratch (ws/mod.rs).
     pub ws: crate::ws::WsState,
-    /// accept() failed for want of descriptors (EMFILE/ENFILE/…): retried on the tick and after a
-    /// connection closes, never in a loop.
-    pub accept_paused: bool,
-    /// A connection closed while accepting was paused: retry at the end of the batch.
-    pub accept_retry: bool,
-    /// accept() stopped at ACCEPT_BATCH with the backlog maybe not empty: go on at the next loop
-    /// turn (the kick), after the ready connections were read.
-    pub accept_more: bool,
-    /// Scratch of dynamic compression (bodies, header lines, the gzip compressor).
-    pub cz: crate::compress::Scratch,
+    /// Where accepting stands: paused for want of descriptors, more to take, adopting.
+    pub accepting: Accepting,
     /// TLS for new connections (swapped by `reload_tls`; established ones keep their own).
     pub tls: Option<std::sync::Arc<rustls::ServerConfig>>,
     /// HTTP/2 settings when the server speaks it (`set_http2`).
@@ -105,12 +90,22 @@ pub(crate) struct Inner {
     /// The io_uring backend's ring, when this server listens through it (uring/).
     #[cfg(target_os = "linux")]
     pub ring: Option<crate::uring::Ring>,
-    /// Completions being handled (kept to reuse its allocation).
-    #[cfg(target_os = "linux")]
-    pub ring_done: Vec<crate::uring::Done>,
-    /// Connections that received in the completions being handled, with their generation.
-    #[cfg(target_os = "linux")]
-    pub ring_ready: Vec<(usize, u32)>,
+}
+
+/// Where accepting stands (`Inner::accepting`).
+#[derive(Default)]
+pub(crate) struct Accepting {
+    /// accept() failed for want of descriptors (EMFILE/ENFILE/…): retried on the tick and after a
+    /// connection closes, never in a loop.
+    pub paused: bool,
+    /// A connection closed while accepting was paused: retry at the end of the batch.
+    pub retry: bool,
+    /// accept() stopped at ACCEPT_BATCH with the backlog maybe not empty: go on at the next loop
+    /// turn (the kick), after the ready connections were read.
+    pub more: bool,
+    /// Serving connections accepted elsewhere (adopt.rs) instead of, or besides, a listener of its own.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    pub adopting: bool,
 }
 
 /// What the parse loop wants next.
@@ -144,10 +139,7 @@ impl Inner {
             conns: Slab::new(),
             reqs: ReqPool::with_error_format(error_format),
             date,
-            hdr_scratch: Vec::new(),
-            param_scratch: Vec::new(),
-            discard: Vec::new(),
-            bufpool: Vec::new(),
+            scratch: Default::default(),
             trim: Default::default(),
             dirty: Vec::new(),
             deferred: Vec::new(),
@@ -157,13 +149,9 @@ impl Inner {
             started: Instant::now(),
             closing: false,
             closed: false,
-            adopting: false,
             idle_close_at: 0,
             ws: crate::ws::WsState::default(),
-            accept_paused: false,
-            accept_retry: false,
-            accept_more: false,
-            cz: Default::default(),
+            accepting: Accepting::default(),
             tls: None,
             h2: None,
             h3: None,
@@ -171,10 +159,6 @@ impl Inner {
             pipes: Slab::new(),
             #[cfg(target_os = "linux")]
             ring: None,
-            #[cfg(target_os = "linux")]
-            ring_done: Vec::new(),
-            #[cfg(target_os = "linux")]
-            ring_ready: Vec::new(),
         })
     }
 
@@ -186,23 +170,10 @@ impl Inner {
         self.date.update(SystemTime::now());
     }
 
-    pub fn take_buf(&mut self) -> Vec<u8> {
-        self.bufpool
-            .pop()
-            .unwrap_or_else(|| Vec::with_capacity(READ_BUF))
-    }
-
-    pub fn give_buf(&mut self, mut b: Vec<u8>) {
-        if b.capacity() == READ_BUF && self.bufpool.len() < 64 {
-            b.clear();
-            self.bufpool.push(b);
-        }
-    }
-
     pub fn accept(&mut self) {
-        self.accept_paused = false;
-        self.accept_retry = false;
-        self.accept_more = false;
+        self.accepting.paused = false;
+        self.accepting.retry = false;
+        self.accepting.more = false;
         #[cfg(target_os = "linux")]
         if self.ring.is_some() {
             return self.ring_accept();
@@ -241,13 +212,13 @@ impl Inner {
                 // edge-triggered, so the backlog would otherwise wait for the next connection
                 // attempt; retry from the tick and whenever a connection closes instead.
                 Err(_) => {
-                    self.accept_paused = true;
+                    self.accepting.paused = true;
                     return;
                 }
             }
         }
         // The listener is edge-triggered: what is left in the backlog raises no new event.
-        self.accept_more = true;
+        self.accepting.more = true;
     }
 
     /// A new connection's TLS session on an HTTPS listener (None on plain HTTP); Err when rustls cannot make one.
@@ -292,7 +263,7 @@ impl Inner {
         let inflight = std::mem::take(&mut conn.inflight);
         self.release_requests(inflight, conn.phase);
         let rbuf = std::mem::take(&mut conn.rbuf);
-        self.give_buf(rbuf);
+        self.scratch.give_buf(rbuf);
         if let Some(mut ws) = conn.ws.take() {
             // A socket JS never heard of (accepted by the engine) matters to JS at its close only through the route's
             // close handler: without one, its head goes now and JS hears nothing of it.
@@ -319,8 +290,8 @@ impl Inner {
         // Requests answered in this turn may still be read by JS until it ends, but no longer through this
         // connection: its slot can be reused by the next accept.
         self.reqs.detach_retired(cid);
-        if self.accept_paused {
-            self.accept_retry = true;
+        if self.accepting.paused {
+            self.accepting.retry = true;
         }
         self.maybe_finished();
     }
@@ -434,7 +405,7 @@ impl Inner {
                     if let Some(c) = self.conns.get_mut(cid) {
                         c.partial = false;
                         let rbuf = std::mem::take(&mut c.rbuf);
-                        self.give_buf(rbuf);
+                        self.scratch.give_buf(rbuf);
                     }
                     self.fail_new(cid, &HttpError::request_timeout());
                 }
@@ -442,7 +413,7 @@ impl Inner {
             }
             self.flush(cid);
         }
-        if self.accept_paused {
+        if self.accepting.paused {
             self.accept();
         }
     }

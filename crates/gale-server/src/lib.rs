@@ -23,6 +23,7 @@ mod reader;
 mod request;
 mod respond;
 mod routes;
+mod scratch;
 mod serve;
 mod statics;
 mod sys;

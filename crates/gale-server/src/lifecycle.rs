@@ -370,7 +370,7 @@ impl Server {
             requests_in_flight: inner.reqs.live(),
             request_records: inner.reqs.capacity(),
             requests_total: inner.reqs.total,
-            accept_paused: inner.accept_paused,
+            accept_paused: inner.accepting.paused,
             ..crate::Stats::default()
         };
         for (_, c) in inner.conns.iter() {

@@ -81,7 +81,7 @@ impl Inner {
                 }
             };
         }
-        let head = match parse_head(avail, &self.cfg.limits, &mut self.hdr_scratch) {
+        let head = match parse_head(avail, &self.cfg.limits, &mut self.scratch.hdr) {
             Ok(None) => return Step::Stop,
             Ok(Some(h)) => h,
             Err(e) => {
@@ -134,7 +134,7 @@ impl Inner {
         let closing = self.closing;
         let req = self.reqs.get_mut(idx);
         req.head.extend_from_slice(&avail[..head.head_len]);
-        req.headers.extend_from_slice(&self.hdr_scratch);
+        req.headers.extend_from_slice(&self.scratch.hdr);
         req.method = head.method;
         req.target = head.target;
         req.path = head.path;
@@ -209,7 +209,7 @@ impl Inner {
         let (status, extra): (u16, &[u8]) = match self.routes.router.find(
             method,
             path,
-            &mut self.param_scratch,
+            &mut self.scratch.params,
         ) {
             Found::Route(&Target::Answer(_, f)) if answerable(req, h2) => {
                 self.routes.fixed[f as usize].answer(req, h2, &self.date);
@@ -222,7 +222,7 @@ impl Inner {
                     _ => unreachable!(),
                 };
                 let base = req.path.start;
-                for &(s, e) in &self.param_scratch {
+                for &(s, e) in &self.scratch.params {
                     if s == u32::MAX {
                         // An optional param that did not match (the router's ABSENT slot).
                         req.params.push(Param {
@@ -238,9 +238,9 @@ impl Inner {
                     let raw = span.get(&req.head);
                     if self.cfg.decode_params && memchr_pct(raw) {
                         let start = req.param_buf.len() as u32;
-                        let mut tmp = std::mem::take(&mut self.discard);
+                        let mut tmp = std::mem::take(&mut self.scratch.discard);
                         if decode_param(raw, &mut tmp).is_err() {
-                            self.discard = tmp;
+                            self.scratch.discard = tmp;
                             crate::wire::native_text(
                                     req,
                                     h2,
@@ -252,7 +252,7 @@ impl Inner {
                             return;
                         }
                         req.param_buf.extend_from_slice(&tmp);
-                        self.discard = tmp;
+                        self.scratch.discard = tmp;
                         let end = req.param_buf.len() as u32;
                         req.params.push(Param {
                             span: gale_http::Span { start, end },
@@ -275,7 +275,7 @@ impl Inner {
                 // `dir` and `dir/` differ here (redirect vs index file).
                 let end = req.path.end;
                 let slash = req.path.get(&req.head).last() == Some(&b'/');
-                let start = match self.param_scratch.first() {
+                let start = match self.scratch.params.first() {
                     Some(&(s, _)) => req.path.start + s,
                     None if slash => end - 1,
                     None => end,
@@ -339,10 +339,10 @@ impl Inner {
             let sink = if keep {
                 &mut req.body
             } else {
-                &mut self.discard
+                &mut self.scratch.discard
             };
             let r = dec.decode(avail, sink);
-            self.discard.clear();
+            self.scratch.discard.clear();
             match r {
                 Ok(d) => {
                     *pos += d.consumed;

@@ -82,7 +82,7 @@ impl Server {
             }
             let b = std::mem::take(&mut conn.rbuf);
             let b = if b.capacity() == 0 {
-                inner.take_buf()
+                inner.scratch.take_buf()
             } else {
                 b
             };
@@ -145,7 +145,7 @@ impl Server {
         let mut inner = self.inner.borrow_mut();
         match inner.conns.get_mut(cid) {
             Some(c) if !buf.is_empty() => c.rbuf = buf,
-            _ => inner.give_buf(buf),
+            _ => inner.scratch.give_buf(buf),
         }
         if eof {
             inner.on_eof(cid);

@@ -277,7 +277,7 @@ impl crate::engine::Inner {
             mut packed,
             mut lines,
             mut gzip,
-        } = std::mem::take(&mut self.cz);
+        } = std::mem::take(&mut self.scratch.cz);
         plain.clear();
         plain.reserve(len);
         fill(&mut plain);
@@ -299,7 +299,7 @@ impl crate::engine::Inner {
                 *v = Vec::new();
             }
         }
-        self.cz = Scratch {
+        self.scratch.cz = Scratch {
             plain,
             packed,
             lines,

@@ -174,11 +174,11 @@ impl Inner {
         gale_h2::request_head(&parts, &mut req.head);
         req.minor = 2;
         req.keep_alive = true;
-        let parsed = gale_http::parse_head(&req.head, &self.cfg.limits, &mut self.hdr_scratch);
+        let parsed = gale_http::parse_head(&req.head, &self.cfg.limits, &mut self.scratch.hdr);
         let mut too_large = false;
         match parsed {
             Ok(Some(head)) => {
-                req.headers.extend_from_slice(&self.hdr_scratch);
+                req.headers.extend_from_slice(&self.scratch.hdr);
                 req.method = head.method;
                 req.target = head.target;
                 req.path = head.path;

@@ -122,6 +122,8 @@ pub(crate) fn open() -> Result<Ring, String> {
         next_gen: 0,
         accept_armed: false,
         nofile: nofile(),
+        reaped: Vec::new(),
+        received: Vec::new(),
     })
 }
 
@@ -247,6 +249,10 @@ pub(crate) struct Ring {
     /// The open-file limit when the accept was armed: the kernel applies the limit it read then (the multishot
     /// accept is prepared once), so a changed limit re-arms it (`follow_nofile`).
     nofile: u64,
+    /// The completions being handled (`Server::on_ring`), kept to reuse the allocation.
+    pub reaped: Vec<Done>,
+    /// Connections that received in the completions being handled, with their generation (likewise).
+    pub received: Vec<(usize, u32)>,
 }
 
 impl Ring {

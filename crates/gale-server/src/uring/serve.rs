@@ -29,18 +29,20 @@ impl Server {
     /// The ring's watch callback: every completion waiting, in one batch inside one JS scope.
     pub(crate) fn on_ring(&self) {
         self.begin_batch();
-        let mut done = {
+        let (mut done, mut ready) = {
             let mut inner = self.inner.borrow_mut();
             inner.refresh_clock();
-            let mut done = std::mem::take(&mut inner.ring_done);
+            let mut done = Vec::new();
+            let mut ready = Vec::new();
             if let Some(ring) = inner.ring.as_mut() {
+                done = std::mem::take(&mut ring.reaped);
+                ready = std::mem::take(&mut ring.received);
                 ring.reap(&mut done);
             }
-            done
+            (done, ready)
         };
         // Every receive of this reap joins its connection's input first, so a request that came in several pieces
         // is parsed whole, as one large read gives it to the epoll backend.
-        let mut ready = std::mem::take(&mut self.inner.borrow_mut().ring_ready);
         for d in &done {
             match d.op {
                 Op::Recv => {
@@ -76,10 +78,10 @@ impl Server {
         }
         ready.clear();
         done.clear();
-        let mut inner = self.inner.borrow_mut();
-        inner.ring_done = done;
-        inner.ring_ready = ready;
-        drop(inner);
+        if let Some(ring) = self.inner.borrow_mut().ring.as_mut() {
+            ring.reaped = done;
+            ring.received = ready;
+        }
         self.end_batch();
     }
 }
@@ -110,7 +112,7 @@ impl Inner {
         if d.res < 0 {
             if self.listener.is_some() {
                 // EMFILE, ENFILE, ENOBUFS, ENOMEM: retried when a connection closes and from the tick (engine.rs).
-                self.accept_paused = true;
+                self.accepting.paused = true;
             }
             return;
         }
