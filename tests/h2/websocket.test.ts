@@ -4,7 +4,7 @@
 // limit, how a stream's reset or end, a connection's loss and the server's close end the sockets, and fast-ws and
 // Socket.IO on streams (the framing and close-code tests run over HTTP/2 in tests/ws/protocol.test.ts).
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import WebSocket from 'ws';
 import { clientEventFrame, GREETING, replyFrame } from '../../packages/fast-ws/src/codec.js';
@@ -12,6 +12,18 @@ import { closeFrame, frame, rawWsH2, readClose, readFrame } from '../ws/frames.j
 import { bounded, FLAG, FRAME, h2App, frame as h2Frame, RawH2, request, testPki } from './h2.js';
 
 const T = { timeout: 30_000 };
+/** An app whose sockets at /e say 'hi', echo, and push their close codes to `closes`. */
+const greeter = (t: TestContext, secure: boolean, closes: number[]) =>
+  h2App(
+    t,
+    (app) =>
+      app.ws('/e', {
+        open: (ws) => ws.send('hi'),
+        close: (_ws, code) => closes.push(code),
+        message: (ws, d) => ws.send(d),
+      }),
+    { secure },
+  );
 const until = async (ok: () => boolean, what: string) => {
   for (let i = 0; i < 300 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
   assert.ok(ok(), what);
@@ -194,16 +206,7 @@ for (const secure of [false, true]) {
     T,
     async (t) => {
       const closes: number[] = [];
-      const s = await h2App(
-        t,
-        (app) =>
-          app.ws('/e', {
-            open: (ws) => ws.send('hi'),
-            close: (_ws, code) => closes.push(code),
-            message: (ws, d) => ws.send(d),
-          }),
-        { secure },
-      );
+      const s = await greeter(t, secure, closes);
       const c = s.connect();
       const a = await rawWsH2(c, '/e');
       await readFrame(a.conn);
@@ -231,17 +234,10 @@ for (const secure of [false, true]) {
       assert.deepEqual(closes, [1006, 1006, 1001]);
     },
   );
+
   test(`${kind}: a client that ends its stream without a close frame closes the socket (1006)`, T, async (t) => {
     const closes: number[] = [];
-    const s = await h2App(
-      t,
-      (app) =>
-        app.ws('/e', {
-          open: (ws) => ws.send('hi'),
-          close: (_ws, code) => closes.push(code),
-        }),
-      { secure },
-    );
+    const s = await greeter(t, secure, closes);
     const c = s.connect();
     const a = await rawWsH2(c, '/e');
     await readFrame(a.conn);
