@@ -4,12 +4,14 @@
 // limit, how a stream's reset or end, a connection's loss and the server's close end the sockets, and fast-ws and
 // Socket.IO on streams (the framing and close-code tests run over HTTP/2 in tests/ws/protocol.test.ts).
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import net from 'node:net';
 import { type TestContext, test } from 'node:test';
 import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import WebSocket from 'ws';
 import { clientEventFrame, GREETING, replyFrame } from '../../packages/fast-ws/src/codec.js';
 import { closeFrame, frame, rawWsH2, readClose, readFrame } from '../ws/frames.js';
-import { bounded, FLAG, FRAME, h2App, frame as h2Frame, RawH2, request, testPki } from './h2.js';
+import { bounded, FLAG, FRAME, h2App, frame as h2Frame, PREFACE, RawH2, request, testPki } from './h2.js';
 
 const T = { timeout: 30_000 };
 /** An app whose sockets at /e say 'hi', echo, and push their close codes to `closes`. */
@@ -28,6 +30,26 @@ const until = async (ok: () => boolean, what: string) => {
   for (let i = 0; i < 300 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
   assert.ok(ok(), what);
 };
+
+/** The HPACK block of an extended CONNECT for a WebSocket at `path` (h2c), without Huffman coding or indexing. */
+function connectBlock(path: string): Buffer {
+  const lit = (v: string) => [Buffer.from([v.length]), Buffer.from(v)];
+  return Buffer.concat([
+    Buffer.from([0x02]), // :method, a literal with the static table's name
+    ...lit('CONNECT'),
+    Buffer.from([0x00]), // a literal with a literal name
+    ...lit(':protocol'),
+    ...lit('websocket'),
+    Buffer.from([0x86]), // :scheme http
+    Buffer.from([0x04]), // :path
+    ...lit(path),
+    Buffer.from([0x01]), // :authority
+    ...lit('127.0.0.1'),
+    Buffer.from([0x00]),
+    ...lit('sec-websocket-version'),
+    ...lit('13'),
+  ]);
+}
 
 for (const secure of [false, true]) {
   const kind = secure ? 'TLS' : 'h2c';
@@ -325,30 +347,7 @@ test(
     // A raw client: Node's would hold the third CONNECT back itself, as the server's SETTINGS ask.
     const c = await RawH2.open(s.port);
     t.after(() => c.sock.destroy());
-    const lit = (v: string) => [Buffer.from([v.length]), Buffer.from(v)];
-    const connect = (id: number) =>
-      c.send(
-        h2Frame(
-          FRAME.HEADERS,
-          FLAG.END_HEADERS,
-          id,
-          Buffer.concat([
-            Buffer.from([0x02]), // :method, a literal with the static table's name
-            ...lit('CONNECT'),
-            Buffer.from([0x00]), // a literal with a literal name
-            ...lit(':protocol'),
-            ...lit('websocket'),
-            Buffer.from([0x86]), // :scheme http
-            Buffer.from([0x04]), // :path
-            ...lit('/e'),
-            Buffer.from([0x01]), // :authority
-            ...lit('127.0.0.1'),
-            Buffer.from([0x00]),
-            ...lit('sec-websocket-version'),
-            ...lit('13'),
-          ]),
-        ),
-      );
+    const connect = (id: number) => c.send(h2Frame(FRAME.HEADERS, FLAG.END_HEADERS, id, connectBlock('/e')));
     const answered = (id: number) =>
       c.until((f) => f.stream === id && (f.type === FRAME.HEADERS || f.type === FRAME.RST_STREAM), `stream ${id}`);
     for (const id of [1, 3, 5]) connect(id);
@@ -364,6 +363,41 @@ test(
     connect(7);
     assert.equal((await answered(7)).type, FRAME.HEADERS);
     assert.equal(c.closed, false);
+  },
+);
+
+test(
+  'a WebSocket stream out of window sends the rest when the window comes, after input that needed no answer',
+  T,
+  async (t) => {
+    const big = 'x'.repeat(10_000);
+    const s = await h2App(t, (app) => app.ws('/big', { open: (ws) => ws.send(big), message: () => {} }));
+    const sock = net.connect(s.port, '127.0.0.1');
+    await bounded(once(sock, 'connect'), 3000, 'connect');
+    const c = RawH2.over(sock);
+    t.after(() => sock.destroy());
+    // SETTINGS_INITIAL_WINDOW_SIZE (0x4) 1 000: the server may send 1 000 bytes on a stream before a WINDOW_UPDATE.
+    const settings = Buffer.alloc(6);
+    settings.writeUInt16BE(0x4, 0);
+    settings.writeUInt32BE(1000, 2);
+    c.send(Buffer.concat([PREFACE, h2Frame(FRAME.SETTINGS, 0, 0, settings)]));
+    await c.until((f) => f.type === FRAME.SETTINGS && (f.flags & FLAG.ACK) === 0, 'server SETTINGS');
+    c.send(h2Frame(FRAME.SETTINGS, FLAG.ACK, 0));
+    c.send(h2Frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, connectBlock('/big')));
+    await c.until((f) => f.stream === 1 && f.type === FRAME.HEADERS, 'the 200');
+    const sent = () =>
+      c.frames.filter((f) => f.stream === 1 && f.type === FRAME.DATA).reduce((n, f) => n + f.payload.length, 0);
+    await until(() => sent() === 1000, 'the first 1 000 bytes');
+    // Input the server has nothing to answer (a message the route ignores); then the window. The server registered
+    // for window when it ran out; the input in between must not have lost that.
+    c.send(h2Frame(FRAME.DATA, 0, 1, frame(1, 'ignored')));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(sent(), 1000);
+    const more = Buffer.alloc(4);
+    more.writeUInt32BE(100_000);
+    c.send(h2Frame(FRAME.WINDOW_UPDATE, 0, 1, more));
+    // 10 000 bytes of text behind a 4-byte frame header (126 and a 16-bit length).
+    await until(() => sent() === 10_004, 'the rest of the message once the window came');
   },
 );
 

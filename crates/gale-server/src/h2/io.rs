@@ -90,7 +90,13 @@ impl Inner {
             alive = h2.drive_if_woken();
             // h2 took everything handed to it and wrote its frames; another pass is only for a stream it woke
             // meanwhile (capacity assigned to one that waited for window, say).
-            if budget == 0 || !h2.streams_woken() {
+            if budget == 0 {
+                // Out of budget: a stream h2 gave window meanwhile sends once the output drains (the flush pumps
+                // again while `more`).
+                more |= h2.streams_woken();
+                break;
+            }
+            if !h2.streams_woken() {
                 break;
             }
             if pass == 7 && budget < before {

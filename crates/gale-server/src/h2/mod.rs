@@ -29,8 +29,6 @@ mod stream;
 mod tunnel;
 mod websocket;
 
-use std::task::Context;
-
 use bytes::Bytes;
 use h2::server::SendResponse;
 use h2::RecvStream;
@@ -256,12 +254,11 @@ impl Inner {
         let Some(h2) = h2 else {
             return;
         };
-        // No waker to remember: what a stream receives (data, its end, a reset) comes with input, and every round
-        // after input looks at every stream here.
-        let mut cx = Context::from_waker(std::task::Waker::noop());
+        // What a stream receives (data, its end, a reset) comes with input, and every round after input looks at
+        // every stream here (Stream::receive says which waker each poll leaves).
         h2.finished.clear();
         for (i, st) in h2.streams.iter_mut().enumerate() {
-            if st.receive(reqs, events, cfg.body_limit, date, &mut cx) {
+            if st.receive(reqs, events, cfg.body_limit, date, &h2.swaker) {
                 h2.finished.push(i);
             }
         }

@@ -114,10 +114,10 @@ pub(crate) struct H2Conn {
     /// must be polled. `waker` is what connection polls register.
     pub(super) flag: Arc<Flag>,
     pub(super) waker: Waker,
-    /// Set when h2 assigns window to a stream that waited for it: the streams' output must run again. `swaker` is
-    /// what `poll_capacity` registers (the receiving side's polls register none: what they wait for comes with
-    /// input, after which every stream is looked at). Apart from `flag`, so data delivered to a stream is not a
-    /// reason to poll the connection again.
+    /// Set when h2 wakes a stream's send task: window assigned to a stream that waited for it, or a reset. `swaker`
+    /// is what `poll_capacity` and `poll_reset` register (they share h2's one send task per stream); `poll_data`
+    /// registers none, as what it waits for comes only with input, after which every stream is looked at. Apart
+    /// from `flag`, so data delivered to a stream is not a reason to poll the connection again.
     pub(super) sflag: Arc<Flag>,
     pub(super) swaker: Waker,
     pub(super) guard: Guard,

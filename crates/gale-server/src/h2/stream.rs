@@ -131,13 +131,17 @@ impl Stream {
         events: &mut std::collections::VecDeque<Event>,
         body_limit: u64,
         date: &gale_http::DateCache,
-        cx: &mut Context<'_>,
+        swaker: &std::task::Waker,
     ) -> bool {
+        // `poll_reset` leaves its waker where `poll_capacity` does (h2's one send task per stream): the streams' one,
+        // or window assigned later would wake nobody. `poll_data` waits for input only, after which every stream is
+        // looked at: no waker.
         let reset = match (&mut self.respond, &mut self.send) {
-            (Some(r), _) => r.poll_reset(cx).is_ready(),
-            (None, Some(s)) => s.poll_reset(cx).is_ready(),
+            (Some(r), _) => r.poll_reset(&mut Context::from_waker(swaker)).is_ready(),
+            (None, Some(s)) => s.poll_reset(&mut Context::from_waker(swaker)).is_ready(),
             _ => false,
         };
+        let cx = &mut Context::from_waker(std::task::Waker::noop());
         if reset {
             return self.abort(reqs, events);
         }

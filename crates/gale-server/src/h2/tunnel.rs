@@ -66,12 +66,15 @@ impl Tunnel {
 
     /// Receives on the stream: DATA into the pipe (its window given back at once, or held while the pipe is over its
     /// mark), the client's end as the pipe's EOF, a reset or error as `Gone`.
-    pub fn receive(&mut self, pipe: &mut MemPipe, cx: &mut Context<'_>) -> Received {
+    pub fn receive(&mut self, pipe: &mut MemPipe, swaker: &Waker) -> Received {
+        // As Stream::receive: `poll_reset` shares h2's send task with `poll_capacity`, so it registers the streams'
+        // waker; `poll_data` waits for input only (no waker).
         let reset = match (&mut self.respond, &mut self.send) {
-            (Some(r), _) => r.poll_reset(cx).is_ready(),
-            (None, Some(s)) => s.poll_reset(cx).is_ready(),
+            (Some(r), _) => r.poll_reset(&mut Context::from_waker(swaker)).is_ready(),
+            (None, Some(s)) => s.poll_reset(&mut Context::from_waker(swaker)).is_ready(),
             _ => false,
         };
+        let cx = &mut Context::from_waker(Waker::noop());
         if reset {
             self.end_sent = true;
             return Received::Gone;

@@ -1,8 +1,6 @@
 //! The HTTP/2 connection's side of its WebSocket streams (RFC 8441; one stream is tunnel.rs): an extended CONNECT
 //! opens one, each round receives on them, each pump hands their output to h2, and they close with the connection.
 
-use std::task::Context;
-
 use bytes::Bytes;
 use h2::server::SendResponse;
 use h2::RecvStream;
@@ -68,15 +66,13 @@ impl Inner {
         if h2.tunnels.is_empty() {
             return;
         }
-        // As h2_receive: what a stream receives comes with input, and every round after input calls this.
-        let mut cx = Context::from_waker(std::task::Waker::noop());
         let mut gone = Vec::new();
         let mut fed = Vec::new();
         for t in &mut h2.tunnels {
             let Some(pipe) = pipes.get_mut(t.key) else {
                 continue;
             };
-            match t.receive(pipe, &mut cx) {
+            match t.receive(pipe, &h2.swaker) {
                 Received::Nothing => {}
                 Received::Input => fed.extend(pipe.conn),
                 Received::Gone => gone.push(t.key),
