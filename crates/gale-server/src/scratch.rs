@@ -15,7 +15,7 @@ pub(crate) struct Scratch {
     pub hdr: Vec<HeaderSpan>,
     /// The router's param spans (parse.rs `route`).
     pub params: Vec<(u32, u32)>,
-    /// Where body bytes nobody reads go (parse.rs).
+    /// Where body bytes nobody reads go, and a param being percent-decoded (parse.rs).
     pub discard: Vec<u8>,
     /// Dynamic compression's bodies, header lines and gzip compressor (respond.rs).
     pub cz: crate::compress::Scratch,

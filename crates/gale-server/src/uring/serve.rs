@@ -32,14 +32,14 @@ impl Server {
         let (mut done, mut ready) = {
             let mut inner = self.inner.borrow_mut();
             inner.refresh_clock();
-            let mut done = Vec::new();
-            let mut ready = Vec::new();
-            if let Some(ring) = inner.ring.as_mut() {
-                done = std::mem::take(&mut ring.reaped);
-                ready = std::mem::take(&mut ring.received);
-                ring.reap(&mut done);
+            match inner.ring.as_mut() {
+                Some(ring) => {
+                    let mut done = std::mem::take(&mut ring.reaped);
+                    ring.reap(&mut done);
+                    (done, std::mem::take(&mut ring.received))
+                }
+                None => Default::default(),
             }
-            (done, ready)
         };
         // Every receive of this reap joins its connection's input first, so a request that came in several pieces
         // is parsed whole, as one large read gives it to the epoll backend.
