@@ -40,6 +40,7 @@ impl Drop for Pipe {
 /// Serves one request stream to its end.
 pub(super) async fn serve(
     ctx: &Ctx,
+    quic: &quinn::Connection,
     peer: SocketAddr,
     req: http::Request<()>,
     stream: RequestStream<h3_quinn::BidiStream<Bytes>, Bytes>,
@@ -68,7 +69,7 @@ pub(super) async fn serve(
     };
     let first = match first {
         Some(Ok(d)) => d.map(|mut b| b.copy_to_bytes(b.remaining())),
-        Some(Err(_)) => return,
+        Some(Err(e)) => return super::close_first(quic, &e),
         None => {
             // (Not stop_sending: h3-quinn's receive half is inside the read just dropped; dropping the half when
             // the task ends stops the client's sending.)
@@ -104,7 +105,7 @@ pub(super) async fn serve(
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     let result = {
-        let mut upload = pin!(upload(&pipe, &mut recv, first, chunked, body_len));
+        let mut upload = pin!(upload(&pipe, quic, &mut recv, first, chunked, body_len));
         let mut download = pin!(download(&pipe, &mut send));
         let mut uploading = true;
         poll_fn(|cx| {
@@ -141,6 +142,7 @@ async fn wait_for(pipe: &Pipe, mut ready: impl FnMut(&Server, u32) -> bool) {
 /// than its Content-Length is malformed (RFC 9114 §4.1.2): H3_MESSAGE_ERROR, and nothing past it reaches the engine.
 async fn upload(
     pipe: &Pipe,
+    quic: &quinn::Connection,
     recv: &mut Recv,
     mut first: Option<Bytes>,
     chunked: bool,
@@ -151,11 +153,13 @@ async fn upload(
     loop {
         let data = match first.take() {
             Some(d) => Some(d),
-            None => recv
-                .recv_data()
-                .await
-                .map_err(|_| Code::H3_REQUEST_CANCELLED)?
-                .map(|mut b| b.copy_to_bytes(b.remaining())),
+            None => match recv.recv_data().await {
+                Ok(d) => d.map(|mut b| b.copy_to_bytes(b.remaining())),
+                Err(e) => {
+                    super::close_first(quic, &e);
+                    return Err(Code::H3_REQUEST_CANCELLED);
+                }
+            },
         };
         let Some(data) = data else {
             if declared.is_some_and(|d| total != d) {

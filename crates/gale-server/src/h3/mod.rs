@@ -22,6 +22,7 @@ use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use h3::error::{ConnectionError, LocalError, StreamError};
 use slab::Slab;
 use socket2::{Domain, Protocol, Socket, Type};
 
@@ -318,6 +319,27 @@ impl Drop for ConnSlot<'_> {
     }
 }
 
+/// Closes the QUIC connection at once when h3 found a connection error on a request stream. h3 only flags the
+/// error for the connection's task to close with, while quinn finishes a dropped stream at once: left to them,
+/// the client could read a clean end of the request stream (FIN) before the CONNECTION_CLOSE that explains it.
+/// Closed here, in the same poll as the drop, quinn sends nothing after CONNECTION_CLOSE (h3 closing again with the
+/// same code later is a no-op).
+fn close_first(quic: &quinn::Connection, e: &StreamError) {
+    // (Brace patterns: h3 marks these variants non-exhaustive.)
+    if let StreamError::ConnectionError {
+        0:
+            ConnectionError::Local {
+                error: LocalError::Application { code, reason, .. },
+                ..
+            },
+        ..
+    } = e
+    {
+        let code = quinn::VarInt::from_u64(code.value()).unwrap_or(quinn::VarInt::MAX);
+        quic.close(code, reason.as_bytes());
+    }
+}
+
 /// One QUIC connection: the handshake, then HTTP/3's control streams and a task per request stream.
 async fn connection(admitted: Admitted, ctx: Rc<Ctx>) {
     struct Counted<'a>(&'a Ctx, IpAddr);
@@ -332,6 +354,7 @@ async fn connection(admitted: Admitted, ctx: Rc<Ctx>) {
     ctx.handshakes.set(ctx.handshakes.get() - 1);
     let Ok(conn) = conn else { return };
     let peer = conn.remote_address();
+    let quic = conn.clone();
     let built = h3::server::builder()
         .max_field_section_size(ctx.max_head)
         .build::<_, Bytes>(h3_quinn::Connection::new(conn))
@@ -360,9 +383,11 @@ async fn connection(admitted: Admitted, ctx: Rc<Ctx>) {
                     return;
                 };
                 let ctx = ctx.clone();
+                let quic = quic.clone();
                 exec.spawn(async move {
-                    if let Ok((req, stream)) = resolver.resolve_request().await {
-                        bridge::serve(&ctx, peer, req, stream).await;
+                    match resolver.resolve_request().await {
+                        Ok((req, stream)) => bridge::serve(&ctx, &quic, peer, req, stream).await,
+                        Err(e) => close_first(&quic, &e),
                     }
                 });
             }
