@@ -306,7 +306,7 @@ impl Inner {
         }
         for idx in inflight {
             let req = self.reqs.get_mut(idx);
-            if req.js_owned && !req.ended {
+            if req.js_owned && !req.reply.ended {
                 req.detached = true;
                 self.events.push_back(Event::Abort(req.id(idx)));
             } else {

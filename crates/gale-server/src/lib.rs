@@ -20,6 +20,7 @@ mod output;
 mod parse;
 mod poller;
 mod reader;
+mod reply;
 mod request;
 mod respond;
 mod routes;

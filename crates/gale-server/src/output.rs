@@ -45,10 +45,10 @@ impl Inner {
         }
         let req = self.reqs.get_mut(last);
         req.keep_alive = false;
-        if req.ended {
-            mark_close(&mut req.out);
+        if req.reply.ended {
+            mark_close(&mut req.reply.out);
         } else if req.action == Some(Action::Native) {
-            mark_close(&mut req.native);
+            mark_close(&mut req.reply.native);
         }
     }
 
@@ -115,7 +115,7 @@ impl Inner {
                 break;
             };
             let req = reqs.get_mut(front);
-            let Some(body) = req.file.as_mut() else {
+            let Some(body) = req.reply.file.as_mut() else {
                 break;
             };
             let before = body.remaining;
@@ -124,8 +124,8 @@ impl Inner {
                     .send_file(conn.tls.as_deref_mut(), body, &mut progressed, &mut reach);
             match sent {
                 Ok(true) => {
-                    req.file = None;
-                    req.ended = true;
+                    req.reply.file = None;
+                    req.reply.ended = true;
                     self.advance(cid);
                 }
                 Ok(false) => {
@@ -160,7 +160,7 @@ impl Inner {
         let file_follows = conn
             .inflight
             .front()
-            .is_some_and(|&front| reqs.get(front).file.is_some());
+            .is_some_and(|&front| reqs.get(front).reply.file.is_some());
         match crate::transport::write_out(
             conn.out(),
             &mut reach,
@@ -215,7 +215,7 @@ impl Inner {
         let sending_file = conn
             .inflight
             .front()
-            .is_some_and(|&f| self.reqs.get(f).file.is_some());
+            .is_some_and(|&f| self.reqs.get(f).reply.file.is_some());
         if conn.read_paused
             && !sending_file
             && conn.inflight.len() < max_pipeline
@@ -232,8 +232,8 @@ impl Inner {
         }
         if let Some(&front) = conn.inflight.front() {
             let req = self.reqs.get_mut(front);
-            if req.want_drain {
-                req.want_drain = false;
+            if req.reply.want_drain {
+                req.reply.want_drain = false;
                 self.events.push_back(Event::Drain(req.id(front)));
             }
         }
@@ -246,14 +246,14 @@ impl Inner {
         let conn = &mut self.conns[cid];
         while let Some(&front) = conn.inflight.front() {
             let req = self.reqs.get_mut(front);
-            if !req.out.is_empty() {
-                conn.wbuf.extend_from_slice(&req.out);
-                req.out.clear();
+            if !req.reply.out.is_empty() {
+                conn.wbuf.extend_from_slice(&req.reply.out);
+                req.reply.out.clear();
             }
-            if !req.ended {
+            if !req.reply.ended {
                 break;
             }
-            let close = !req.keep_alive || req.native_close;
+            let close = !req.keep_alive || req.reply.native_close;
             conn.inflight.pop_front();
             if conn.phase != Phase::Body(front) {
                 // (A request whose streamed body is still arriving is freed when the body ends.) Retired, not
@@ -279,7 +279,7 @@ impl Inner {
     /// Marks `idx` ended and pushes its bytes toward the socket.
     pub(crate) fn complete(&mut self, idx: usize) {
         let req = self.reqs.get_mut(idx);
-        req.ended = true;
+        req.reply.ended = true;
         req.js_owned = false;
         let cid = req.conn;
         if self.conns[cid].inflight.front() == Some(&idx) {
@@ -301,14 +301,14 @@ impl Inner {
             if conn.wbuf.is_empty() {
                 // Nothing before it: the answer's buffer becomes the output (no copy of a file body read into
                 // it), and the empty output buffer, with its capacity, is the next answer's.
-                std::mem::swap(&mut conn.wbuf, &mut req.native);
+                std::mem::swap(&mut conn.wbuf, &mut req.reply.native);
             } else {
-                conn.wbuf.extend_from_slice(&req.native);
+                conn.wbuf.extend_from_slice(&req.reply.native);
             }
         } else {
-            req.out.extend_from_slice(&req.native);
+            req.reply.out.extend_from_slice(&req.reply.native);
         }
-        if req.file.is_some() {
+        if req.reply.file.is_some() {
             // The response ends when flush() has sent the file; meanwhile stop reading new requests
             // so a large download cannot pile up answers behind it.
             req.js_owned = false;
@@ -326,13 +326,13 @@ impl Inner {
         let idx = self.reqs.lookup(id)?;
         let req = self.reqs.get_mut(idx);
         if req.detached {
-            if !req.ended {
-                req.ended = true;
+            if !req.reply.ended {
+                req.reply.ended = true;
                 self.reqs.free(idx);
             }
             return None;
         }
-        if req.ended || req.action == Some(Action::Native) {
+        if req.reply.ended || req.action == Some(Action::Native) {
             return None;
         }
         Some(idx)
@@ -351,7 +351,7 @@ impl Inner {
         // A streamed body with a declared length goes out with Content-Length, not chunked.
         let body_len = match (len, reply.length) {
             (None, Some(declared)) => {
-                req.declared_left = Some(declared);
+                req.reply.declared_left = Some(declared);
                 Some(declared)
             }
             // A HEAD answer carries the length of the body a GET would have had.
@@ -368,16 +368,20 @@ impl Inner {
         if gale_http::has_no_body(reply.status) {
             req.head_only = true;
         }
-        req.started = true;
+        req.reply.started = true;
         if conn.h2.is_some() {
-            req.h2_head = Some(gale_h2::response(&head));
+            req.reply.h2_head = Some(gale_h2::response(&head));
             return;
         }
         let front = conn.inflight.front() == Some(&idx);
-        let out = if front { &mut conn.wbuf } else { &mut req.out };
+        let out = if front {
+            &mut conn.wbuf
+        } else {
+            &mut req.reply.out
+        };
         let e = encode_head(out, &head, &self.date, req.minor, req.keep_alive);
         req.keep_alive = e.keep_alive;
-        req.chunked_out = e.framing == Framing::Chunked;
+        req.reply.chunked = e.framing == Framing::Chunked;
     }
 
     /// Appends body bytes for a started response (framed when chunked; dropped for HEAD).
@@ -391,26 +395,30 @@ impl Inner {
         let req = self.reqs.get_mut(idx);
         let conn = &mut self.conns[req.conn];
         let front = conn.inflight.front() == Some(&idx);
-        let out = if front { &mut conn.wbuf } else { &mut req.out };
+        let out = if front {
+            &mut conn.wbuf
+        } else {
+            &mut req.reply.out
+        };
         if req.head_only {
             return;
         }
-        if let Some(left) = req.declared_left {
+        if let Some(left) = req.reply.declared_left {
             // Content-Length was declared: never send more than it said.
             let start = out.len();
             append_with(out, len, fill);
             let keep = (len as u64).min(left);
             out.truncate(start + keep as usize);
-            req.declared_left = Some(left - keep);
+            req.reply.declared_left = Some(left - keep);
             if last && left > keep {
                 // Fewer bytes than declared: the client can only tell the body ended short
                 // from the connection closing.
                 req.keep_alive = false;
-                req.native_close = true;
+                req.reply.native_close = true;
             }
             return;
         }
-        if req.chunked_out {
+        if req.reply.chunked {
             if len > 0 {
                 write_chunk_header(out, len);
                 append_with(out, len, fill);
@@ -429,7 +437,7 @@ impl Inner {
         let req = self.reqs.get(idx);
         match self.conns.get(req.conn) {
             Some(c) if c.inflight.front() == Some(&idx) => c.pending(),
-            _ => req.out.len(),
+            _ => req.reply.out.len(),
         }
     }
 }

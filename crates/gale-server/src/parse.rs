@@ -173,15 +173,15 @@ impl Inner {
             kind => {
                 let req = self.reqs.get_mut(idx);
                 if let BodyKind::Length(n) = kind {
-                    req.body_left = n;
+                    req.body_in.left = n;
                 } else {
-                    req.chunked = Some(ChunkedDecoder::new(self.cfg.body_limit));
+                    req.body_in.chunked = Some(ChunkedDecoder::new(self.cfg.body_limit));
                 }
                 if req.expect_continue && req.action == Some(Action::Native) {
                     // The answer does not depend on the body: answer now, saying the connection
                     // closes, so the client need not send the body at all.
                     req.keep_alive = false;
-                    req.native_close = true;
+                    req.reply.native_close = true;
                     self.route(idx);
                     let r = self.finish_request(idx);
                     self.conns[cid].phase = Phase::Done;
@@ -331,13 +331,13 @@ impl Inner {
         let avail = &data[*pos..];
         let req = self.reqs.get_mut(idx);
         // Bytes are kept only for a JS handler that has not answered yet.
-        let keep = matches!(req.action, Some(Action::Js(_))) && !req.ended;
-        let before = req.body.len();
+        let keep = matches!(req.action, Some(Action::Js(_))) && !req.reply.ended;
+        let before = req.body_in.buf.len();
         let done = if avail.is_empty() {
             false
-        } else if let Some(dec) = req.chunked.as_mut() {
+        } else if let Some(dec) = req.body_in.chunked.as_mut() {
             let sink = if keep {
-                &mut req.body
+                &mut req.body_in.buf
             } else {
                 &mut self.scratch.discard
             };
@@ -355,20 +355,20 @@ impl Inner {
                 }
             }
         } else {
-            let n = (req.body_left.min(avail.len() as u64)) as usize;
+            let n = (req.body_in.left.min(avail.len() as u64)) as usize;
             if keep {
-                req.body.extend_from_slice(&avail[..n]);
+                req.body_in.buf.extend_from_slice(&avail[..n]);
             }
-            req.body_left -= n as u64;
+            req.body_in.left -= n as u64;
             *pos += n;
-            req.body_left == 0
+            req.body_in.left == 0
         };
         self.body_arrived(idx, before, keep, done)
     }
 
     /// A request in `Phase::Body` whose streamed body the engine can receive straight into the request's buffer:
     /// a JS handler already reading it (js_owned), a Content-Length body (not chunked), bytes still to come. Its
-    /// index then; the caller receives at most `body_left` bytes into `reqs[idx].body` and calls `body_received`.
+    /// index then; the caller receives at most `body_in.left` bytes into `reqs[idx].body_in.buf` and calls `body_received`.
     pub(crate) fn direct_body(&self, cid: usize) -> Option<usize> {
         let conn = self.conns.get(cid)?;
         let Phase::Body(idx) = conn.phase else {
@@ -378,11 +378,11 @@ impl Inner {
             return None;
         }
         let req = self.reqs.get(idx);
-        let direct = req.streaming
+        let direct = req.body_in.streaming
             && req.js_owned
-            && !req.ended
-            && req.chunked.is_none()
-            && req.body_left > 0
+            && !req.reply.ended
+            && req.body_in.chunked.is_none()
+            && req.body_in.left > 0
             && matches!(req.action, Some(Action::Js(_)));
         direct.then_some(idx)
     }
@@ -390,9 +390,9 @@ impl Inner {
     /// `n` body bytes were received straight into `reqs[idx].body` (already counted in its length).
     pub(crate) fn body_received(&mut self, idx: usize, n: usize) -> Step {
         let req = self.reqs.get_mut(idx);
-        let before = req.body.len() - n;
-        req.body_left -= n as u64;
-        let done = req.body_left == 0;
+        let before = req.body_in.buf.len() - n;
+        req.body_in.left -= n as u64;
+        let done = req.body_in.left == 0;
         self.body_arrived(idx, before, true, done)
     }
 
@@ -406,16 +406,16 @@ impl Inner {
         if keep && !req.js_owned {
             // The body is still on its way: the handler starts now and reads the rest as it comes.
             if let Some(Action::Js(route)) = req.action {
-                req.streaming = true;
+                req.body_in.streaming = true;
                 req.js_owned = true;
                 return Step::Dispatch(req.id(idx), route);
             }
         }
-        if req.streaming && req.body.len() > before && req.want_body {
-            req.want_body = false;
+        if req.body_in.streaming && req.body_in.buf.len() > before && req.body_in.wanted {
+            req.body_in.wanted = false;
             self.events.push_back(Event::Body(req.id(idx)));
         }
-        if req.streaming && req.body.len() > BODY_HIGH_WATER {
+        if req.body_in.streaming && req.body_in.buf.len() > BODY_HIGH_WATER {
             // JS is not keeping up: stop reading until it takes what is buffered.
             let cid = req.conn;
             self.conns[cid].read_paused = true;
@@ -426,17 +426,17 @@ impl Inner {
     /// The last body byte arrived.
     pub(crate) fn body_complete(&mut self, idx: usize) -> Step {
         let req = self.reqs.get_mut(idx);
-        if !req.streaming {
+        if !req.body_in.streaming {
             return self.finish_request(idx);
         }
-        req.body_done = true;
+        req.body_in.done = true;
         let cid = req.conn;
-        let keep_alive = req.keep_alive && !req.native_close;
-        if req.want_body {
-            req.want_body = false;
+        let keep_alive = req.keep_alive && !req.reply.native_close;
+        if req.body_in.wanted {
+            req.body_in.wanted = false;
             self.events.push_back(Event::Body(req.id(idx)));
         }
-        let orphan = req.ended && !self.conns[cid].inflight.contains(&idx);
+        let orphan = req.reply.ended && !self.conns[cid].inflight.contains(&idx);
         let conn = &mut self.conns[cid];
         conn.phase = if keep_alive { Phase::Head } else { Phase::Done };
         conn.since = self.now;
@@ -451,7 +451,7 @@ impl Inner {
     pub(crate) fn finish_request(&mut self, idx: usize) -> Step {
         let req = self.reqs.get_mut(idx);
         let cid = req.conn;
-        let keep_alive = req.keep_alive && !req.native_close;
+        let keep_alive = req.keep_alive && !req.reply.native_close;
         let action = req.action;
         let conn = &mut self.conns[cid];
         conn.phase = if keep_alive { Phase::Head } else { Phase::Done };
@@ -480,13 +480,13 @@ impl Inner {
     pub fn fail(&mut self, idx: usize, err: &HttpError) {
         let req = self.reqs.get_mut(idx);
         let cid = req.conn;
-        if req.streaming {
-            req.body_error = err.status();
+        if req.body_in.streaming {
+            req.body_in.error = err.status();
             req.keep_alive = false;
             let id = req.id(idx);
-            let orphan = req.ended && !self.conns[cid].inflight.contains(&idx);
-            if req.want_body {
-                req.want_body = false;
+            let orphan = req.reply.ended && !self.conns[cid].inflight.contains(&idx);
+            if req.body_in.wanted {
+                req.body_in.wanted = false;
                 self.events.push_back(Event::Body(id));
             }
             let conn = &mut self.conns[cid];

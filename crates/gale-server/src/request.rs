@@ -4,6 +4,8 @@
 
 use gale_http::{ChunkedDecoder, HeaderSpan, Span};
 
+use crate::reply::Reply;
+
 /// Index bits in a request id; the rest is the generation.
 const INDEX_BITS: u32 = 20;
 const INDEX_MASK: u32 = (1 << INDEX_BITS) - 1;
@@ -17,7 +19,7 @@ pub(crate) const MAX_REQUESTS: usize = INDEX_MASK as usize;
 pub(crate) enum Action {
     /// Call the JS route with this id.
     Js(u32),
-    /// The bytes in `Req::native` are the whole response.
+    /// The bytes in `Reply::native` are the whole response.
     Native,
     /// Static mount with this index; the raw path below the prefix is `params[0]`.
     Static(u32),
@@ -56,57 +58,47 @@ pub(crate) struct Req {
     /// An HTTP/1.x request without a body (no Content-Length above 0, no chunked coding): set before routing, as
     /// a route's native answer (`Target::Answer`) is only for those.
     pub bodyless: bool,
-    pub body: Vec<u8>,
-    pub body_left: u64,
-    pub chunked: Option<ChunkedDecoder>,
     pub action: Option<Action>,
-    /// Pre-encoded native response (404, 405, fixed routes, errors), sent once the body is in (on an HTTP/2
-    /// stream only its body: the head is in `h2_head`).
-    pub native: Vec<u8>,
-    /// On an HTTP/2 stream: the response head, built from the reply's fields, until h2 takes it.
-    pub h2_head: Option<http::Response<()>>,
-    /// The native response ends the connection.
-    pub native_close: bool,
-    /// The response head has been written (streaming responses).
-    pub started: bool,
-    pub chunked_out: bool,
-    /// Body bytes a streamed response with a declared Content-Length may still send.
-    pub declared_left: Option<u64>,
-    /// The response is complete.
-    pub ended: bool,
-    /// Response bytes produced while an earlier pipelined response is still pending.
-    pub out: Vec<u8>,
-    /// JS wants a drain event when output falls below the high-water mark.
-    pub want_drain: bool,
-    /// A file body still to send after the head (static files, `res.sendFile`).
-    pub file: Option<FileBody>,
-    /// JS got the request before its body was complete; the rest is handed over as it arrives.
-    pub streaming: bool,
-    /// The whole body has arrived (streaming requests).
-    pub body_done: bool,
-    /// Status of a body error JS must see (400 bad chunk, 408 timeout, 413 too large), or 0.
-    pub body_error: u16,
     /// How the engine's own error answers to this request are written (the server's setting).
     pub error_format: crate::ErrorFormat,
-    /// JS waits for more body: send `Event::Body` when bytes arrive, the body ends or fails.
-    pub want_body: bool,
     /// A valid WebSocket upgrade request for this WebSocket route (index into `Inner::ws.routes`).
     pub ws_route: Option<u32>,
     /// Done with, but kept until the end of the loop turn (`ReqPool::retire`): JS may still read it.
     pub retired: bool,
+    /// The request's body as it comes in.
+    pub body_in: BodyIn,
+    /// The response as it goes out.
+    pub reply: Reply,
 }
 
-/// The part of a body a response still has to send after its head: a file (sent with sendfile), or
-/// bytes shared with the static-file cache (written without copying).
-pub(crate) struct FileBody {
-    pub source: BodySource,
-    pub offset: u64,
-    pub remaining: u64,
+/// A request's body as it comes in: the bytes held for JS, what the framing still owes, and what JS waits for.
+#[derive(Default)]
+pub(crate) struct BodyIn {
+    pub buf: Vec<u8>,
+    /// Bytes a Content-Length body still owes.
+    pub left: u64,
+    /// The chunked decoder of a chunked body.
+    pub chunked: Option<ChunkedDecoder>,
+    /// JS got the request before its body was complete; the rest is handed over as it arrives.
+    pub streaming: bool,
+    /// The whole body has arrived (streaming requests).
+    pub done: bool,
+    /// Status of a body error JS must see (400 bad chunk, 408 timeout, 413 too large), or 0.
+    pub error: u16,
+    /// JS waits for more body: send `Event::Body` when bytes arrive, the body ends or fails.
+    pub wanted: bool,
 }
 
-pub(crate) enum BodySource {
-    File(std::fs::File),
-    Memory(std::rc::Rc<[u8]>),
+impl BodyIn {
+    fn reset(&mut self) {
+        self.buf.clear();
+        self.left = 0;
+        self.chunked = None;
+        self.streaming = false;
+        self.done = false;
+        self.error = 0;
+        self.wanted = false;
+    }
 }
 
 impl Req {
@@ -122,26 +114,11 @@ impl Req {
         self.head_only = false;
         self.expect_continue = false;
         self.bodyless = false;
-        self.body.clear();
-        self.body_left = 0;
-        self.chunked = None;
         self.action = None;
-        self.native.clear();
-        self.h2_head = None;
-        self.native_close = false;
-        self.started = false;
-        self.chunked_out = false;
-        self.declared_left = None;
-        self.ended = false;
-        self.out.clear();
-        self.want_drain = false;
-        self.file = None;
-        self.streaming = false;
-        self.body_done = false;
-        self.body_error = 0;
-        self.want_body = false;
         self.ws_route = None;
         self.retired = false;
+        self.body_in.reset();
+        self.reply.reset();
         // No shrinking here: every record reaching alloc() is new or went through free(), which
         // already let go of buffers over FREE_KEEP.
     }
@@ -149,11 +126,11 @@ impl Req {
     /// Lets go of buffers above FREE_KEEP bytes of capacity: an upload's or a big response's
     /// memory is not kept for the next request.
     fn shrink(&mut self) {
-        if self.body.capacity() > FREE_KEEP {
+        if self.body_in.buf.capacity() > FREE_KEEP {
             // An upload's buffer (one that ended unread, say) serves the next upload.
-            crate::body_pool::give(std::mem::take(&mut self.body));
+            crate::body_pool::give(std::mem::take(&mut self.body_in.buf));
         }
-        for v in [&mut self.out, &mut self.native] {
+        for v in [&mut self.reply.out, &mut self.reply.native] {
             if v.capacity() > FREE_KEEP {
                 *v = Vec::new();
             }
@@ -353,28 +330,53 @@ mod tests {
     fn reset_clears_state() {
         let mut pool = ReqPool::default();
         let a = pool.alloc(0).unwrap();
-        pool.get_mut(a).body.extend_from_slice(b"x");
-        pool.get_mut(a).ended = true;
+        pool.get_mut(a).body_in.buf.extend_from_slice(b"x");
+        pool.get_mut(a).reply.ended = true;
         pool.free(a);
         let b = pool.alloc(0).unwrap();
-        assert!(pool.get(b).body.is_empty());
-        assert!(!pool.get(b).ended);
+        assert!(pool.get(b).body_in.buf.is_empty());
+        assert!(!pool.get(b).reply.ended);
         assert!(pool.get(b).keep_alive);
+    }
+
+    #[test]
+    fn body_in_reset_leaves_nothing_of_the_last_body() {
+        let mut b = BodyIn {
+            buf: b"abc".to_vec(),
+            left: 9,
+            chunked: Some(ChunkedDecoder::new(64)),
+            streaming: true,
+            done: true,
+            error: 413,
+            wanted: true,
+        };
+        b.reset();
+        assert!(b.buf.is_empty() && b.buf.capacity() > 0);
+        assert!(b.left == 0 && b.chunked.is_none() && b.error == 0);
+        assert!(!(b.streaming || b.done || b.wanted));
     }
 
     #[test]
     fn a_free_record_keeps_no_upload_memory() {
         let mut pool = ReqPool::default();
         let a = pool.alloc(0).unwrap();
-        pool.get_mut(a).body.reserve(64 * 1024);
-        pool.get_mut(a).out.reserve(100 * 1024);
-        pool.get_mut(a).native.reserve(512);
+        pool.get_mut(a).body_in.buf.reserve(64 * 1024);
+        pool.get_mut(a).reply.out.reserve(100 * 1024);
+        pool.get_mut(a).reply.native.reserve(512);
         pool.free(a);
         let r = pool.get(a);
-        assert_eq!(r.body.capacity(), 0, "a 64 KiB upload's buffer is let go");
-        assert_eq!(r.out.capacity(), 0, "a big response's buffer is let go");
+        assert_eq!(
+            r.body_in.buf.capacity(),
+            0,
+            "a 64 KiB upload's buffer is let go"
+        );
+        assert_eq!(
+            r.reply.out.capacity(),
+            0,
+            "a big response's buffer is let go"
+        );
         assert!(
-            r.native.capacity() >= 512,
+            r.reply.native.capacity() >= 512,
             "small buffers stay for the next request"
         );
     }

@@ -20,7 +20,7 @@ impl Server {
         let ok = {
             let mut inner = self.inner.borrow_mut();
             match inner.writable_req(id) {
-                Some(idx) if !inner.reqs.get(idx).started => {
+                Some(idx) if !inner.reqs.get(idx).reply.started => {
                     match inner.compression_for(idx, reply, body_len) {
                         Some(enc) => inner.end_compressed(idx, reply, body_len, fill, enc),
                         None => {
@@ -43,7 +43,7 @@ impl Server {
         let ok = {
             let mut inner = self.inner.borrow_mut();
             match inner.writable_req(id) {
-                Some(idx) if !inner.reqs.get(idx).started => {
+                Some(idx) if !inner.reqs.get(idx).reply.started => {
                     inner.write_head(idx, reply, None);
                     let cid = inner.reqs.get(idx).conn;
                     inner.touch(cid);
@@ -73,13 +73,13 @@ impl Server {
                     }
                     None
                 }
-                Some(idx) if inner.reqs.get(idx).started => {
+                Some(idx) if inner.reqs.get(idx).reply.started => {
                     inner.write_body(idx, len, fill, false);
                     let cid = inner.reqs.get(idx).conn;
                     inner.touch(cid);
                     let below = inner.pending_for(idx) <= inner.cfg.high_water_mark;
                     if !below {
-                        inner.reqs.get_mut(idx).want_drain = true;
+                        inner.reqs.get_mut(idx).reply.want_drain = true;
                     }
                     Some(below)
                 }
@@ -95,7 +95,7 @@ impl Server {
         let ok = {
             let mut inner = self.inner.borrow_mut();
             match inner.writable_req(id) {
-                Some(idx) if inner.reqs.get(idx).started => {
+                Some(idx) if inner.reqs.get(idx).reply.started => {
                     inner.write_body(idx, len, fill, true);
                     inner.complete(idx);
                     true
@@ -117,7 +117,7 @@ impl Server {
                 return;
             };
             let req = inner.reqs.get_mut(idx);
-            req.ended = true;
+            req.reply.ended = true;
             req.js_owned = false;
             if !req.detached {
                 let cid = req.conn;
@@ -142,7 +142,7 @@ impl Server {
         let r = {
             let mut inner = self.inner.borrow_mut();
             match inner.writable_req(id) {
-                Some(idx) if !inner.reqs.get(idx).started => {
+                Some(idx) if !inner.reqs.get(idx).reply.started => {
                     match crate::statics::Found::from_path(path, true) {
                         Some(f) => {
                             inner.serve_found(idx, &f, headers, crate::statics::Validators::ALL);
@@ -169,16 +169,16 @@ impl Server {
             let req = inner.reqs.get_mut(idx);
             // Gone for body reads: the client left (no more will come), or the response ended (the record is only
             // kept for reads of the request's head until the turn ends).
-            if req.retired || (req.detached && !req.body_done && req.body_error == 0) {
+            if req.retired || (req.detached && !req.body_in.done && req.body_in.error == 0) {
                 return None;
             }
-            let bytes = std::mem::take(&mut req.body);
-            let state = if req.body_error != 0 {
-                req.body_error
-            } else if !req.streaming || req.body_done {
+            let bytes = std::mem::take(&mut req.body_in.buf);
+            let state = if req.body_in.error != 0 {
+                req.body_in.error
+            } else if !req.body_in.streaming || req.body_in.done {
                 1
             } else {
-                req.want_body = true;
+                req.body_in.wanted = true;
                 0
             };
             let cid = req.conn;
@@ -206,9 +206,12 @@ impl Server {
             let req = inner.reqs.get(inner.reqs.lookup(id)?);
             let whole = !req.retired
                 && !req.detached
-                && req.body_error == 0
-                && (!req.streaming || req.body_done);
-            if !whole || req.body.len() > limit || std::str::from_utf8(&req.body).is_err() {
+                && req.body_in.error == 0
+                && (!req.body_in.streaming || req.body_in.done);
+            if !whole
+                || req.body_in.buf.len() > limit
+                || std::str::from_utf8(&req.body_in.buf).is_err()
+            {
                 return None;
             }
         }

@@ -9,7 +9,8 @@ use gale_http::files::{self, Conditionals, Encoding, Precondition, Ranges};
 use gale_http::ResponseHead;
 
 use crate::engine::Inner;
-use crate::request::{BodySource, FileBody, Req};
+use crate::reply::{BodySource, FileBody};
+use crate::request::Req;
 use crate::statics::{read_at, Found, Resolved, Validators, Variant};
 
 /// Most ranges honoured in one request; more are answered with the whole file.
@@ -301,8 +302,8 @@ impl Inner {
         // the buffer afresh anyway, so a too-small one is replaced.
         if let Body::Read(_, _, n) = &body {
             let need = 256 + lines.len() + *n as usize;
-            if req.native.capacity() < need {
-                req.native = Vec::with_capacity(need);
+            if req.reply.native.capacity() < need {
+                req.reply.native = Vec::with_capacity(need);
             }
         }
         // The head alone: the body is placed below (inline, or sent from the cache or the file after the head).
@@ -314,20 +315,21 @@ impl Inner {
             Body::None => {}
             // Small bodies ride in the head's write; large ones are written straight from the cache.
             Body::Bytes(b, off, n) if n <= INLINE_BODY => {
-                req.native
+                req.reply
+                    .native
                     .extend_from_slice(&b[off as usize..(off + n) as usize]);
             }
             Body::Bytes(b, offset, remaining) => {
-                req.file = Some(FileBody {
+                req.reply.file = Some(FileBody {
                     source: BodySource::Memory(b),
                     offset,
                     remaining,
                 });
             }
-            Body::Owned(v) => req.native.extend_from_slice(&v),
+            Body::Owned(v) => req.reply.native.extend_from_slice(&v),
             Body::File(_, offset, remaining) => {
                 if let Some(file) = file {
-                    req.file = Some(FileBody {
+                    req.reply.file = Some(FileBody {
                         source: BodySource::File(file),
                         offset,
                         remaining,
@@ -335,12 +337,17 @@ impl Inner {
                 }
             }
             Body::Read(file, offset, n) => {
-                if crate::sys::read_exact_at_append(&file, &mut req.native, n as usize, offset)
-                    .is_err()
+                if crate::sys::read_exact_at_append(
+                    &file,
+                    &mut req.reply.native,
+                    n as usize,
+                    offset,
+                )
+                .is_err()
                 {
                     // Unreadable now: the head stands (it has the file's length) and the body goes from the
                     // descriptor, whose failure ends the connection as a large file's does.
-                    req.file = Some(FileBody {
+                    req.reply.file = Some(FileBody {
                         source: BodySource::File(file),
                         offset,
                         remaining: n,
@@ -349,7 +356,7 @@ impl Inner {
             }
             Body::Open(file, offset, remaining) => {
                 if remaining > 0 {
-                    req.file = Some(FileBody {
+                    req.reply.file = Some(FileBody {
                         source: BodySource::File(file),
                         offset,
                         remaining,

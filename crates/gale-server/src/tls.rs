@@ -273,7 +273,7 @@ pub(crate) fn push_out(sock: &mut impl Write, tls: &mut ServerConnection) {
 pub(crate) fn send_body(
     sock: &mut impl Write,
     tls: &mut ServerConnection,
-    body: &mut crate::request::FileBody,
+    body: &mut crate::reply::FileBody,
     progressed: &mut bool,
 ) -> std::io::Result<bool> {
     use crate::sys::ReadAt;
@@ -293,11 +293,11 @@ pub(crate) fn send_body(
         }
         let want = body.remaining.min(piece.len() as u64) as usize;
         let data: &[u8] = match &body.source {
-            crate::request::BodySource::Memory(bytes) => {
+            crate::reply::BodySource::Memory(bytes) => {
                 let start = body.offset as usize;
                 &bytes[start..start + want]
             }
-            crate::request::BodySource::File(f) => {
+            crate::reply::BodySource::File(f) => {
                 let n = f.read_at(&mut piece[..want], body.offset)?;
                 if n == 0 {
                     return Err(ErrorKind::UnexpectedEof.into());

@@ -73,7 +73,7 @@ impl<'a> ReqView<'a> {
 
     /// The whole request body (bodies are received before the handler runs).
     pub fn body(&self) -> &'a [u8] {
-        &self.req.body
+        &self.req.body_in.buf
     }
 
     /// The peer address, while the connection is open.

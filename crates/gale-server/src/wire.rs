@@ -103,7 +103,7 @@ fn wants_problem(req: &Req) -> bool {
 pub(crate) fn native_error(req: &mut Req, h2: bool, date: &DateCache, err: &gale_http::Error) {
     if !h2 {
         req.keep_alive = false;
-        req.native_close = true;
+        req.reply.native_close = true;
     }
     let msg = err.message();
     native_answer(
@@ -127,15 +127,16 @@ pub(crate) fn put_native(
     head: &ResponseHead<'_>,
     body: &[u8],
 ) {
-    req.native.clear();
+    req.reply.native.clear();
     if h2 {
-        req.h2_head = Some(gale_h2::response(head));
+        req.reply.h2_head = Some(gale_h2::response(head));
     } else {
-        let e = gale_http::encode_head(&mut req.native, head, date, req.minor, req.keep_alive);
+        let e =
+            gale_http::encode_head(&mut req.reply.native, head, date, req.minor, req.keep_alive);
         req.keep_alive = e.keep_alive;
     }
     if !req.head_only && !gale_http::has_no_body(head.status) {
-        req.native.extend_from_slice(body);
+        req.reply.native.extend_from_slice(body);
     }
     req.action = Some(Action::Native);
 }
@@ -174,18 +175,18 @@ impl Reply<'_> {
 /// Sends as much of a file or cached body as the socket takes. Ok(true) when all of it is sent.
 pub(crate) fn send_file(
     sock: &mut mio::net::TcpStream,
-    body: &mut crate::request::FileBody,
+    body: &mut crate::reply::FileBody,
 ) -> std::io::Result<bool> {
     while body.remaining > 0 {
         let sent = match &body.source {
-            crate::request::BodySource::Memory(bytes) => {
+            crate::reply::BodySource::Memory(bytes) => {
                 let start = body.offset as usize;
                 match sock.write(&bytes[start..start + body.remaining as usize]) {
                     Ok(0) => Err(ErrorKind::WriteZero.into()),
                     r => r,
                 }
             }
-            crate::request::BodySource::File(file) => {
+            crate::reply::BodySource::File(file) => {
                 match file_piece(sock, file, body.offset, body.remaining) {
                     // The file shrank after its length was sent: the response cannot be completed.
                     Ok(0) => Err(ErrorKind::UnexpectedEof.into()),

@@ -15,7 +15,7 @@ fn release(
     idx: usize,
 ) {
     let req = reqs.get_mut(idx);
-    if req.js_owned && !req.ended {
+    if req.js_owned && !req.reply.ended {
         req.detached = true;
         events.push_back(Event::Abort(req.id(idx)));
     } else {

@@ -4,7 +4,7 @@
 //! go to the connection's write buffer. Each stream becomes a request record whose head is the equivalent
 //! HTTP/1.1 head (`gale_h2::request_head`), so routing, middleware and the whole JS request and response API are
 //! unchanged; a response's head is built from its fields (`gale_h2::response`, the `ResponseHead` the HTTP/1.1
-//! encoder takes too) into `Req::h2_head`, and its body bytes go out as DATA frames within the stream's
+//! encoder takes too) into `Reply::h2_head` (`Req::reply`), and its body bytes go out as DATA frames within the stream's
 //! flow-control window (`stream.rs`). `gale_h2::Guard` cuts off floods.
 //!
 //! Where each part runs: `Inner::h2_step` (from the parse loop) feeds input, accepts streams, receives bodies and
@@ -128,7 +128,7 @@ impl Inner {
                 if let Some(route) = st.pending.take() {
                     let req = self.reqs.get_mut(st.idx);
                     req.js_owned = true;
-                    req.streaming = st.body_open;
+                    req.body_in.streaming = st.body_open;
                     h2.dispatch.push_back((req.id(st.idx), route));
                 }
             }

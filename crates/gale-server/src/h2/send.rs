@@ -7,7 +7,8 @@ use bytes::{Bytes, BytesMut};
 use h2::SendStream;
 
 use super::stream::{Pass, Stream};
-use crate::request::{BodySource, Req};
+use crate::reply::BodySource;
+use crate::request::Req;
 use crate::Event;
 
 /// A whole remaining body up to this size is handed to h2 at once, without reserving capacity first.
@@ -49,10 +50,10 @@ impl Stream {
         }
         if self.send.is_none() {
             // `started`: the head is in `h2_head` (JS wrote it, or a native answer was put there).
-            if !req.started {
+            if !req.reply.started {
                 return Pass::Keep;
             }
-            let Some(mut resp) = req.h2_head.take() else {
+            let Some(mut resp) = req.reply.h2_head.take() else {
                 self.reset(h2::Reason::INTERNAL_ERROR);
                 return Pass::Finished;
             };
@@ -60,7 +61,7 @@ impl Stream {
                 // HTTP/3 is on: say where (the HTTP/1.1 heads carry it with their Date line).
                 resp.headers_mut().insert(http::header::ALT_SVC, v.clone());
             }
-            let eos = req.ended && req.out.is_empty() && req.file.is_none();
+            let eos = req.reply.ended && req.reply.out.is_empty() && req.reply.file.is_none();
             let Some(respond) = self.respond.as_mut() else {
                 return Pass::Finished;
             };
@@ -82,8 +83,8 @@ impl Stream {
         };
         let mut result = Pass::Keep;
         loop {
-            let file_left = req.file.as_ref().map_or(0, |f| f.remaining as usize);
-            let want = req.out.len() + file_left;
+            let file_left = req.reply.file.as_ref().map_or(0, |f| f.remaining as usize);
+            let want = req.reply.out.len() + file_left;
             if want == 0 {
                 break;
             }
@@ -91,10 +92,10 @@ impl Stream {
                 result = Pass::More;
                 break;
             }
-            if req.ended && file_left == 0 && want <= SMALL_BODY && !short(req) {
+            if req.reply.ended && file_left == 0 && want <= SMALL_BODY && !short(req) {
                 // The rest of a finished body is small: h2 takes it whole and sends it as the window allows.
-                let chunk = Bytes::copy_from_slice(&req.out);
-                req.out.clear();
+                let chunk = Bytes::copy_from_slice(&req.reply.out);
+                req.reply.out.clear();
                 *budget = budget.saturating_sub(want);
                 if send.send_data(chunk, true).is_err() {
                     self.end_sent = true;
@@ -112,17 +113,17 @@ impl Stream {
                 // Waiting for the client's WINDOW_UPDATE: h2 wakes the streams' flag when it brings capacity.
                 break;
             }
-            let chunk = if !req.out.is_empty() {
-                let n = cap.min(req.out.len());
-                let c = Bytes::copy_from_slice(&req.out[..n]);
-                req.out.drain(..n);
+            let chunk = if !req.reply.out.is_empty() {
+                let n = cap.min(req.reply.out.len());
+                let c = Bytes::copy_from_slice(&req.reply.out[..n]);
+                req.reply.out.drain(..n);
                 c
             } else {
                 match read_piece(req, cap) {
                     Some(c) => c,
                     None => {
                         // The file could not be read: the body cannot be completed.
-                        req.file = None;
+                        req.reply.file = None;
                         send.send_reset(h2::Reason::INTERNAL_ERROR);
                         self.end_sent = true;
                         return Pass::Finished;
@@ -130,7 +131,10 @@ impl Stream {
                 }
             };
             *budget = budget.saturating_sub(chunk.len());
-            let eos = req.ended && req.out.is_empty() && req.file.is_none() && !short(req);
+            let eos = req.reply.ended
+                && req.reply.out.is_empty()
+                && req.reply.file.is_none()
+                && !short(req);
             if send.send_data(chunk, eos).is_err() {
                 self.end_sent = true;
                 return Pass::Finished;
@@ -140,7 +144,8 @@ impl Stream {
                 break;
             }
         }
-        if !self.end_sent && req.ended && req.out.is_empty() && req.file.is_none() {
+        if !self.end_sent && req.reply.ended && req.reply.out.is_empty() && req.reply.file.is_none()
+        {
             if short(req) {
                 // Fewer bytes than the declared Content-Length: the client must not take it as complete.
                 send.send_reset(h2::Reason::INTERNAL_ERROR);
@@ -150,8 +155,8 @@ impl Stream {
             }
             self.end_sent = true;
         }
-        if req.want_drain && req.out.len() <= hwm {
-            req.want_drain = false;
+        if req.reply.want_drain && req.reply.out.len() <= hwm {
+            req.reply.want_drain = false;
             events.push_back(Event::Drain(req.id(self.idx)));
         }
         if self.end_sent {
@@ -164,13 +169,13 @@ impl Stream {
 
 /// A streamed reply that declared a Content-Length and ended short of it.
 fn short(req: &Req) -> bool {
-    req.declared_left.is_some_and(|l| l > 0)
+    req.reply.declared_left.is_some_and(|l| l > 0)
 }
 
 /// Reads up to `cap` bytes of the record's file body (from memory or the file at its offset).
 fn read_piece(req: &mut Req, cap: usize) -> Option<Bytes> {
     use crate::sys::ReadAt;
-    let body = req.file.as_mut()?;
+    let body = req.reply.file.as_mut()?;
     let n = (body.remaining as usize).min(cap).min(FILE_PIECE);
     let chunk = match &body.source {
         BodySource::Memory(bytes) => {
@@ -190,7 +195,7 @@ fn read_piece(req: &mut Req, cap: usize) -> Option<Bytes> {
     body.offset += chunk.len() as u64;
     body.remaining -= chunk.len() as u64;
     if body.remaining == 0 {
-        req.file = None;
+        req.reply.file = None;
     }
     Some(chunk)
 }
@@ -206,6 +211,7 @@ mod tests {
 
     use super::*;
     use crate::h2::pipe::{Flag, Pipe};
+    use crate::reply::Reply;
 
     type ClientConn = Pin<Box<h2::client::Connection<Pipe, Bytes>>>;
 
@@ -295,15 +301,18 @@ mod tests {
     /// A record whose reply head was written (status 200, these fields, this length) and `body` is pending.
     fn record(content_type: &[u8], fields: &[u8], body_len: Option<u64>, body: &[u8]) -> Req {
         Req {
-            h2_head: Some(gale_h2::response(&gale_http::ResponseHead {
-                status: 200,
-                reason: b"",
-                content_type,
-                fields,
-                body_len,
-            })),
-            out: body.to_vec(),
-            started: true,
+            reply: Reply {
+                h2_head: Some(gale_h2::response(&gale_http::ResponseHead {
+                    status: 200,
+                    reason: b"",
+                    content_type,
+                    fields,
+                    body_len,
+                })),
+                out: body.to_vec(),
+                started: true,
+                ..Reply::default()
+            },
             ..Req::default()
         }
     }
@@ -314,14 +323,14 @@ mod tests {
         let (mut st, mut resp) = p.open();
         let body: Vec<u8> = (0..20_000u32).map(|i| (i % 251) as u8).collect();
         let mut req = record(b"text/plain", b"Connection: close\r\n", Some(20_000), &body);
-        req.ended = true;
+        req.reply.ended = true;
         let mut events = std::collections::VecDeque::new();
         let mut budget = usize::MAX;
         assert!(
             st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &noop()) == Pass::Keep
         );
         // HEADERS went out, and only the client's 1000-byte window of the body.
-        assert_eq!(req.out.len(), 19_000);
+        assert_eq!(req.reply.out.len(), 19_000);
         p.turn();
         let waker = p.waker.clone();
         let mut cx = Context::from_waker(&waker);
@@ -365,13 +374,13 @@ mod tests {
         assert!(
             st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &noop()) == Pass::More
         );
-        assert_eq!((budget, req.out.len()), (0, 30_000));
+        assert_eq!((budget, req.reply.out.len()), (0, 30_000));
 
         let (mut st, mut resp) = p.open();
         // A streamed reply that declared 10 bytes and ended after 3.
         let mut req = record(b"", b"", Some(10), b"abc");
-        req.declared_left = Some(7);
-        req.ended = true;
+        req.reply.declared_left = Some(7);
+        req.reply.ended = true;
         let mut budget = usize::MAX;
         assert!(
             st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &noop())
@@ -411,14 +420,14 @@ mod tests {
         let mut p = Pair::new(65_535);
         let (mut st, _resp) = p.open();
         let mut req = record(b"", b"", None, &[1; 100_000]);
-        req.want_drain = true;
+        req.reply.want_drain = true;
         let mut events = std::collections::VecDeque::new();
         let mut budget = usize::MAX;
         st.output(&mut req, &mut budget, 16 * 1024, None, &mut events, &noop());
         // 65 535 bytes fit the window: 34 465 stay, over the 16 KiB mark, so no drain yet.
-        assert_eq!(req.out.len(), 100_000 - 65_535);
-        assert!(events.is_empty() && req.want_drain);
-        req.out.truncate(1000);
+        assert_eq!(req.reply.out.len(), 100_000 - 65_535);
+        assert!(events.is_empty() && req.reply.want_drain);
+        req.reply.out.truncate(1000);
         st.output(&mut req, &mut budget, 16 * 1024, None, &mut events, &noop());
         assert_eq!(events.pop_front(), Some(Event::Drain(req.id(0))));
     }
@@ -431,14 +440,14 @@ mod tests {
         let mut p = Pair::new(1000);
         let (mut st, mut resp) = p.open();
         let mut req = record(b"", b"", Some(20_000), &[9; 20_000]);
-        req.ended = true;
+        req.reply.ended = true;
         let (flag, waker) = super::super::pipe::Flag::new_waker();
         let mut events = std::collections::VecDeque::new();
         let mut budget = usize::MAX;
         assert!(
             st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &waker) == Pass::Keep
         );
-        assert_eq!(req.out.len(), 19_000);
+        assert_eq!(req.reply.out.len(), 19_000);
         flag.take();
         p.turn();
         let client_waker = p.waker.clone();
@@ -460,6 +469,6 @@ mod tests {
         );
         let mut budget = usize::MAX;
         st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &waker);
-        assert_eq!(req.out.len(), 18_000);
+        assert_eq!(req.reply.out.len(), 18_000);
     }
 }

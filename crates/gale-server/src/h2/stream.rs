@@ -114,7 +114,7 @@ impl Stream {
         events: &mut std::collections::VecDeque<Event>,
     ) -> bool {
         let req = reqs.get_mut(self.idx);
-        if req.js_owned && !req.ended {
+        if req.js_owned && !req.reply.ended {
             req.detached = true;
             events.push_back(Event::Abort(req.id(self.idx)));
         } else {
@@ -149,7 +149,7 @@ impl Stream {
             return false;
         };
         let req = reqs.get_mut(self.idx);
-        let before = req.body.len();
+        let before = req.body_in.buf.len();
         let mut done = false;
         let mut too_large = false;
         loop {
@@ -162,11 +162,11 @@ impl Stream {
                         break;
                     }
                     // Bytes are kept only for a JS handler that has not answered yet.
-                    let keep = matches!(req.action, Some(Action::Js(_))) && !req.ended;
+                    let keep = matches!(req.action, Some(Action::Js(_))) && !req.reply.ended;
                     if keep {
-                        req.body.extend_from_slice(&data);
+                        req.body_in.buf.extend_from_slice(&data);
                     }
-                    if !keep || req.body.len() <= BODY_BUFFER {
+                    if !keep || req.body_in.buf.len() <= BODY_BUFFER {
                         let _ = recv.flow_control().release_capacity(n);
                     } else {
                         self.held += n;
@@ -189,16 +189,16 @@ impl Stream {
                 answer_native(req);
             } else {
                 // JS is reading the body as it comes: its reader fails with 413, and JS answers.
-                req.body_error = err.status();
+                req.body_in.error = err.status();
                 wake_body(req, self.idx, events);
             }
             return false;
         }
         if done {
             self.body_open = false;
-            req.body_done = true;
+            req.body_in.done = true;
         }
-        if req.streaming && (req.body.len() > before || done) {
+        if req.body_in.streaming && (req.body_in.buf.len() > before || done) {
             wake_body(req, self.idx, events);
         }
         false
@@ -207,14 +207,14 @@ impl Stream {
     /// The request body timed out (`requestTimeout`): JS's body reader fails with 408.
     pub fn body_timeout(&mut self, req: &mut Req, events: &mut std::collections::VecDeque<Event>) {
         self.stop_body();
-        req.body_error = gale_http::Error::request_timeout().status();
+        req.body_in.error = gale_http::Error::request_timeout().status();
         wake_body(req, self.idx, events);
     }
 }
 
 pub(super) fn wake_body(req: &mut Req, idx: usize, events: &mut std::collections::VecDeque<Event>) {
-    if req.want_body {
-        req.want_body = false;
+    if req.body_in.wanted {
+        req.body_in.wanted = false;
         events.push_back(Event::Body(req.id(idx)));
     }
 }
@@ -222,9 +222,9 @@ pub(super) fn wake_body(req: &mut Req, idx: usize, events: &mut std::collections
 /// A native answer (404, 405, fixed routes, errors, static files): its head is in `h2_head`, its body bytes
 /// become the output.
 pub(super) fn answer_native(req: &mut Req) {
-    req.out.clear();
-    req.out.extend_from_slice(&req.native);
-    req.started = true;
-    req.ended = true;
+    req.reply.out.clear();
+    req.reply.out.extend_from_slice(&req.reply.native);
+    req.reply.started = true;
+    req.reply.ended = true;
     req.js_owned = false;
 }

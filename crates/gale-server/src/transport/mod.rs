@@ -9,7 +9,8 @@ use mio::net::TcpStream;
 use rustls::ServerConnection;
 use slab::Slab;
 
-use crate::request::{FileBody, Req};
+use crate::reply::FileBody;
+use crate::request::Req;
 use crate::Event;
 
 mod pipe;

@@ -9,7 +9,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use gale_http::ResponseReader;
 
 use super::ReadResult;
-use crate::request::{BodySource, FileBody};
+use crate::reply::{BodySource, FileBody};
 use crate::Event;
 
 /// The peer and local address of an in-process connection: loopback, port 0 (no socket has a port).

@@ -95,23 +95,24 @@ pub(super) fn read_into(sock: &mut impl Recv, buf: &mut Vec<u8>) -> ReadResult {
 pub(super) fn recv_body(sock: &mut impl Recv, req: &mut Req) -> std::io::Result<(usize, usize)> {
     let waiting = sock.pending().unwrap_or(crate::engine::BODY_HIGH_WATER);
     let want = (req
-        .body_left
+        .body_in
+        .left
         .min(waiting.clamp(16 * 1024, MAX_BODY_RECV) as u64)) as usize;
-    if req.body.capacity() == 0 && req.body_left >= crate::body_pool::MIN_KEEP as u64 {
+    if req.body_in.buf.capacity() == 0 && req.body_in.left >= crate::body_pool::MIN_KEEP as u64 {
         // A large body and nothing buffered (JS took the last piece): reuse a buffer JS handed back.
         if let Some(v) = crate::body_pool::take() {
-            req.body = v;
+            req.body_in.buf = v;
         }
     }
-    req.body.reserve(want);
-    let spare = &mut req.body.spare_capacity_mut()[..want];
+    req.body_in.buf.reserve(want);
+    let spare = &mut req.body_in.buf.spare_capacity_mut()[..want];
     loop {
         match sock.recv(spare) {
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
             Ok(n) => {
                 // SAFETY: the receive initialised exactly n bytes after len (n ≤ want ≤ the spare capacity).
-                unsafe { req.body.set_len(req.body.len() + n) };
+                unsafe { req.body_in.buf.set_len(req.body_in.buf.len() + n) };
                 return Ok((n, want));
             }
         }

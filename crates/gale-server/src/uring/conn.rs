@@ -191,7 +191,7 @@ impl Write for RingTx<'_> {
 
 /// Sends a file or cached body over the ring: pieces are copied into the queue until it holds `RING_CAP`. Ok(true)
 /// when all of it is queued.
-pub(crate) fn send_body(r: &mut RingSock, body: &mut crate::request::FileBody) -> io::Result<bool> {
+pub(crate) fn send_body(r: &mut RingSock, body: &mut crate::reply::FileBody) -> io::Result<bool> {
     use crate::sys::ReadAt;
     while body.remaining > 0 {
         let room = RING_CAP.saturating_sub(r.unsent());
@@ -200,13 +200,13 @@ pub(crate) fn send_body(r: &mut RingSock, body: &mut crate::request::FileBody) -
         }
         let want = body.remaining.min(room.min(64 * 1024) as u64) as usize;
         match &body.source {
-            crate::request::BodySource::Memory(bytes) => {
+            crate::reply::BodySource::Memory(bytes) => {
                 let start = body.offset as usize;
                 r.tx.extend_from_slice(&bytes[start..start + want]);
                 body.offset += want as u64;
                 body.remaining -= want as u64;
             }
-            crate::request::BodySource::File(file) => {
+            crate::reply::BodySource::File(file) => {
                 let at = r.tx.len();
                 r.tx.resize(at + want, 0);
                 let n = match file.read_at(&mut r.tx[at..], body.offset) {

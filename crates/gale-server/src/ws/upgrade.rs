@@ -102,7 +102,7 @@ impl Inner {
         }
         let req = self.reqs.get(idx);
         let wr = req.ws_route?;
-        if req.detached || req.ended || req.started {
+        if req.detached || req.reply.ended || req.reply.started {
             return None;
         }
         let cid = req.conn;

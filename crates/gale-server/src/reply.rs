@@ -1,0 +1,87 @@
+//! A request record's response side (`Req::reply`): a native answer's bytes, or what JS wrote so far and where it
+//! stands, and a file body still to send after the head.
+
+/// A request's response as it goes out: a native answer's bytes, or what JS wrote so far and where it stands.
+#[derive(Default)]
+pub(crate) struct Reply {
+    /// Pre-encoded native response (404, 405, fixed routes, errors), sent once the body is in (on an HTTP/2
+    /// stream only its body: the head is in `h2_head`).
+    pub native: Vec<u8>,
+    /// On an HTTP/2 stream: the response head, built from the reply's fields, until h2 takes it.
+    pub h2_head: Option<http::Response<()>>,
+    /// The native response ends the connection.
+    pub native_close: bool,
+    /// The response head has been written (streaming responses).
+    pub started: bool,
+    /// The response body goes out in chunked coding.
+    pub chunked: bool,
+    /// Body bytes a streamed response with a declared Content-Length may still send.
+    pub declared_left: Option<u64>,
+    /// The response is complete.
+    pub ended: bool,
+    /// Response bytes produced while an earlier pipelined response is still pending.
+    pub out: Vec<u8>,
+    /// JS wants a drain event when output falls below the high-water mark.
+    pub want_drain: bool,
+    /// A file body still to send after the head (static files, `res.sendFile`).
+    pub file: Option<FileBody>,
+}
+
+impl Reply {
+    /// Back to a record's fresh state, keeping the buffers' capacity.
+    pub fn reset(&mut self) {
+        self.native.clear();
+        self.h2_head = None;
+        self.native_close = false;
+        self.started = false;
+        self.chunked = false;
+        self.declared_left = None;
+        self.ended = false;
+        self.out.clear();
+        self.want_drain = false;
+        self.file = None;
+    }
+}
+
+/// The part of a body a response still has to send after its head: a file (sent with sendfile), or
+/// bytes shared with the static-file cache (written without copying).
+pub(crate) struct FileBody {
+    pub source: BodySource,
+    pub offset: u64,
+    pub remaining: u64,
+}
+
+pub(crate) enum BodySource {
+    File(std::fs::File),
+    Memory(std::rc::Rc<[u8]>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reset_leaves_nothing_of_the_last_response_but_capacity() {
+        let mut r = Reply {
+            native: b"HTTP/1.1 404 Not Found\r\n\r\n".to_vec(),
+            h2_head: Some(http::Response::new(())),
+            native_close: true,
+            started: true,
+            chunked: true,
+            declared_left: Some(3),
+            ended: true,
+            out: b"abc".to_vec(),
+            want_drain: true,
+            file: Some(FileBody {
+                source: BodySource::Memory(std::rc::Rc::from(&b"x"[..])),
+                offset: 0,
+                remaining: 1,
+            }),
+        };
+        r.reset();
+        assert!(r.native.is_empty() && r.native.capacity() > 0);
+        assert!(r.out.is_empty() && r.out.capacity() > 0);
+        assert!(r.h2_head.is_none() && r.file.is_none() && r.declared_left.is_none());
+        assert!(!(r.native_close || r.started || r.chunked || r.ended || r.want_drain));
+    }
+}
