@@ -251,12 +251,12 @@ function compareRules(t: TsType, rules: Map<string, Kinds>, bindingOnly: Record<
 
 /** [decoder: [file, fn], TS type: [file, name], the option-rules.ts table (static-options.ts: 'static')]. */
 const GROUPS: [[string, string], [string, string], string][] = [
-  [['methods.rs', 'config'], ['options.ts', 'GaleOptions'], 'galeRules'],
-  [['methods.rs', 'compression_opt'], ['options.ts', 'CompressionOptions'], 'galeRules.compression'],
-  [['setup.rs', 'set_http2'], ['tls.ts', 'Http2Options'], 'checkListen.http2'],
-  [['setup.rs', 'set_http3'], ['tls.ts', 'Http3Options'], 'checkListen.http3'],
+  [['config.rs', 'config'], ['options.ts', 'GaleOptions'], 'galeRules'],
+  [['config.rs', 'compression_opt'], ['options.ts', 'CompressionOptions'], 'galeRules.compression'],
+  [['config.rs', 'set_http2'], ['tls.ts', 'Http2Options'], 'checkListen.http2'],
+  [['config.rs', 'set_http3'], ['tls.ts', 'Http3Options'], 'checkListen.http3'],
   [['ws.rs', 'ws_options'], ['ws-route.ts', 'WsBehavior'], 'checkWsBehavior'],
-  [['setup.rs', 'static_options'], ['options.ts', 'StaticOptions'], 'static'],
+  [['config.rs', 'static_options'], ['options.ts', 'StaticOptions'], 'static'],
 ];
 
 /** Each table's check, given the options as users write them (it throws GALE_ERR_INVALID_OPTION). */
@@ -367,10 +367,10 @@ test('static-options.ts knows every StaticOptions name, and checks the booleans 
 const AT = {
   h3: ['crates/gale-server/src/lib.rs', 'H3Options::check'],
   h2: ['crates/gale-server/src/h2/state.rs', 'Settings::new'],
-  compression: ['crates/gale-node/src/methods.rs', 'compression_opt'],
-  config: ['crates/gale-node/src/methods.rs', 'config'],
+  compression: ['crates/gale-node/src/config.rs', 'compression_opt'],
+  config: ['crates/gale-node/src/config.rs', 'config'],
   ws: ['crates/gale-node/src/ws.rs', 'ws_options'],
-  static: ['crates/gale-node/src/setup.rs', 'static_options'],
+  static: ['crates/gale-node/src/config.rs', 'static_options'],
 } as const;
 const I31 = 2 ** 31 - 1;
 

@@ -3,6 +3,7 @@
 //! `gale_server::Handler` by calling the JS dispatch function inside one callback scope per wakeup.
 
 mod bound;
+mod config;
 mod etag;
 mod handler;
 mod mem;

@@ -5,12 +5,12 @@
 use std::ffi::CStr;
 use std::ptr;
 
-use gale_server::{Config, Server};
+use gale_server::Server;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value, ValueType};
 
 use crate::bound::{method, Cb};
 use crate::handler::JsHandler;
-use crate::napi_util::{self as nu, bool_opt, num_opt};
+use crate::napi_util as nu;
 
 /// Adds `createServer` and `etag` to `exports`.
 ///
@@ -45,111 +45,6 @@ pub unsafe fn register(env: napi_env, exports: napi_value) {
     nu::set_prop(env, exports, c"etag", e);
 }
 
-/// `compression: true | { threshold, brotli, gzip, brotliQuality, gzipLevel }` (anything else: off).
-fn compression_opt(env: napi_env, v: napi_value) -> Option<gale_server::CompressOptions> {
-    let mut c = gale_server::CompressOptions::default();
-    match nu::type_of(env, v) {
-        ValueType::napi_boolean => return nu::get_bool(env, v).unwrap_or(false).then_some(c),
-        ValueType::napi_object => {}
-        _ => return None,
-    }
-    if let Some(n) = num_opt(env, v, c"threshold") {
-        c.threshold = n.max(0.0) as usize;
-    }
-    if let Some(b) = bool_opt(env, v, c"brotli") {
-        c.brotli = b;
-    }
-    if let Some(b) = bool_opt(env, v, c"gzip") {
-        c.gzip = b;
-    }
-    if let Some(n) = num_opt(env, v, c"brotliQuality") {
-        c.brotli_quality = n.clamp(0.0, 11.0) as u32;
-    }
-    if let Some(n) = num_opt(env, v, c"gzipLevel") {
-        c.gzip_level = n.clamp(0.0, 9.0) as u32;
-    }
-    (c.brotli || c.gzip).then_some(c)
-}
-
-fn config(env: napi_env, opts: napi_value) -> Config {
-    let mut c = Config::default();
-    if nu::type_of(env, opts) != ValueType::napi_object {
-        return c;
-    }
-    let us = |n: f64| n.max(0.0) as usize;
-    if let Some(n) = num_opt(env, opts, c"bodyLimit") {
-        c.body_limit = n.max(0.0) as u64;
-    }
-    if let Some(n) = num_opt(env, opts, c"maxHeaderSize") {
-        c.limits.max_head_bytes = us(n);
-    }
-    if let Some(n) = num_opt(env, opts, c"maxHeaders") {
-        c.limits.max_headers = us(n);
-    }
-    if let Some(n) = num_opt(env, opts, c"maxUriLength") {
-        c.limits.max_uri_bytes = us(n);
-    }
-    if let Some(b) = bool_opt(env, opts, c"strictHost") {
-        c.limits.strict_host = b;
-    }
-    if let Some(n) = num_opt(env, opts, c"headersTimeout") {
-        c.headers_timeout_ms = n as u64;
-    }
-    if let Some(n) = num_opt(env, opts, c"requestTimeout") {
-        c.request_timeout_ms = n as u64;
-    }
-    if let Some(n) = num_opt(env, opts, c"keepAliveTimeout") {
-        c.keep_alive_timeout_ms = n as u64;
-    }
-    if let Some(n) = num_opt(env, opts, c"maxPipeline") {
-        c.max_pipeline = us(n).max(1);
-    }
-    if let Some(n) = num_opt(env, opts, c"highWaterMark") {
-        c.high_water_mark = us(n);
-    }
-    if let Some(n) = num_opt(env, opts, c"maxConnections") {
-        c.max_connections = us(n).max(1);
-    }
-    if let Some(n) = num_opt(env, opts, c"sendTimeout") {
-        c.send_timeout_ms = n.max(0.0) as u64;
-    }
-    if let Some(n) = num_opt(env, opts, c"maxWriteBuffer") {
-        c.max_write_buffer = us(n);
-    }
-    if let Some(n) = num_opt(env, opts, c"backlog") {
-        c.backlog = n as i32;
-    }
-    c.compression = compression_opt(env, nu::get_prop(env, opts, c"compression"));
-    if let Some(b) = bool_opt(env, opts, c"proxyProtocol") {
-        c.proxy_protocol = b;
-    }
-    if let Some(b) = bool_opt(env, opts, c"reusePort") {
-        c.reuse_port = b;
-    }
-    if let Some(b) = bool_opt(env, opts, c"keepAliveHeader") {
-        c.keep_alive_header = b;
-    }
-    if let Some(b) = bool_opt(env, opts, c"decodeParams") {
-        c.decode_params = b;
-    }
-    if let Some(b) = bool_opt(env, opts, c"caseSensitive") {
-        c.router.case_sensitive = b;
-    }
-    if let Some(b) = bool_opt(env, opts, c"strict") {
-        c.router.strict = b;
-    }
-    // gale() checked the value (option-rules.ts): 'negotiate' (the default), 'text' or 'problem'.
-    let fmt = nu::get_prop(env, opts, c"errorFormat");
-    if nu::type_of(env, fmt) == ValueType::napi_string {
-        c.error_format = match nu::get_string(env, fmt).as_deref() {
-            Some(b"text") => gale_server::ErrorFormat::Text,
-            Some(b"problem") => gale_server::ErrorFormat::Problem,
-            _ => gale_server::ErrorFormat::Negotiate,
-        };
-    }
-    c
-}
-
 unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, _) = nu::args::<4>(env, info);
     if nu::type_of(env, argv[1]) != ValueType::napi_function
@@ -162,7 +57,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
             true,
         );
     }
-    let cfg = config(env, argv[0]);
+    let cfg = crate::config::config(env, argv[0]);
     let mut lp = ptr::null_mut();
     let mut resource = ptr::null_mut();
     // SAFETY: plain queries on a live env.
@@ -192,9 +87,9 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"forceClose", crate::setup::force_close, 0),
         (c"connections", crate::setup::connections, 0),
         (c"stats", crate::setup::stats, 0),
-        (c"setTls", crate::setup::set_tls, 1),
-        (c"setHttp2", crate::setup::set_http2, 1),
-        (c"setHttp3", crate::setup::set_http3, 1),
+        (c"setTls", crate::config::set_tls, 1),
+        (c"setHttp2", crate::config::set_http2, 1),
+        (c"setHttp3", crate::config::set_http3, 1),
         (c"end", crate::reply::end, 7),
         (c"writeHead", crate::reply::write_head, 5),
         (c"write", crate::reply::write, 2),

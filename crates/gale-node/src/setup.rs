@@ -1,16 +1,16 @@
 //! Server set-up methods: routes, fixed responses, static mounts, the fallback route, listen and close.
-//! Cold paths: called while the app is built or shut down, never per request.
+//! Cold paths: called while the app is built or shut down, never per request. The options these take are read in
+//! config.rs.
 
 use std::ffi::c_char;
 use std::ptr;
 use std::rc::Rc;
 
 use gale_server::Server;
-use napi::sys::{self, napi_callback_info, napi_env, napi_value, ValueType};
+use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 
 use crate::bound::server;
 use crate::napi_util as nu;
-use crate::napi_util::{bool_opt, num_opt};
 
 pub(crate) unsafe extern "C" fn route(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<3>(env, info);
@@ -313,89 +313,6 @@ pub(crate) unsafe extern "C" fn fallback(env: napi_env, info: napi_callback_info
     nu::undefined(env)
 }
 
-/// A JS array of strings as Rust strings (non-strings are skipped).
-pub(crate) fn string_array(env: napi_env, v: napi_value) -> Vec<String> {
-    let mut len = 0u32;
-    let mut is = false;
-    // SAFETY: plain queries on a value from the current scope.
-    unsafe { sys::napi_is_array(env, v, &mut is) };
-    if !is {
-        return Vec::new();
-    }
-    // SAFETY: v is an array.
-    unsafe { sys::napi_get_array_length(env, v, &mut len) };
-    (0..len)
-        .filter_map(|i| {
-            let mut e = ptr::null_mut();
-            // SAFETY: i is within the array's length.
-            unsafe { sys::napi_get_element(env, v, i, &mut e) };
-            nu::get_string(env, e).map(|b| String::from_utf8_lossy(&b).into_owned())
-        })
-        .collect()
-}
-
-pub(crate) fn static_options(
-    env: napi_env,
-    o: napi_value,
-) -> Result<gale_server::StaticOptions, String> {
-    let mut opts = gale_server::StaticOptions::default();
-    if nu::type_of(env, o) != ValueType::napi_object {
-        return Ok(opts);
-    }
-    let v = nu::get_prop(env, o, c"index");
-    if nu::type_of(env, v) == ValueType::napi_object {
-        opts.index = string_array(env, v);
-    }
-    opts.extensions = string_array(env, nu::get_prop(env, o, c"extensions"));
-    let fb = nu::get_prop(env, o, c"fallback");
-    opts.fallback = nu::get_string(env, fb).map(|b| String::from_utf8_lossy(&b).into_owned());
-    if let Some(d) = nu::get_string(env, nu::get_prop(env, o, c"dotfiles")) {
-        opts.dotfiles = match d.as_slice() {
-            b"allow" => gale_server::Dotfiles::Allow,
-            b"deny" => gale_server::Dotfiles::Deny,
-            _ => gale_server::Dotfiles::Ignore,
-        };
-    }
-    opts.max_age = num_opt(env, o, c"maxAge").map(|n| n.max(0.0) as u64);
-    if let Some(src) = nu::get_string(env, nu::get_prop(env, o, c"immutable")) {
-        let src = String::from_utf8_lossy(&src);
-        opts.immutable = Some(
-            regex_lite::Regex::new(&src).map_err(|e| format!("immutable pattern {src:?}: {e}"))?,
-        );
-    }
-    if let Some(b) = bool_opt(env, o, c"cache") {
-        opts.cache = b;
-    }
-    if let Some(n) = num_opt(env, o, c"cacheFileMax") {
-        opts.cache_file_max = n.max(0.0) as u64;
-    }
-    if let Some(n) = num_opt(env, o, c"cacheMax") {
-        opts.cache_max = n.max(0.0) as u64;
-    }
-    if let Some(b) = bool_opt(env, o, c"precompressed") {
-        opts.precompressed = b;
-    }
-    if let Some(b) = bool_opt(env, o, c"compress") {
-        opts.compress = b;
-    }
-    if let Some(b) = bool_opt(env, o, c"redirect") {
-        opts.redirect = b;
-    }
-    if let Some(b) = bool_opt(env, o, c"etag") {
-        opts.validators.etag = b;
-    }
-    if let Some(b) = bool_opt(env, o, c"lastModified") {
-        opts.validators.last_modified = b;
-    }
-    if let Some(b) = bool_opt(env, o, c"acceptRanges") {
-        opts.validators.ranges = b;
-    }
-    if let Some(h) = nu::get_string(env, nu::get_prop(env, o, c"headers")) {
-        opts.headers = h;
-    }
-    Ok(opts)
-}
-
 pub(crate) unsafe extern "C" fn static_mount(
     env: napi_env,
     info: napi_callback_info,
@@ -411,164 +328,13 @@ pub(crate) unsafe extern "C" fn static_mount(
             true,
         );
     };
-    let opts = match static_options(env, argv[2]) {
+    let opts = match crate::config::static_options(env, argv[2]) {
         Ok(o) => o,
         Err(msg) => return nu::throw(env, &msg, true),
     };
     let prefix = String::from_utf8_lossy(&prefix);
     let dir = std::path::PathBuf::from(String::from_utf8_lossy(&dir).into_owned());
     match s.add_static(&prefix, &dir, opts) {
-        Ok(()) => nu::undefined(env),
-        Err(msg) => nu::throw(env, &msg, false),
-    }
-}
-
-/// Bytes of a string or Uint8Array property (None when absent).
-fn bytes_prop(env: napi_env, obj: napi_value, name: &std::ffi::CStr) -> Option<Vec<u8>> {
-    let v = nu::get_prop(env, obj, name);
-    match nu::type_of(env, v) {
-        ValueType::napi_string => nu::get_string(env, v),
-        ValueType::napi_undefined | ValueType::napi_null => None,
-        _ => nu::get_bytes(env, v).map(<[u8]>::to_vec),
-    }
-}
-
-fn cert_pem(env: napi_env, obj: napi_value) -> Option<gale_server::tls::CertPem> {
-    Some(gale_server::tls::CertPem {
-        cert: bytes_prop(env, obj, c"cert")?,
-        key: bytes_prop(env, obj, c"key")?,
-    })
-}
-
-/// `setTls({ cert, key, sni: [[name, { cert, key }]], ca, alpn: [..], minVersion })`: serve (or reload)
-/// TLS; throws an Error saying what is wrong, and then the previous certificates stay in use.
-pub(crate) unsafe extern "C" fn set_tls(env: napi_env, info: napi_callback_info) -> napi_value {
-    let (argv, _, data) = nu::args::<1>(env, info);
-    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
-    let s = unsafe { server(data) };
-    let o = argv[0];
-    if nu::type_of(env, o) != ValueType::napi_object {
-        return nu::throw(env, "setTls(options): options must be an object", true);
-    }
-    let mut t = gale_server::tls::TlsOptions {
-        default: cert_pem(env, o),
-        ca: bytes_prop(env, o, c"ca").unwrap_or_default(),
-        ..Default::default()
-    };
-    let list = |name: &std::ffi::CStr| -> Vec<napi_value> {
-        let v = nu::get_prop(env, o, name);
-        let mut is = false;
-        // SAFETY: v is a value from the current scope.
-        unsafe { sys::napi_is_array(env, v, &mut is) };
-        if !is {
-            return Vec::new();
-        }
-        let mut len = 0u32;
-        // SAFETY: v is an array.
-        unsafe { sys::napi_get_array_length(env, v, &mut len) };
-        (0..len)
-            .map(|i| {
-                let mut item = ptr::null_mut();
-                // SAFETY: i < len; item is an out-pointer.
-                unsafe { sys::napi_get_element(env, v, i, &mut item) };
-                item
-            })
-            .collect()
-    };
-    for entry in list(c"sni") {
-        let (Some(name), Some(pem)) = (
-            nu::get_string(env, nu::get_prop(env, entry, c"name")),
-            cert_pem(env, entry),
-        ) else {
-            return nu::throw(env, "setTls: each sni entry needs name, cert and key", true);
-        };
-        t.sni
-            .push((String::from_utf8_lossy(&name).into_owned(), pem));
-    }
-    t.alpn = list(c"alpn")
-        .into_iter()
-        .filter_map(|v| nu::get_string(env, v))
-        .collect();
-    t.min_version = match nu::get_string(env, nu::get_prop(env, o, c"minVersion")).as_deref() {
-        None | Some(b"TLSv1.2") => 0x0303,
-        Some(b"TLSv1.3") => 0x0304,
-        Some(other) => {
-            let msg = format!(
-                "tls.minVersion must be 'TLSv1.2' or 'TLSv1.3', not {:?}",
-                String::from_utf8_lossy(other)
-            );
-            return nu::throw(env, &msg, true);
-        }
-    };
-    match s.set_tls(&t) {
-        Ok(()) => nu::undefined(env),
-        Err(msg) => nu::throw(env, &msg, false),
-    }
-}
-
-/// `setHttp2({ maxConcurrentStreams, initialWindowSize, connectionWindowSize, maxFrameSize, cleartext, http1 })`
-/// serves HTTP/2 (over TLS when ALPN offers `h2`, and cleartext with prior knowledge unless `cleartext: false`;
-/// HTTP/1.x beside it unless `http1: false`);
-/// `setHttp2(null)` turns it off. Throws an Error naming an option out of range.
-pub(crate) unsafe extern "C" fn set_http2(env: napi_env, info: napi_callback_info) -> napi_value {
-    let (argv, _, data) = nu::args::<1>(env, info);
-    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
-    let s = unsafe { server(data) };
-    let o = argv[0];
-    let opts = if nu::type_of(env, o) == ValueType::napi_object {
-        let mut h = gale_server::H2Options::default();
-        let num = |name: &std::ffi::CStr, dflt: u32| {
-            num_opt(env, o, name).map_or(dflt, |n| n.clamp(0.0, u32::MAX as f64) as u32)
-        };
-        h.max_concurrent_streams = num(c"maxConcurrentStreams", h.max_concurrent_streams);
-        h.initial_window_size = num(c"initialWindowSize", h.initial_window_size);
-        h.connection_window_size = num(c"connectionWindowSize", h.connection_window_size);
-        h.max_frame_size = num(c"maxFrameSize", h.max_frame_size);
-        h.cleartext = bool_opt(env, o, c"cleartext").unwrap_or(h.cleartext);
-        h.http1 = bool_opt(env, o, c"http1").unwrap_or(h.http1);
-        Some(h)
-    } else {
-        None
-    };
-    match s.set_http2(opts) {
-        Ok(()) => nu::undefined(env),
-        Err(msg) => nu::throw(env, &msg, false),
-    }
-}
-
-/// `setHttp3({ maxConcurrentStreams, idleTimeout, maxConnectionsPerAddress, retryAbove, maxHandshakesPerSecond,
-/// segmentationOffload })` serves HTTP/3 on UDP at the TLS listener's port from the next
-/// `listen`; `setHttp3(null)` turns it off. Throws an Error naming an option out of range.
-pub(crate) unsafe extern "C" fn set_http3(env: napi_env, info: napi_callback_info) -> napi_value {
-    let (argv, _, data) = nu::args::<1>(env, info);
-    // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
-    let s = unsafe { server(data) };
-    let o = argv[0];
-    let opts = if nu::type_of(env, o) == ValueType::napi_object {
-        let mut h = gale_server::H3Options::default();
-        if let Some(n) = num_opt(env, o, c"maxConcurrentStreams") {
-            h.max_concurrent_streams = n.clamp(0.0, u32::MAX as f64) as u32;
-        }
-        if let Some(n) = num_opt(env, o, c"idleTimeout") {
-            h.idle_timeout_ms = n.clamp(0.0, u64::MAX as f64) as u64;
-        }
-        if let Some(n) = num_opt(env, o, c"maxConnectionsPerAddress") {
-            h.max_connections_per_address = n.clamp(0.0, u32::MAX as f64) as u32;
-        }
-        if let Some(n) = num_opt(env, o, c"retryAbove") {
-            h.retry_above = n.clamp(0.0, u32::MAX as f64) as u32;
-        }
-        if let Some(n) = num_opt(env, o, c"maxHandshakesPerSecond") {
-            h.max_handshakes_per_second = n.clamp(0.0, u32::MAX as f64) as u32;
-        }
-        if let Some(b) = bool_opt(env, o, c"segmentationOffload") {
-            h.segmentation_offload = b;
-        }
-        Some(h)
-    } else {
-        None
-    };
-    match s.set_http3(opts) {
         Ok(()) => nu::undefined(env),
         Err(msg) => nu::throw(env, &msg, false),
     }

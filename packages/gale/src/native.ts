@@ -188,7 +188,7 @@ export type NativeOptions = Pick<
   | 'errorFormat'
 > & { maxPipeline?: number; highWaterMark?: number; backlog?: number };
 
-/** Static mount options as the engine reads them (see crates/gale-node/src/methods.rs). */
+/** Static mount options as the engine reads them (see crates/gale-node/src/config.rs). */
 export interface NativeStaticOptions {
   index?: string[];
   extensions?: string[];

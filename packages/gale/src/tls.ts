@@ -1,5 +1,5 @@
 // TLS options of `app.listen({ tls })`: PEM given as strings, Buffers or file paths, turned into what the
-// engine takes (crates/gale-node setup.rs setTls), and re-read from the same files on reload (SIGHUP).
+// engine takes (crates/gale-node config.rs setTls), and re-read from the same files on reload (SIGHUP).
 import { readFileSync } from 'node:fs';
 
 /**
