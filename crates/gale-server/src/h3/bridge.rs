@@ -12,7 +12,7 @@ use std::task::Poll;
 use std::time::Instant;
 
 use bytes::{Buf, Bytes};
-use h3::error::Code;
+use h3::error::{Code, ConnectionError, LocalError, StreamError};
 use h3::server::RequestStream;
 use http::header::CONTENT_LENGTH;
 use http::{Method, Response, StatusCode};
@@ -69,7 +69,7 @@ pub(super) async fn serve(
     };
     let first = match first {
         Some(Ok(d)) => d.map(|mut b| b.copy_to_bytes(b.remaining())),
-        Some(Err(e)) => return super::close_first(quic, &e),
+        Some(Err(e)) => return close_first(quic, &e),
         None => {
             // (Not stop_sending: h3-quinn's receive half is inside the read just dropped; dropping the half when
             // the task ends stops the client's sending.)
@@ -126,6 +126,27 @@ pub(super) async fn serve(
     }
 }
 
+/// Closes the QUIC connection at once when h3 found a connection error on a request stream. h3 only flags the
+/// error for the connection's task to close with, while quinn finishes a dropped stream at once: left to them,
+/// the client could read a clean end of the request stream (FIN) before the CONNECTION_CLOSE that explains it.
+/// Closed here, in the same poll as the drop, quinn sends nothing after CONNECTION_CLOSE (h3 closing again with the
+/// same code later is a no-op).
+pub(super) fn close_first(quic: &quinn::Connection, e: &StreamError) {
+    // (Brace patterns: h3 marks these variants non-exhaustive.)
+    if let StreamError::ConnectionError {
+        0:
+            ConnectionError::Local {
+                error: LocalError::Application { code, reason, .. },
+                ..
+            },
+        ..
+    } = e
+    {
+        let code = quinn::VarInt::from_u64(code.value()).unwrap_or(quinn::VarInt::MAX);
+        quic.close(code, reason.as_bytes());
+    }
+}
+
 /// Waits for the engine to have news on the pipe (its waker is this task's).
 async fn wait_for(pipe: &Pipe, mut ready: impl FnMut(&Server, u32) -> bool) {
     poll_fn(|_| {
@@ -156,7 +177,7 @@ async fn upload(
             None => match recv.recv_data().await {
                 Ok(d) => d.map(|mut b| b.copy_to_bytes(b.remaining())),
                 Err(e) => {
-                    super::close_first(quic, &e);
+                    close_first(quic, &e);
                     return Err(Code::H3_REQUEST_CANCELLED);
                 }
             },

@@ -1,6 +1,8 @@
 //! The HTTP/3 side's executor, on Node's loop: quinn's endpoint and connection drivers and the engine's HTTP/3
 //! tasks are futures polled here, on the JS thread. A wake-up queues its task and, outside a run, sends a uv_async;
 //! one uv_timer is armed for the earliest timer any task waits on. No Tokio runtime, no thread (quinn's `Runtime`).
+//! Over 400 lines: the executor and quinn's `Runtime` on it (spawn, timers, the UDP socket's wrapper) are one unit: the
+//! runtime's timers are the executor's deadlines.
 
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;

@@ -8,21 +8,18 @@
 //! and GRO where the kernel has them.
 
 mod bridge;
+mod conn;
 mod exec;
 mod udp;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::future::{poll_fn, Future};
 use std::net::{IpAddr, SocketAddr, UdpSocket};
-use std::pin::pin;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
-use std::task::{Poll, Waker};
+use std::task::Waker;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use h3::error::{ConnectionError, LocalError, StreamError};
 use slab::Slab;
 use socket2::{Domain, Protocol, Socket, Type};
 
@@ -117,7 +114,7 @@ impl Quic {
                     return;
                 };
                 if let Some(admitted) = accepting.admit(incoming) {
-                    exec.spawn(connection(admitted, accepting.clone()));
+                    exec.spawn(conn::connection(admitted, accepting.clone()));
                 }
             }
         });
@@ -302,102 +299,6 @@ impl Ctx {
             *n -= 1;
             if *n == 0 {
                 map.remove(&ip);
-            }
-        }
-    }
-}
-
-/// A connection's place in `Ctx::conns`, given back when its task ends.
-struct ConnSlot<'a> {
-    ctx: &'a Ctx,
-    key: usize,
-}
-
-impl Drop for ConnSlot<'_> {
-    fn drop(&mut self) {
-        self.ctx.conns.borrow_mut().remove(self.key);
-    }
-}
-
-/// Closes the QUIC connection at once when h3 found a connection error on a request stream. h3 only flags the
-/// error for the connection's task to close with, while quinn finishes a dropped stream at once: left to them,
-/// the client could read a clean end of the request stream (FIN) before the CONNECTION_CLOSE that explains it.
-/// Closed here, in the same poll as the drop, quinn sends nothing after CONNECTION_CLOSE (h3 closing again with the
-/// same code later is a no-op).
-fn close_first(quic: &quinn::Connection, e: &StreamError) {
-    // (Brace patterns: h3 marks these variants non-exhaustive.)
-    if let StreamError::ConnectionError {
-        0:
-            ConnectionError::Local {
-                error: LocalError::Application { code, reason, .. },
-                ..
-            },
-        ..
-    } = e
-    {
-        let code = quinn::VarInt::from_u64(code.value()).unwrap_or(quinn::VarInt::MAX);
-        quic.close(code, reason.as_bytes());
-    }
-}
-
-/// One QUIC connection: the handshake, then HTTP/3's control streams and a task per request stream.
-async fn connection(admitted: Admitted, ctx: Rc<Ctx>) {
-    struct Counted<'a>(&'a Ctx, IpAddr);
-    impl Drop for Counted<'_> {
-        fn drop(&mut self) {
-            self.0.release(self.1);
-        }
-    }
-    let _counted = Counted(&ctx, admitted.ip);
-    ctx.handshakes.set(ctx.handshakes.get() + 1);
-    let conn = admitted.incoming.await;
-    ctx.handshakes.set(ctx.handshakes.get() - 1);
-    let Ok(conn) = conn else { return };
-    let peer = conn.remote_address();
-    let quic = conn.clone();
-    let built = h3::server::builder()
-        .max_field_section_size(ctx.max_head)
-        .build::<_, Bytes>(h3_quinn::Connection::new(conn))
-        .await;
-    let Ok(mut h3c) = built else { return };
-    let waker = poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
-    let slot = ConnSlot {
-        key: ctx.conns.borrow_mut().insert(waker),
-        ctx: &ctx,
-    };
-    let mut goaway = false;
-    loop {
-        // The next request stream; or, once the server closes, the GOAWAY (requests in flight carry on).
-        let next = {
-            let mut accept = pin!(h3c.accept());
-            poll_fn(|cx| match accept.as_mut().poll(cx) {
-                Poll::Ready(r) => Poll::Ready(Some(r)),
-                Poll::Pending if slot.ctx.closing.get() && !goaway => Poll::Ready(None),
-                Poll::Pending => Poll::Pending,
-            })
-            .await
-        };
-        match next {
-            Some(Ok(Some(resolver))) => {
-                let Some(exec) = ctx.exec.upgrade() else {
-                    return;
-                };
-                let ctx = ctx.clone();
-                let quic = quic.clone();
-                exec.spawn(async move {
-                    match resolver.resolve_request().await {
-                        Ok((req, stream)) => bridge::serve(&ctx, &quic, peer, req, stream).await,
-                        Err(e) => close_first(&quic, &e),
-                    }
-                });
-            }
-            // The client closed, the idle timeout passed, or the endpoint closed.
-            Some(_) => return,
-            None => {
-                goaway = true;
-                if h3c.shutdown(0).await.is_err() {
-                    return;
-                }
             }
         }
     }
