@@ -1,7 +1,8 @@
 // ARCHITECTURE.md stays true: the "Rooms" table names, for every crate and package, exactly the dependencies its
 // Cargo.toml or package.json declares (the backticked names before the dash in "may depend on"), every crate and
 // package of the repository has a row, the protocol crates keep out of I/O and napi, every repository path the text
-// cites exists, the engine's constants it quotes are the code's, and no crate's files import each other in a circle.
+// cites exists, the engine's constants it quotes are the code's, and no crate's files import each other in a circle, and
+// no source file is over 600 lines (over 400 only with a reason in its opening comment).
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -108,6 +109,23 @@ test("the io_uring figures ARCHITECTURE.md quotes are the code's", () => {
   assert.equal(num(queued[1] as string) * 1024, rustConst('crates/gale-server/src/uring/conn.rs', 'RING_CAP'));
 });
 
+/** A Rust file's lines without its `#[cfg(test)] mod x { … }` blocks (braces counted from the opening line). */
+function withoutTests(lines: string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]?.trim() === '#[cfg(test)]' && /^\s*mod \w+ \{/.test(lines[i + 1] ?? '')) {
+      let depth = 0;
+      for (i++; i < lines.length; i++) {
+        for (const c of lines[i] as string) depth += c === '{' ? 1 : c === '}' ? -1 : 0;
+        if (depth === 0) break;
+      }
+      continue;
+    }
+    kept.push(lines[i] as string);
+  }
+  return kept;
+}
+
 /**
  * A crate's modules (`a::b` for `src/a/b.rs` or `src/a/b/mod.rs`; the root and test modules left out) → the modules
  * each names through `crate::…` or `super::…`, outside comments and `#[cfg(test)]` modules.
@@ -125,23 +143,8 @@ function moduleGraph(crate: string): Map<string, Set<string>> {
   for (const f of files) {
     const m = name(f);
     if (m === '' || m.split('::').includes('tests')) continue;
-    const lines = readFileSync(join(src, f), 'utf8')
-      .split('\n')
-      .filter((l) => !l.trimStart().startsWith('//'));
-    // Drop `#[cfg(test)] mod x { … }` by counting braces from its opening line.
-    const kept: string[] = [];
-    for (let i = 0; i < lines.length; i++) {
-      if (lines[i]?.trim() === '#[cfg(test)]' && /^\s*mod \w+ \{/.test(lines[i + 1] ?? '')) {
-        let depth = 0;
-        for (i++; i < lines.length; i++) {
-          for (const c of lines[i] as string) depth += c === '{' ? 1 : c === '}' ? -1 : 0;
-          if (depth === 0) break;
-        }
-        continue;
-      }
-      kept.push(lines[i] as string);
-    }
-    text.set(m, kept.join('\n'));
+    const lines = withoutTests(readFileSync(join(src, f), 'utf8').split('\n'));
+    text.set(m, lines.filter((l) => !l.trimStart().startsWith('//')).join('\n'));
   }
   const resolve = (path: string[]): string | undefined => {
     for (let n = path.length; n > 0; n--) {
@@ -221,4 +224,57 @@ test('the circle finder finds a circle', () => {
     ['d', new Set(['a'])],
   ]);
   assert.deepEqual(circles(graph), [['a', 'b', 'c']]);
+});
+
+/** Source files: Rust under crates/<name>/src, TypeScript under packages/<name>/src (not tests or declarations). */
+function sources(): string[] {
+  const out: string[] = [];
+  for (const [dir, ext] of [
+    ['crates', '.rs'],
+    ['packages', '.ts'],
+  ] as const) {
+    for (const name of readdirSync(join(root, dir))) {
+      const src = join(root, dir, name, 'src');
+      if (!existsSync(src)) continue;
+      for (const f of readdirSync(src, { recursive: true }) as string[]) {
+        if (f.endsWith(ext) && !f.endsWith('.test.ts') && !f.endsWith('.d.ts')) out.push(join(dir, name, 'src', f));
+      }
+    }
+  }
+  return out;
+}
+
+/** What a file's length rule finds wrong: over 600 lines, or over 400 with no reason in its opening comment. */
+function lengthProblem(file: string, text: string): string | undefined {
+  const all = text.replace(/\n$/, '').split('\n');
+  // Rust keeps its unit tests beside the code (the style guide): they do not count.
+  const lines = file.endsWith('.rs') ? withoutTests(all).length : all.length;
+  if (lines > 600) return `${file}: ${lines} lines (at most 600: split it)`;
+  const opening = all
+    .slice(
+      0,
+      all.findIndex((l) => !l.startsWith('//')),
+    )
+    .join(' ');
+  if (lines > 400 && !/Over 400 lines: \S/.test(opening)) {
+    return `${file}: ${lines} lines, and its opening comment does not say why ("Over 400 lines: …")`;
+  }
+  return undefined;
+}
+
+test('no source file is over 600 lines, and one over 400 says why in its opening comment', () => {
+  const files = sources();
+  assert.ok(files.length > 200, `sources found (${files.length})`);
+  const problems = files.map((f) => lengthProblem(f, readFileSync(join(root, f), 'utf8'))).filter(Boolean);
+  assert.deepEqual(problems, []);
+});
+
+test('the length rule counts what it says', () => {
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => `x${i}`).join('\n');
+  assert.equal(lengthProblem('a.ts', `// A file.\n${lines(380)}`), undefined);
+  assert.match(lengthProblem('a.ts', `// A file.\n${lines(420)}`) ?? '', /does not say why/);
+  assert.equal(lengthProblem('a.ts', `// A file.\n// Over 400 lines: one parser.\n${lines(420)}`), undefined);
+  assert.match(lengthProblem('a.ts', `// A file.\n// Over 400 lines: one parser.\n${lines(620)}`) ?? '', /at most 600/);
+  const tests = `#[cfg(test)]\nmod tests {\n${lines(300)}\n}`;
+  assert.equal(lengthProblem('a.rs', `//! A file.\n${lines(380)}\n${tests}`), undefined);
 });

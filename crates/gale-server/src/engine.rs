@@ -1,6 +1,8 @@
 //! The request path inside the engine: readiness → accept/read → parse → route → body → dispatch.
 //! `Inner` holds all state and never calls JS; `Server` methods borrow it in short sections and call
 //! the `Handler` with no borrow held, so JS can call straight back into the engine.
+//! Over 400 lines: `Inner`'s definition, each part documented, with a connection's life around it (accept, close, EOF,
+//! the tick's timeouts), which reaches across all the parts.
 
 use std::collections::VecDeque;
 use std::io::ErrorKind;

@@ -1,5 +1,7 @@
 //! Server lifecycle: creation, route registration, the timers and close callbacks, graceful and forced shutdown,
 //! and teardown of the uv handles; listening is `listen.rs`, batch scopes and the kick `batch.rs`.
+//! Over 400 lines: 20 `Server` methods, one per thing JS asks before listening or at shutdown, most under 20 lines,
+//! beside the uv callbacks they arm.
 
 use std::cell::{Cell, RefCell};
 use std::io;

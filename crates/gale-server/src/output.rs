@@ -1,5 +1,7 @@
 //! Pipelined response order, corked flushing, backpressure (pause reading, `drain` events) and
 //! lingering close, on the engine's side; the bytes themselves come from `wire.rs`.
+//! Over 400 lines: one state machine, a connection's responses in order (touch, flush, advance, end_native, lingering
+//! close), whose steps share `inflight`'s invariants.
 
 use crate::conn::Phase;
 use crate::engine::Inner;

@@ -1,5 +1,7 @@
 //! The parse loop of one connection: head → route → body → dispatch or native answer, and the
 //! error answers for bad input. Works on `Inner` only; never calls JS (it returns `Step::Dispatch`).
+//! Over 400 lines: `step` (190 lines) is a connection's parse state machine in one match, with the error answers and
+//! helpers only it calls.
 
 use gale_http::{parse_head, BodyKind, ChunkedDecoder, Error as HttpError};
 use gale_router::{decode_param, Found};

@@ -1,6 +1,8 @@
 //! Answers a request from a resolved file: preconditions (304/412), ranges (206/416, multipart),
 //! encoding negotiation (precompressed or cached compressed variants), then a head plus either the
 //! bytes from memory or a file body that `output.rs` streams with sendfile.
+//! Over 400 lines: one decision path for a file answer (preconditions, ranges, encodings, then head and body) whose
+//! steps share `Found` and the request's headers.
 
 use std::fs::File;
 use std::rc::Rc;

@@ -1,6 +1,8 @@
 //! Static files served by the engine, without entering JS: mounts, path resolution on disk (index files,
 //! extension and SPA fallbacks, symlinks kept inside the root), the optional memory cache with
 //! precompressed and on-the-fly compressed variants. Protocol decisions come from `gale_http::files`.
+//! Over 400 lines: a mount's options, its path resolution (index, extensions, fallback, symlinks kept inside the root
+//! with openat2) and its memory cache are one lookup; apart, the cache would need the resolution's internals.
 
 use std::collections::HashMap;
 use std::fs::{self, File};

@@ -2,6 +2,9 @@
 // set by the engine). It respawns crashed workers with backoff, reloads them with no downtime on SIGHUP (new workers
 // listen before old ones drain), stops them gracefully on SIGTERM/SIGINT, relays pub/sub between them, and collects
 // their memory and metrics. It never runs the app itself, so a crashing worker cannot take it down.
+// Over 400 lines: it is one Cluster class whose fork, exit/respawn, reload, shutdown, signal and metrics paths all read
+// and update the same private state (the slot table, the live worker set, the generation and reload counters, the
+// stopping flag, the pending metrics requests).
 
 import nodeCluster, { type Worker } from 'node:cluster';
 import { EventEmitter } from 'node:events';

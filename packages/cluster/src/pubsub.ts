@@ -2,6 +2,9 @@
 // cluster (over IPC through the primary) or of every machine (over Redis). Each process announces the topics it
 // has subscribers for and counts, per topic, how many other processes want it: a topic nobody else wants costs
 // no message at all, and local subscribers are always reached first, by the engine, without waiting.
+// Over 400 lines: the PubSub class (~280 lines) keeps its publish, control-message and heartbeat paths together because
+// all of them update one peer table and per-topic interest count; the rest is the Transport interfaces that ipc.ts and
+// redis.ts implement and the documented option, Redis-client and stats types.
 import { randomBytes } from 'node:crypto';
 import type { App, PublishOptions, Relay, WsData } from 'gale';
 import { consoleLogger, type Logger } from 'gale';

@@ -2,6 +2,9 @@
 // engine) or on a node:http(s) server (node-http.ts: its request and upgrade events, WebSockets through `ws`):
 // request checks with engine.io's error codes and answers, handshakes, CORS (the `cors` package, as engine.io),
 // engine middlewares, the session cookie and the headers events.
+// Over 400 lines: it is engine.io's Server class, and its two request paths, Gale routes (onUpgradeRequest,
+// checkUpgrade, onWebSocket) and node:http events (handleRequest, handleUpgrade, wsServer), share the private checks,
+// refusals and session table (verify, refuse, handshake, open, clients), so they stay on one class as in engine.io.
 import { EventEmitter } from 'node:events';
 import { type Server as HttpServer, IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';

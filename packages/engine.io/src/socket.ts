@@ -2,6 +2,9 @@
 // buffer, the polling → WebSocket upgrade (probe, noop, upgrade) and the close reasons engine.io names.
 // `socket.conn` in Socket.IO is this object; it emits 'packet', 'packetCreate', 'heartbeat', 'upgrading',
 // 'upgrade', 'drain', 'flush', 'data', 'message' and 'close' as engine.io does.
+// Over 400 lines: it is engine.io's Socket class, whose heartbeat (ping timers, pong deadline), write buffer with its
+// send callbacks, and transport switch during an upgrade (_maybeUpgrade, ~50 lines) all read and reset the same private
+// fields, so they stay on one class as in engine.io.
 import { EventEmitter } from 'node:events';
 import type { EioPacket, Transport, TransportOwner } from './transport.js';
 import type { HttpRequest, Message, SendCallback, SendOptions, SessionHost } from './types.js';

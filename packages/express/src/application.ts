@@ -1,6 +1,9 @@
 // express(): the application object (a function, as in Express) with settings, routing methods,
 // sub-app mounting, views and listen(). Each app has its own request/response prototypes (classes),
 // so requests are created with the right prototype instead of having it swapped per request.
+// Over 400 lines: it ports Express's lib/application.js, the ~20 `app` prototype methods (init, defaultConfiguration,
+// handle, use, set, enable/disable, render, listen, one per HTTP method, …) that express.application exposes as one
+// object, plus the Application interface typing them and createApplication with Express 4's and 5's differences.
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';

@@ -3,6 +3,9 @@
 // stream, with the Content-Length the app set (the engine frames by it) or chunked. Middleware may
 // patch write/end/writeHead on the instance (compression, morgan, express-session do): every
 // internal path goes through `this.`.
+// Over 400 lines: NodeResponse reimplements the node:http ServerResponse surface that middleware may call (about 40
+// methods and getters: the writable* getters, the header methods, writeHead, write, end, destroy, no-op stubs such as
+// cork and writeContinue) with node:http's error codes, all on one class sharing _header, _clen, _te and _streaming.
 import { OutgoingMessage, STATUS_CODES } from 'node:http';
 import { Stream } from 'node:stream';
 import type { Response as GaleResponse } from 'gale';

@@ -2,6 +2,10 @@
 // IncomingMessage. Everything is read from Gale on first use; the Readable state (for
 // req.on('data'), req.pipe, for-await) is created only when the body is touched as a stream.
 // Uses only gale's public exports (../index.js) and npm packages.
+// Over 400 lines: `req` is one object carrying two APIs middleware read from it, node:http's IncomingMessage members
+// (url, headers, rawHeaders, socket, readable, _read, … about 20) and Express 5's lib/request.js (get, accepts*, range,
+// is, query, protocol, ip, hostname, fresh, xhr, … about 20), which share the per-request caches read from Gale on
+// first use.
 import querystring from 'node:querystring';
 import { Readable } from 'node:stream';
 import accepts from 'accepts';

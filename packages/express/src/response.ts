@@ -2,6 +2,9 @@
 // cookie, render, …) ported from Express 5, with Express 4's differences in ExpressResponse4. They
 // are written against the node:http API of NodeResponse, so middleware that patches res.write /
 // res.end / res.writeHead sees every byte, as on Express.
+// Over 400 lines: it ports Express 5's lib/response.js, whose 23 public res members apps expect on one prototype (and
+// extend through app.response), with the internal hooks response4.ts overrides for Express 4 (_setStatus, _contentType,
+// _redirectHtml, …) and a fast path in send/json that stores headers directly when no header method was replaced.
 import { basename, extname, isAbsolute, resolve } from 'node:path';
 import { create as contentDisposition } from 'content-disposition';
 import { format as formatContentType, parse as parseContentType } from 'content-type';

@@ -1,5 +1,8 @@
 // fast-ws client for browsers and Node, exported as `@gale-http/fast-ws/client`. Wire-compatible with fastWS
 // servers and with FastWsConnection. Browser-safe: no node: imports, only the standard WebSocket API.
+// Over 400 lines: FastWsClient is one class whose connect and greeting, reconnect with backoff, send queue, pending
+// replies and pings share its private state (ws, state, pending, queue, pings) and are torn down together in
+// dropPending and finish; its types and frame codec are already in client-types.ts and codec.ts.
 /**
  * `@gale-http/fast-ws/client`: the fast-ws client for browsers and Node.
  *

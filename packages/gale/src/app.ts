@@ -1,6 +1,10 @@
 // The Gale application: a Router whose routes go straight into the native router, each with its
 // middleware chain precomputed; settings, listen, in-process requests, close. The request path (dispatch, replies,
 // errors) is app/dispatch.ts, listening app/listen.ts, pub/sub app/pubsub.ts; registration is app-routes.ts.
+// Over 400 lines: it is the App class's public API in one place (about 25 methods and accessors: set, render, use,
+// openapi, fetch, fixed, static, publish, listen, request, close, …), and over 200 of its lines are their doc comments
+// and examples; the work behind them is already in app/dispatch.ts, app/listen.ts, app/pubsub.ts, app-routes.ts and
+// in-process.ts.
 import { Dispatcher } from './app/dispatch.js';
 import { Listener } from './app/listen.js';
 import { PubSub } from './app/pubsub.js';

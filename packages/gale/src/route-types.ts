@@ -1,6 +1,9 @@
 // The types of a route's declaration: the per-route schema object, what it makes of the handler's request (params,
 // query, headers, body from the schemas' output types), the state `derive()` middleware add, and the call signatures
 // of `get`/`post`/…/`ws` that thread all of it from the path literal to the handler. Types only.
+// Over 400 lines: it is types only, and most of it is call signatures: RouteMethod's 12 overloads (up to four typed
+// derive() middleware, with and without a schema, and the open-ended forms) and WsRouteMethod's 5, which TypeScript
+// needs spelled out one by one, plus RouteSchema and the type helpers with their doc comments and examples.
 import type { Handler, Middleware, NodeMiddleware } from './chain.js';
 import type { AnyParams, RequestInput } from './request/api.js';
 import type { ResponsesOf } from './response/types.js';

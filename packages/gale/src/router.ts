@@ -1,6 +1,9 @@
 // Routers: ordered lists of middleware (`use`), routes and error handlers, mountable at a prefix and
 // nestable. The app flattens them into native routes with a chain precomputed per route. The route methods' types
 // (params from the path, state, schemas) are in route-types.ts; their one implementation is `route`.
+// Over 400 lines: most of it is the Router class's documented public API (use's six overloads, addHook, register,
+// ready, decorate, decorateRequest/Reply, onError and the nine route methods get … all and ws), each with a doc comment
+// and an example; the logic behind them is in plugins.ts, hooks.ts and app-routes.ts.
 import type { ErrorHandler, Handler, Middleware, NodeMiddleware } from './chain.js';
 import { ErrorCodes, GaleError } from './errors.js';
 import { HookLists, type HookMap, type HookName } from './hooks.js';

@@ -1,6 +1,9 @@
 // Namespaces (socket.io's Namespace and ParentNamespace): the sockets of one namespace, its middlewares (whose
 // `next(err)` reaches the client as connect_error with err.data), its adapter, broadcasts, and the parent of
 // dynamic namespaces (matched by a regex or a function) that creates children on first connection.
+// Over 400 lines: it ports socket.io's lib/namespace.ts and lib/parent-namespace.ts together (ParentNamespace uses the
+// protected middleware list): the Namespace class's ~30 members, several with socket.io's multi-line generic event
+// typings, plus the exported middleware, adapter and reserved-events types with examples.
 import { EventEmitter } from 'node:events';
 import { Adapter } from './adapter.js';
 import { type Broadcast, BroadcastOperator, type RemoteSocket } from './broadcast.js';

@@ -3,6 +3,9 @@
 // @socket.io/redis-adapter can share one Redis: broadcasts, rooms, fetchSockets, socketsJoin/Leave,
 // disconnectSockets, serverSideEmit and acknowledged broadcasts work across all of them. Works with ioredis and
 // node-redis (v4+) clients, as the original does.
+// Over 400 lines: it ports @socket.io/redis-adapter 8's RedisAdapter as one class: both sides of its ten request types
+// (answering in onRequest, collecting in onResponse) and its broadcast, sockets, fetchSockets and serverSideEmit
+// overrides and allRooms share the pending-request maps, the channel names and the client kind (ioredis or node-redis).
 import { randomBytes } from 'node:crypto';
 import * as msgpack from 'notepack.io';
 import { Adapter } from './adapter.js';

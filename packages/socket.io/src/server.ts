@@ -1,6 +1,9 @@
 // The Socket.IO server (socket.io's Server) on a Gale app or a node:http(s) server: options, the Engine.IO server it
 // attaches, the browser bundle, namespaces (static and dynamic), and the default namespace's API (io.on('connection'),
 // io.emit, io.to, …).
+// Over 400 lines: it is socket.io's Server class, whose API callers expect on one object: 35 public methods and getters
+// (attach, of, close, and the default namespace's broadcast and EventEmitter methods it forwards, on/addListener/once
+// each with a 13-line typed signature), plus the exported option and attach-target types with their docs.
 
 import type { Server as HttpServer } from 'node:http';
 import { type Socket as EioSocket, Server as EngineServer } from '@gale-http/engine.io';

@@ -1,6 +1,10 @@
 // A Socket.IO socket (socket.io's Socket): one client's connection to one namespace. Events both ways, acks
 // with timeouts, rooms, broadcast operators, middlewares for incoming packets, disconnect reasons, and the
 // session that connection state recovery persists. Packets go out through client.ts; rooms live in the adapter.
+// Over 400 lines: it is socket.io's Socket class, about 40 members (emit/emitWithAck with their ack timers, rooms,
+// broadcast flags, packet handlers, typed on/once/listeners) sharing the pending acks, the next emit's flags and the
+// middleware list, plus the SocketNamespace and SocketClient interfaces that keep namespace.ts and client.ts out of its
+// imports.
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import type { Socket as EioSocket, HttpRequest } from '@gale-http/engine.io';

@@ -1,6 +1,9 @@
 // The shape of Request that the modules below it work on (helpers, body readers, node members, logging): its
 // documented helpers and body readers, and the core members they read. request.ts's Request implements all of it
 // (TypeScript checks that it matches), so none of them imports request.ts. Types only.
+// Over 400 lines: it is types only, the documentation of Request's 16 helpers (RequestHelpers) and 10 body readers
+// (RequestBodyReaders) with their doc comments and examples, kept apart from request.ts so that the modules computing
+// them (helpers.ts, body.ts, …) need not import it.
 import type { Readable } from 'node:stream';
 import type { BodySource } from '../body-source.js';
 import type { Logger } from '../logger.js';

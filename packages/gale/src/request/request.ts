@@ -1,6 +1,10 @@
 // The request object handlers receive. Everything but params is fetched from the engine on first
 // use and cached, so a handler that reads nothing costs nothing; it stays valid after `await`.
 // Core getters here (the head's reads in head.ts); helpers and body readers are documented in api.ts.
+// Over 400 lines: Request is one class whose ~55 getters and methods share its per-request cache fields (_method, _url,
+// _headers, _query, _ip, _kept, …) filled from the engine on first use; its helpers and body readers are already
+// one-line delegations to helpers.ts and body.ts, and the typed interface of the node:http members must merge with the
+// class here.
 import type { Readable } from 'node:stream';
 import { BodySource } from '../body-source.js';
 import type { Logger } from '../logger.js';

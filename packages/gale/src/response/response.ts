@@ -1,6 +1,10 @@
 // The response object handlers receive. A whole reply goes to the engine in one native call; a
 // streamed reply sends its head on the first write() and reports backpressure like a Node stream.
 // Core here; the other methods are documented in api.ts and kept in headers.ts, helpers.ts, file.ts, etag.ts.
+// Over 400 lines: Response is one class whose ~50 methods share the reply state (headersSent, finished, _headers,
+// _ctype, the deferred ETag fields) that send/json/end/write/finish check and set; its header, helper and file methods
+// are already one-line delegations to headers.ts, helpers.ts and file.ts, and the typed interface of the node:http
+// members merges with the class here.
 import { EventEmitter } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import encodeUrl from 'encodeurl';
