@@ -2,10 +2,13 @@
 // listener's certificate, then the app's own routes over HTTP/3 — GET, HEAD, request bodies with and without
 // Content-Length, a large download, parallel streams, the engine's native answers and limits.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { request, testPki } from '../h2/h2.js';
+import { tempDir } from '../temp.js';
 import { type H3Request, h3Requests } from './aioquic.js';
 import { h3App, httpsHeaders } from './server.js';
 
@@ -44,6 +47,44 @@ test('a GET over HTTP/3 reaches the route, which sees HTTP/3 over TLS from the c
     host: `a.test:${port}`,
     q: '1',
   });
+});
+
+test('static files and res.sendFile over HTTP/3: bodies read in pieces arrive whole, a 304, Date and Alt-Svc', async (t) => {
+  const dir = tempDir(t, 'gale-h3-static-');
+  // 300 KB: five pieces of the engine's 64 KiB file reads.
+  const big = randomBytes(300 * 1024);
+  writeFileSync(join(dir, 'big.bin'), big);
+  writeFileSync(join(dir, 'small.txt'), 'small file\n');
+  const { port } = await h3App(t, (app) => {
+    app.static('/files', dir);
+    app.get('/send', (_req, res) => res.sendFile(join(dir, 'big.bin')));
+  });
+  const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+  const [mounted, small, sent, missing] = await ask(port, [
+    { path: '/files/big.bin' },
+    { path: '/files/small.txt' },
+    { path: '/send' },
+    { path: '/files/none.txt' },
+  ]);
+  for (const r of [mounted, sent]) {
+    assert.equal(r.status, 200);
+    assert.equal(r.body.length, big.length);
+    assert.equal(sha(r.body), sha(big));
+    assert.equal(header(r, 'content-length'), String(big.length));
+  }
+  assert.equal(small.body.toString(), 'small file\n');
+  assert.match(header(small, 'content-type') ?? '', /^text\/plain/);
+  assert.equal(missing.status, 404);
+  for (const r of [mounted, small, sent, missing]) {
+    // RFC 9110 §6.6.1: an origin server with a clock sends Date; Alt-Svc keeps the client's entry for HTTP/3 fresh.
+    assert.match(header(r, 'date') ?? '', /^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/);
+    assert.equal(header(r, 'alt-svc'), `h3=":${port}"; ma=86400`);
+  }
+  const etag = header(small, 'etag');
+  assert.ok(etag, 'a static file has an ETag');
+  const [again] = await ask(port, [{ path: '/files/small.txt', headers: [['if-none-match', etag]] }]);
+  assert.equal(again.status, 304);
+  assert.equal(again.body.length, 0);
 });
 
 // (HEAD is not asked here: aioquic's client checks a response's Content-Length against its DATA without
@@ -141,6 +182,27 @@ test('a 1 MiB streamed download and 20 parallel streams on one connection', asyn
     many.map((r) => [r.status, r.body.toString()]),
     Array.from({ length: 20 }, (_, i) => [200, `n=${i}`]),
   );
+});
+
+test('a request body that stops arriving fails the route’s reader with 408 after requestTimeout', async (t) => {
+  const { port } = await h3App(
+    t,
+    (app) => {
+      app.post('/up', async (req, res) => {
+        try {
+          await req.text();
+          return 'complete';
+        } catch (err) {
+          res.status((err as { status?: number }).status ?? 500);
+          return 'timed out';
+        }
+      });
+    },
+    { gale: { requestTimeout: 300 } },
+  );
+  const [r] = await ask(port, [{ method: 'POST', path: '/up', chunks: ['some of the body'], open: true }]);
+  assert.equal(r.status, 408);
+  assert.equal(r.body.toString(), 'timed out');
 });
 
 test('app.close() lets a request in flight finish over HTTP/3, then resolves', async (t) => {

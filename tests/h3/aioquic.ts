@@ -20,7 +20,7 @@ export interface H3Request {
   body?: Buffer | string;
   /** The body as separate DATA frames, 10 ms apart. */
   chunks?: (Buffer | string)[];
-  /** Leave the stream open after the fields (no body, no FIN), as a stalling client does. */
+  /** Leave the stream open (no FIN) after the fields and any body, as a stalling client does. */
   open?: boolean;
   /** Send these bytes as the whole request stream instead (frames of the test's own making). */
   raw?: Buffer;

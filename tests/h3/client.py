@@ -1,6 +1,6 @@
 # An independent HTTP/3 client for the tests: aioquic (PyPI) over one QUIC connection to 127.0.0.1.
 # Input (stdin, JSON): {"port", "ca" (PEM path), "servername", "requests": [{"method", "path", "headers": [[k, v]],
-# "body" (base64), "chunks" (base64 list, sent as separate DATA frames), "open" (no FIN), "raw" (base64 bytes sent as the whole stream)}], "parallel": bool, "timeout": seconds}.
+# "body" (base64), "chunks" (base64 list, sent as separate DATA frames), "open" (no FIN after the fields and body), "raw" (base64 bytes sent as the whole stream)}], "parallel": bool, "timeout": seconds}.
 # Output (stdout, JSON): {"alpn", "serial" (the server certificate's, hex), "responses": [{"status", "headers": [[k, v]], "body" (base64), "reset" (code)}]}.
 import asyncio
 import base64
@@ -76,10 +76,10 @@ class Client(QuicConnectionProtocol):
             rec = await fut
             rec["body"] = base64.b64encode(rec["body"]).decode()
             return rec
-        # "open": the request's stream stays open after its fields (no DATA, no FIN), as a stalling client's.
+        # "open": the request's stream stays open after its fields and body (no FIN), as a stalling client's.
         self.h3.send_headers(sid, fields, end_stream=not chunks and not req.get("open"))
         for i, c in enumerate(chunks):
-            self.h3.send_data(sid, c, end_stream=i == len(chunks) - 1)
+            self.h3.send_data(sid, c, end_stream=i == len(chunks) - 1 and not req.get("open"))
             self.transmit()
             if len(chunks) > 1:
                 await asyncio.sleep(0.01)

@@ -57,6 +57,19 @@ impl DateCache {
         &self.line
     }
 
+    /// The IMF-fixdate alone (`Sun, 06 Nov 1994 08:49:37 GMT`), for a response whose head is fields (HTTP/2, HTTP/3).
+    ///
+    /// ```
+    /// use gale_http::DateCache;
+    /// use std::time::{Duration, UNIX_EPOCH};
+    ///
+    /// let date = DateCache::new(UNIX_EPOCH + Duration::from_secs(784111777));
+    /// assert_eq!(date.value(), b"Sun, 06 Nov 1994 08:49:37 GMT");
+    /// ```
+    pub fn value(&self) -> &[u8] {
+        &self.line[6..LINE_LEN - 2]
+    }
+
     /// Field lines (each ending in CRLF) every response carries after `Date`, such as
     /// `Alt-Svc: h3=":443"\r\n`; empty for none.
     ///

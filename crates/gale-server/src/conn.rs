@@ -25,6 +25,9 @@ pub(crate) enum Phase {
     Ws,
     /// The connection speaks HTTP/2 (`Conn::h2`).
     H2,
+    /// The connection carries one request whose stream a task owns (`Conn::pulled`, an HTTP/3 request): nothing is
+    /// read from it.
+    Pulled,
 }
 
 pub(crate) struct Conn {
@@ -65,6 +68,8 @@ pub(crate) struct Conn {
     pub tls: Option<Box<rustls::ServerConnection>>,
     /// HTTP/2 state once the client's preface arrived (boxed: HTTP/1.1 connections never have it).
     pub h2: Option<Box<crate::h2::state::H2Conn>>,
+    /// The request of an HTTP/3 stream and the task that pulls its response (pulled.rs).
+    pub pulled: Option<Box<crate::pulled::state::Pulled>>,
 }
 
 impl Conn {
@@ -90,7 +95,14 @@ impl Conn {
             ws: None,
             tls: None,
             h2: None,
+            pulled: None,
         }
+    }
+
+    /// Its requests are streams of another protocol (HTTP/2, HTTP/3): a response head is kept as fields
+    /// (`Reply::h2_head`), body bytes stay in the record, and a stream ends alone (a reset, not the connection).
+    pub fn is_stream(&self) -> bool {
+        self.h2.is_some() || self.pulled.is_some()
     }
 
     /// The transport and the output it writes, borrowed apart from the rest of the connection (transport/write.rs).

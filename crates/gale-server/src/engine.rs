@@ -58,6 +58,8 @@ pub(crate) struct Inner {
     /// The router, fixed answers, static mounts and the fallback route (routes.rs).
     pub routes: crate::routes::Routes,
     pub date: DateCache,
+    /// The `Date` value of `date`, for the heads of HTTP/3 responses (fields).
+    pub date_field: http::HeaderValue,
     /// Reused buffers: header and param spans, discarded bodies, read buffers, compression (scratch.rs).
     pub scratch: crate::scratch::Scratch,
     /// High-water of open connections, to give a burst's memory back (trim.rs).
@@ -140,6 +142,7 @@ impl Inner {
             listener: None,
             conns: Slab::new(),
             reqs: ReqPool::with_error_format(error_format),
+            date_field: date_field(&date),
             date,
             scratch: Default::default(),
             trim: Default::default(),
@@ -169,7 +172,9 @@ impl Inner {
     }
 
     pub fn refresh_date(&mut self) {
-        self.date.update(SystemTime::now());
+        if self.date.update(SystemTime::now()) {
+            self.date_field = date_field(&self.date);
+        }
     }
 
     pub fn accept(&mut self) {
@@ -284,6 +289,9 @@ impl Inner {
             }
             self.ws_closed(*ws, told);
         }
+        if let Some(p) = conn.pulled.take() {
+            self.pulled_release(*p);
+        }
         if let Some(mut h2) = conn.h2.take() {
             h2.release_all(&mut self.reqs, &mut self.events);
             let keys = h2.take_tunnels();
@@ -360,6 +368,7 @@ impl Inner {
         let cfg = &self.cfg;
         let mut expired: Vec<(usize, Option<usize>, bool)> = Vec::new();
         let mut h2_conns: Vec<usize> = Vec::new();
+        let mut pulled: Vec<usize> = Vec::new();
         for (cid, c) in self.conns.iter() {
             let age = now.saturating_sub(c.since);
             if c.want_write
@@ -393,12 +402,16 @@ impl Inner {
                     expired.push((cid, Some(idx), true))
                 }
                 Phase::H2 => h2_conns.push(cid),
+                Phase::Pulled => pulled.push(cid),
                 _ => {}
             }
         }
         self.ws_tick();
         for cid in h2_conns {
             self.h2_tick(cid);
+        }
+        for cid in pulled {
+            self.pulled_tick(cid);
         }
         for (cid, idx, answer) in expired {
             match (idx, answer) {
@@ -421,11 +434,20 @@ impl Inner {
     }
 }
 
+/// `date`'s value as a field value (shared bytes: each response's copy is a reference count).
+fn date_field(date: &DateCache) -> http::HeaderValue {
+    http::HeaderValue::from_maybe_shared(bytes::Bytes::copy_from_slice(date.value()))
+        .expect("an IMF-fixdate is a valid field value")
+}
+
+/// The body of the answer over `max_connections` (HTTP/3's too: h3/bridge.rs).
+pub(crate) const BUSY_BODY: &[u8] =
+    b"Too many connections: this server is at its maxConnections limit. Try again shortly.\n";
+
 /// The answer over `max_connections` (a socket refused at accept, an in-process request at open): 503, Retry-After,
 /// then close.
 pub(crate) fn write_busy(out: &mut Vec<u8>, date: &DateCache) {
-    let body =
-        b"Too many connections: this server is at its maxConnections limit. Try again shortly.\n";
+    let body = BUSY_BODY;
     gale_http::write_simple_response(
         out,
         503,

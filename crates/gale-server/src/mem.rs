@@ -4,8 +4,6 @@
 //! `ResponseReader`. No file descriptor, no thread: everything runs on the Node loop, driven by the kick timer.
 
 use std::io;
-#[cfg(unix)]
-use std::net::SocketAddr;
 use std::rc::Rc;
 
 use gale_http::ParsedResponse;
@@ -64,27 +62,6 @@ impl Inner {
             .conns
             .insert(Conn::new(Io::Mem(key), MEM_ADDR, self.now));
         self.pipes[key].conn = Some(cid);
-        Some(key as u32)
-    }
-
-    /// An HTTP/3 request's pipe (h3/bridge.rs): from the client's address, read as HTTP/3 over TLS, its news
-    /// waking `waker`.
-    #[cfg(unix)]
-    fn h3_open(
-        &mut self,
-        peer: SocketAddr,
-        local: SocketAddr,
-        head_request: bool,
-        waker: std::task::Waker,
-    ) -> Option<u32> {
-        let key = self.mem_open(true, head_request)? as usize;
-        let pipe = &mut self.pipes[key];
-        pipe.local = Some(local);
-        pipe.version = Some(3);
-        pipe.waker = Some(waker);
-        if let Some(cid) = pipe.conn {
-            self.conns[cid].peer = peer;
-        }
         Some(key as u32)
     }
 
@@ -159,35 +136,6 @@ impl Server {
         };
         self.after_call();
         Ok(key)
-    }
-
-    /// Opens the in-process connection an HTTP/3 request is served through (h3/bridge.rs); None when closing.
-    #[cfg(unix)]
-    pub(crate) fn h3_open(
-        self: &Rc<Self>,
-        peer: SocketAddr,
-        local: SocketAddr,
-        head_request: bool,
-        waker: std::task::Waker,
-    ) -> Option<u32> {
-        self.ensure_timers().ok()?;
-        let key = {
-            let mut inner = self.inner.borrow_mut();
-            inner.refresh_clock();
-            inner.h3_open(peer, local, head_request, waker)
-        };
-        self.after_call();
-        key
-    }
-
-    /// The engine has not yet read what was written to pipe `key` below the mark `mem_write` said `Full` at.
-    #[cfg(unix)]
-    pub(crate) fn mem_full(&self, key: u32) -> bool {
-        self.inner
-            .borrow()
-            .pipes
-            .get(key as usize)
-            .is_some_and(|p| p.conn.is_some() && p.want_input)
     }
 
     /// Queues request bytes on in-process connection `key`; the engine reads them at the end of this loop turn.

@@ -103,6 +103,9 @@ impl Inner {
         if conn.h2.is_some() {
             return self.h2_flush(cid);
         }
+        if conn.pulled.is_some() {
+            return self.pulled_flush(cid);
+        }
         let mut progressed = false;
         loop {
             if !self.write_wbuf(cid, &mut progressed) {
@@ -295,8 +298,10 @@ impl Inner {
         let req = self.reqs.get_mut(idx);
         let cid = req.conn;
         let conn = &mut self.conns[cid];
-        if conn.h2.is_some() {
-            return self.h2_end_native(idx);
+        if conn.is_stream() {
+            // Its task or the HTTP/2 pump takes the answer from the record.
+            req.answer_native();
+            return self.touch(cid);
         }
         let front = conn.inflight.front() == Some(&idx);
         if front {
@@ -341,7 +346,7 @@ impl Inner {
     }
 
     /// Writes a response head for `idx` into its output place: encoded by gale-http for HTTP/1.1, or kept as
-    /// fields for h2 on an HTTP/2 stream. `len` is the body's length when the whole body is at hand.
+    /// fields on a stream (HTTP/2, HTTP/3). `len` is the body's length when the whole body is at hand.
     pub(crate) fn write_head(&mut self, idx: usize, reply: &Reply, len: Option<usize>) {
         let closing = self.closing;
         let req = self.reqs.get_mut(idx);
@@ -371,7 +376,7 @@ impl Inner {
             req.head_only = true;
         }
         req.reply.started = true;
-        if conn.h2.is_some() {
+        if conn.is_stream() {
             req.reply.h2_head = Some(gale_h2::response(&head));
             return;
         }

@@ -29,6 +29,7 @@ impl Inner {
             Phase::Body(idx) => return self.feed_body(idx, data, pos),
             Phase::Ws => return self.ws_step(cid, data, pos),
             Phase::H2 => return self.h2_step(cid, data, pos),
+            Phase::Pulled => return self.pulled_step(cid),
             Phase::Upgrade(_) => {
                 conn.read_paused = true;
                 return Step::Stop;
@@ -204,7 +205,7 @@ impl Inner {
 
     /// Routes a parsed head: JS route, or a native response (fixed route, 404, 405, bad param).
     pub(crate) fn route(&mut self, idx: usize) {
-        let h2 = self.is_h2(idx);
+        let h2 = self.is_stream(idx);
         let req = self.reqs.get_mut(idx);
         let method = req.method.get(&req.head);
         let path = req.path.get(&req.head);

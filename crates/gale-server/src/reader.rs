@@ -80,6 +80,12 @@ impl Server {
             if conn.read_paused {
                 return;
             }
+            if conn.phase == crate::conn::Phase::Pulled {
+                // A stream's request (pulled.rs) is in its record already: nothing to read, its dispatch to hand out.
+                drop(inner);
+                self.process(cid, &[]);
+                return;
+            }
             let b = std::mem::take(&mut conn.rbuf);
             let b = if b.capacity() == 0 {
                 inner.scratch.take_buf()

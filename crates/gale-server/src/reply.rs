@@ -1,6 +1,8 @@
 //! A request record's response side (`Req::reply`): a native answer's bytes, or what JS wrote so far and where it
 //! stands, and a file body still to send after the head.
 
+use bytes::{Bytes, BytesMut};
+
 /// A request's response as it goes out: a native answer's bytes, or what JS wrote so far and where it stands.
 #[derive(Default)]
 pub(crate) struct Reply {
@@ -40,6 +42,41 @@ impl Reply {
         self.out.clear();
         self.want_drain = false;
         self.file = None;
+    }
+
+    /// Takes up to `cap` bytes of the file body (from memory, or read from the file at its offset) for a stream's
+    /// DATA; None when the file could not be read (the body cannot be completed).
+    pub fn read_piece(&mut self, cap: usize) -> Option<Bytes> {
+        use crate::sys::ReadAt;
+        let body = self.file.as_mut()?;
+        let n = (body.remaining as usize).min(cap);
+        let chunk = match &body.source {
+            BodySource::Memory(bytes) => {
+                let start = body.offset as usize;
+                Bytes::copy_from_slice(&bytes[start..start + n])
+            }
+            BodySource::File(f) => {
+                let mut buf = BytesMut::zeroed(n);
+                let got = f.read_at(&mut buf, body.offset).ok()?;
+                if got == 0 {
+                    return None;
+                }
+                buf.truncate(got);
+                buf.freeze()
+            }
+        };
+        body.offset += chunk.len() as u64;
+        body.remaining -= chunk.len() as u64;
+        if body.remaining == 0 {
+            self.file = None;
+        }
+        Some(chunk)
+    }
+
+    /// A streamed reply that declared a Content-Length and ended short of it: the client must not take it as
+    /// complete (a stream reset, a closed connection).
+    pub fn short(&self) -> bool {
+        self.declared_left.is_some_and(|l| l > 0)
     }
 }
 

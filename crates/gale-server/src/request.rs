@@ -145,6 +145,24 @@ impl Req {
             .map(|h| h.value.get(&self.head))
     }
 
+    /// JS waits for more of the body: it hears `Event::Body` (bytes came, the body ended or failed).
+    pub fn wake_body(&mut self, idx: usize, events: &mut std::collections::VecDeque<crate::Event>) {
+        if self.body_in.wanted {
+            self.body_in.wanted = false;
+            events.push_back(crate::Event::Body(self.id(idx)));
+        }
+    }
+
+    /// On a stream (HTTP/2, HTTP/3), a native answer (404, 405, fixed routes, errors, static files): its head is in
+    /// `Reply::h2_head`, its body bytes become the output, and the response is complete.
+    pub fn answer_native(&mut self) {
+        self.reply.out.clear();
+        self.reply.out.extend_from_slice(&self.reply.native);
+        self.reply.started = true;
+        self.reply.ended = true;
+        self.js_owned = false;
+    }
+
     /// The id JS uses for this record.
     pub fn id(&self, index: usize) -> u32 {
         (self.gen << INDEX_BITS) | index as u32

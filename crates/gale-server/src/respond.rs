@@ -66,8 +66,8 @@ impl Server {
                     // The handler keeps writing although write() said to wait for drain, and the
                     // client is not taking the output: abort rather than buffer without bound.
                     let cid = inner.reqs.get(idx).conn;
-                    if inner.conns[cid].h2.is_some() {
-                        inner.h2_reset(idx);
+                    if inner.conns[cid].is_stream() {
+                        inner.stream_reset(idx);
                     } else {
                         inner.close_conn(cid);
                     }
@@ -121,9 +121,9 @@ impl Server {
             req.js_owned = false;
             if !req.detached {
                 let cid = req.conn;
-                if inner.conns[cid].h2.is_some() {
-                    // HTTP/2: only this stream ends (RST_STREAM), not the connection.
-                    inner.h2_reset(idx);
+                if inner.conns[cid].is_stream() {
+                    // HTTP/2, HTTP/3: only this stream ends (a reset), not the connection.
+                    inner.stream_reset(idx);
                 } else {
                     inner.flush(cid);
                     inner.close_conn(cid);
@@ -190,6 +190,8 @@ impl Server {
                     inner.deferred.push(cid);
                 } else if conn.h2.is_some() {
                     inner.h2_body_taken(cid, idx);
+                } else if conn.pulled.is_some() {
+                    inner.pulled_body_taken(cid);
                 }
             }
             Some((bytes, state))

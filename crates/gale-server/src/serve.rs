@@ -103,15 +103,15 @@ impl Inner {
 
     /// Encodes a plain-text native answer for `idx`.
     pub fn native_text(&mut self, idx: usize, status: u16, extra: &[u8], body: &[u8]) {
-        let h2 = self.is_h2(idx);
+        let h2 = self.is_stream(idx);
         let req = self.reqs.get_mut(idx);
         crate::wire::native_text(req, h2, &self.date, status, extra, body);
     }
 
-    /// Whether `idx` is a stream of an HTTP/2 connection (its heads are kept as fields, not encoded).
-    pub(crate) fn is_h2(&self, idx: usize) -> bool {
+    /// Whether `idx` is a stream's request, HTTP/2's or HTTP/3's (its heads are kept as fields, not encoded).
+    pub(crate) fn is_stream(&self, idx: usize) -> bool {
         let req = self.reqs.get(idx);
-        !req.detached && self.conns.get(req.conn).is_some_and(|c| c.h2.is_some())
+        !req.detached && self.conns.get(req.conn).is_some_and(|c| c.is_stream())
     }
 
     /// Whether `idx`'s answer can leave by sendfile: plain TCP on Linux, not HTTP/2 (whose frames are built in user
@@ -282,7 +282,7 @@ impl Inner {
             }
             _ => None,
         };
-        let h2 = self.is_h2(idx);
+        let h2 = self.is_stream(idx);
         let req = self.reqs.get_mut(idx);
         let len = match &body {
             Body::None => None,

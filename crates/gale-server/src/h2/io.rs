@@ -2,7 +2,7 @@
 //! paths call for an HTTP/2 connection (graceful close with GOAWAY, timeouts, a closing socket, and the response
 //! API's native answers, body hand-over and destroy), each a branch on `Conn::h2` so HTTP/1.1 never pays for it.
 
-use super::stream::{answer_native, Pass};
+use super::stream::Pass;
 use super::{H2Conn, State};
 use crate::conn::Phase;
 use crate::engine::Inner;
@@ -266,12 +266,14 @@ impl Inner {
         self.touch(cid);
     }
 
-    /// A native answer (`res.sendFile`, static files) for a stream: sent by the pump.
-    pub(crate) fn h2_end_native(&mut self, idx: usize) {
-        let req = self.reqs.get_mut(idx);
-        let cid = req.conn;
-        answer_native(req);
-        self.touch(cid);
+    /// Ends one stream's response early, whichever protocol carries it (`Conn::is_stream`).
+    pub(crate) fn stream_reset(&mut self, idx: usize) {
+        let cid = self.reqs.get(idx).conn;
+        if self.conns.get(cid).is_some_and(|c| c.pulled.is_some()) {
+            self.pulled_reset(idx);
+        } else {
+            self.h2_reset(idx);
+        }
     }
 }
 

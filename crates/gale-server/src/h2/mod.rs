@@ -167,43 +167,7 @@ impl Inner {
             respond.send_reset(h2::Reason::REFUSED_STREAM);
             return;
         };
-        let body_limit = self.cfg.body_limit;
-        let req = self.reqs.get_mut(idx);
-        gale_h2::request_head(&parts, &mut req.head);
-        req.minor = 2;
-        req.keep_alive = true;
-        let parsed = gale_http::parse_head(&req.head, &self.cfg.limits, &mut self.scratch.hdr);
-        let mut too_large = false;
-        match parsed {
-            Ok(Some(head)) => {
-                req.headers.extend_from_slice(&self.scratch.hdr);
-                req.method = head.method;
-                req.target = head.target;
-                req.path = head.path;
-                req.query = head.query;
-                req.head_only = head.method.get(&req.head) == b"HEAD";
-                too_large = matches!(head.body, gale_http::BodyKind::Length(n) if n > body_limit);
-                self.route(idx);
-            }
-            Ok(None) => self.h2_error(idx, &gale_http::Error::request_timeout()),
-            Err(e) => self.h2_error(idx, &e),
-        }
-        if too_large {
-            self.h2_error(idx, &gale_http::Error::body_too_large(body_limit));
-        }
-        let req = self.reqs.get_mut(idx);
-        if let (Some(Action::Js(_)), Some(wr)) = (req.action, req.ws_route) {
-            req.ws_route = None;
-            match self.ws.routes[wr as usize].http {
-                Some(js) => req.action = Some(Action::Js(js)),
-                None => self.native_text(
-                    idx,
-                    426,
-                    b"",
-                    b"Upgrade Required: a WebSocket opens over HTTP/2 with an extended CONNECT (RFC 8441), or on an HTTP/1.1 connection.",
-                ),
-            }
-        }
+        self.stream_request(idx, &parts, 2);
         let end_stream = recv.is_end_stream();
         let mut st = Stream::new(idx, respond, (!end_stream).then_some(recv), now);
         match self.reqs.get(idx).action {
@@ -230,21 +194,16 @@ impl Inner {
                 let tail = self.reqs.get(idx).params[0].span;
                 self.serve_static(idx, m as usize, tail);
                 st.stop_body();
-                stream::answer_native(self.reqs.get_mut(idx));
+                self.reqs.get_mut(idx).answer_native();
             }
             _ => {
                 st.stop_body();
-                stream::answer_native(self.reqs.get_mut(idx));
+                self.reqs.get_mut(idx).answer_native();
             }
         }
         if let Some(h2) = self.conns[cid].h2.as_deref_mut() {
             h2.streams.push(st);
         }
-    }
-
-    /// Encodes an error answer for `idx` (bad head, limits) as its native response.
-    fn h2_error(&mut self, idx: usize, err: &gale_http::Error) {
-        crate::wire::native_error(self.reqs.get_mut(idx), true, &self.date, err);
     }
 
     /// Receives body data and resets for every stream.

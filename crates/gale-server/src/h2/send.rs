@@ -3,11 +3,10 @@
 
 use std::task::{Context, Poll, Waker};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use h2::SendStream;
 
 use super::stream::{Pass, Stream};
-use crate::reply::BodySource;
 use crate::request::Req;
 use crate::Event;
 
@@ -92,7 +91,7 @@ impl Stream {
                 result = Pass::More;
                 break;
             }
-            if req.reply.ended && file_left == 0 && want <= SMALL_BODY && !short(req) {
+            if req.reply.ended && file_left == 0 && want <= SMALL_BODY && !req.reply.short() {
                 // The rest of a finished body is small: h2 takes it whole and sends it as the window allows.
                 let chunk = Bytes::copy_from_slice(&req.reply.out);
                 req.reply.out.clear();
@@ -119,7 +118,7 @@ impl Stream {
                 req.reply.out.drain(..n);
                 c
             } else {
-                match read_piece(req, cap) {
+                match req.reply.read_piece(cap.min(FILE_PIECE)) {
                     Some(c) => c,
                     None => {
                         // The file could not be read: the body cannot be completed.
@@ -134,7 +133,7 @@ impl Stream {
             let eos = req.reply.ended
                 && req.reply.out.is_empty()
                 && req.reply.file.is_none()
-                && !short(req);
+                && !req.reply.short();
             if send.send_data(chunk, eos).is_err() {
                 self.end_sent = true;
                 return Pass::Finished;
@@ -146,7 +145,7 @@ impl Stream {
         }
         if !self.end_sent && req.reply.ended && req.reply.out.is_empty() && req.reply.file.is_none()
         {
-            if short(req) {
+            if req.reply.short() {
                 // Fewer bytes than the declared Content-Length: the client must not take it as complete.
                 send.send_reset(h2::Reason::INTERNAL_ERROR);
             } else if send.send_data(Bytes::new(), true).is_err() {
@@ -165,39 +164,6 @@ impl Stream {
             result
         }
     }
-}
-
-/// A streamed reply that declared a Content-Length and ended short of it.
-fn short(req: &Req) -> bool {
-    req.reply.declared_left.is_some_and(|l| l > 0)
-}
-
-/// Reads up to `cap` bytes of the record's file body (from memory or the file at its offset).
-fn read_piece(req: &mut Req, cap: usize) -> Option<Bytes> {
-    use crate::sys::ReadAt;
-    let body = req.reply.file.as_mut()?;
-    let n = (body.remaining as usize).min(cap).min(FILE_PIECE);
-    let chunk = match &body.source {
-        BodySource::Memory(bytes) => {
-            let start = body.offset as usize;
-            Bytes::copy_from_slice(&bytes[start..start + n])
-        }
-        BodySource::File(f) => {
-            let mut buf = BytesMut::zeroed(n);
-            let got = f.read_at(&mut buf, body.offset).ok()?;
-            if got == 0 {
-                return None;
-            }
-            buf.truncate(got);
-            buf.freeze()
-        }
-    };
-    body.offset += chunk.len() as u64;
-    body.remaining -= chunk.len() as u64;
-    if body.remaining == 0 {
-        req.reply.file = None;
-    }
-    Some(chunk)
 }
 
 #[cfg(test)]

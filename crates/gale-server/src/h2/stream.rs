@@ -186,11 +186,11 @@ impl Stream {
             let err = gale_http::Error::body_too_large(body_limit);
             if self.pending.take().is_some() {
                 crate::wire::native_error(req, true, date, &err);
-                answer_native(req);
+                req.answer_native();
             } else {
                 // JS is reading the body as it comes: its reader fails with 413, and JS answers.
                 req.body_in.error = err.status();
-                wake_body(req, self.idx, events);
+                req.wake_body(self.idx, events);
             }
             return false;
         }
@@ -199,7 +199,7 @@ impl Stream {
             req.body_in.done = true;
         }
         if req.body_in.streaming && (req.body_in.buf.len() > before || done) {
-            wake_body(req, self.idx, events);
+            req.wake_body(self.idx, events);
         }
         false
     }
@@ -208,23 +208,6 @@ impl Stream {
     pub fn body_timeout(&mut self, req: &mut Req, events: &mut std::collections::VecDeque<Event>) {
         self.stop_body();
         req.body_in.error = gale_http::Error::request_timeout().status();
-        wake_body(req, self.idx, events);
+        req.wake_body(self.idx, events);
     }
-}
-
-pub(super) fn wake_body(req: &mut Req, idx: usize, events: &mut std::collections::VecDeque<Event>) {
-    if req.body_in.wanted {
-        req.body_in.wanted = false;
-        events.push_back(Event::Body(req.id(idx)));
-    }
-}
-
-/// A native answer (404, 405, fixed routes, errors, static files): its head is in `h2_head`, its body bytes
-/// become the output.
-pub(super) fn answer_native(req: &mut Req) {
-    req.reply.out.clear();
-    req.reply.out.extend_from_slice(&req.reply.native);
-    req.reply.started = true;
-    req.reply.ended = true;
-    req.js_owned = false;
 }

@@ -1,8 +1,8 @@
-//! One HTTP/3 request stream, served by the engine through an in-process connection (mem.rs): the request's
-//! fields become the equivalent HTTP/1.1 head (`gale_h2::request_head`, as for HTTP/2) and its DATA the body;
-//! the response the engine writes is read back parsed and sent as HEADERS and DATA. The connection carries the
-//! client's address and reads as HTTP/3 (`req.httpVersion` "3.0", `req.secure`), so the app cannot tell the
-//! difference, and the engine's limits (431, 413, 408) answer as they do on a socket.
+//! One HTTP/3 request stream, served by the engine as a stream's request (pulled.rs): its fields go to the engine
+//! as HTTP/2's do (`gale_h2::request_head`, parsed and routed as HTTP/1.1's), its DATA into the record's body, and
+//! the response is pulled from the record as the engine leaves it for a stream (the head as fields, body bytes, file
+//! pieces, the end) and sent as HEADERS, DATA and FIN. The request reads as HTTP/3 (`req.httpVersion` "3.0",
+//! `req.secure`, the client's address), and the engine's limits (431, 413, 408) answer as they do on a socket.
 
 use std::future::{poll_fn, Future};
 use std::net::SocketAddr;
@@ -14,24 +14,27 @@ use std::time::Instant;
 use bytes::{Buf, Bytes};
 use h3::error::{Code, ConnectionError, LocalError, StreamError};
 use h3::server::RequestStream;
-use http::header::CONTENT_LENGTH;
-use http::{Method, Response, StatusCode};
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
+use http::{HeaderValue, Response, StatusCode};
 
 use super::Ctx;
-use crate::mem::{MemState, MemWrite};
+use crate::pulled::{Intake, Pull, Refused};
 use crate::Server;
 
 type Send = RequestStream<h3_quinn::SendStream<Bytes>, Bytes>;
 type Recv = RequestStream<h3_quinn::RecvStream, Bytes>;
 
-/// Closes the in-process connection when the request's task ends, however it ends (the engine aborts a request
-/// JS still holds, as when a client leaves).
-struct Pipe {
+/// Body bytes that came with the fields and are handed over with them, so a small body is not streamed to JS.
+const GATHER: usize = 64 * 1024;
+
+/// The engine's side of the request: its connection closes when the stream's task ends, however it ends (the
+/// engine aborts a request JS still holds, as when a client leaves).
+struct Opened {
     server: Rc<Server>,
     key: u32,
 }
 
-impl Drop for Pipe {
+impl Drop for Opened {
     fn drop(&mut self) {
         self.server.mem_close(self.key);
     }
@@ -47,13 +50,12 @@ pub(super) async fn serve(
 ) {
     let (mut send, mut recv) = stream.split();
     let (parts, ()) = req.into_parts();
-    let mut head = Vec::with_capacity(256);
-    gale_h2::request_head(&parts, &mut head);
-    let declared = parts.headers.contains_key(CONTENT_LENGTH);
-    let head_only = parts.method == Method::HEAD;
-    // A request whose stream ended with its fields has no body; otherwise the first DATA is here before the head
-    // goes in, so a body without Content-Length can be framed as chunked.
-    // Within `headersTimeout`, as a socket's head must arrive: a stream that never shows it gets a 408.
+    let declared = parts
+        .headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    // Within `headersTimeout`, as a socket's head must arrive: the first DATA or the stream's end (a request without
+    // a body) must come, or the answer is 408.
     let Some(exec) = ctx.exec.upgrade() else {
         return;
     };
@@ -81,32 +83,44 @@ pub(super) async fn serve(
             return;
         }
     };
-    let chunked = first.is_some() && !declared;
-    if chunked {
-        head.truncate(head.len() - 2);
-        head.extend_from_slice(b"transfer-encoding: chunked\r\n\r\n");
+    // What else of the body is here already joins the first DATA, up to GATHER.
+    let mut more = first.is_some();
+    let mut body = first.map(|b| b.to_vec());
+    while let Some(b) = body.as_mut().filter(|b| more && b.len() < GATHER) {
+        match poll_fn(|cx| Poll::Ready(recv.poll_recv_data(cx))).await {
+            Poll::Ready(Ok(Some(mut d))) => {
+                while d.has_remaining() {
+                    let chunk = d.chunk();
+                    b.extend_from_slice(chunk);
+                    let n = chunk.len();
+                    d.advance(n);
+                }
+            }
+            Poll::Ready(Ok(None)) => more = false,
+            Poll::Ready(Err(e)) => return close_first(quic, &e),
+            Poll::Pending => break,
+        }
+    }
+    let total = body.as_ref().map_or(0, |b| b.len() as u64);
+    if declared.is_some_and(|d| total > d || (!more && total != d)) {
+        // Longer or shorter than its Content-Length: malformed (RFC 9114 §4.1.2), and none of it reaches the engine.
+        return send.stop_stream(Code::H3_MESSAGE_ERROR);
     }
     let Some(server) = ctx.server.upgrade() else {
         return;
     };
     let waker = poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
-    let Some(key) = server.h3_open(peer, ctx.local, head_only, waker) else {
+    let opened = server.pulled_open(peer, ctx.local, &parts, body.as_deref(), more, waker);
+    let (key, intake) = match opened {
+        Ok(o) => o,
         // The server is closing: the client may retry elsewhere (RFC 9114 §4.1.1).
-        send.stop_stream(Code::H3_REQUEST_REJECTED);
-        return;
+        Err(Refused::Closing) => return send.stop_stream(Code::H3_REQUEST_REJECTED),
+        Err(Refused::Busy) => return busy(&mut send).await,
     };
-    let pipe = Pipe { server, key };
-    if pipe.server.mem_write(key, &head) == MemWrite::Gone {
-        send.stop_stream(Code::H3_INTERNAL_ERROR);
-        return;
-    }
-    let body_len = parts
-        .headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let opened = Opened { server, key };
     let result = {
-        let mut upload = pin!(upload(&pipe, quic, &mut recv, first, chunked, body_len));
-        let mut download = pin!(download(&pipe, &mut send));
+        let mut upload = pin!(upload(&opened, quic, &mut recv, intake, total, declared));
+        let mut download = pin!(download(&opened, &mut send));
         let mut uploading = true;
         poll_fn(|cx| {
             if uploading {
@@ -123,6 +137,30 @@ pub(super) async fn serve(
     };
     if let Err(code) = result {
         send.stop_stream(code);
+    }
+}
+
+/// Over `maxConnections` (each HTTP/3 request holds one while it runs): 503 with Retry-After, as a socket gets.
+async fn busy(send: &mut Send) {
+    let mut resp = Response::new(());
+    *resp.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    let fields = resp.headers_mut();
+    fields.insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    fields.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    fields.insert(
+        CONTENT_LENGTH,
+        HeaderValue::from(crate::engine::BUSY_BODY.len()),
+    );
+    if send.send_response(resp).await.is_ok()
+        && send
+            .send_data(Bytes::from_static(crate::engine::BUSY_BODY))
+            .await
+            .is_ok()
+    {
+        let _ = send.finish().await;
     }
 }
 
@@ -147,10 +185,10 @@ pub(super) fn close_first(quic: &quinn::Connection, e: &StreamError) {
     }
 }
 
-/// Waits for the engine to have news on the pipe (its waker is this task's).
-async fn wait_for(pipe: &Pipe, mut ready: impl FnMut(&Server, u32) -> bool) {
+/// Waits until `ready` says the engine has news for this task (the engine wakes it: its waker is the task's).
+async fn wait_for(opened: &Opened, mut ready: impl FnMut(&Server, u32) -> bool) {
     poll_fn(|_| {
-        if ready(&pipe.server, pipe.key) {
+        if ready(&opened.server, opened.key) {
             Poll::Ready(())
         } else {
             Poll::Pending
@@ -159,100 +197,64 @@ async fn wait_for(pipe: &Pipe, mut ready: impl FnMut(&Server, u32) -> bool) {
     .await
 }
 
-/// The request body into the pipe: as sent, or chunked when it has no Content-Length. A body longer or shorter
-/// than its Content-Length is malformed (RFC 9114 §4.1.2): H3_MESSAGE_ERROR, and nothing past it reaches the engine.
+/// The rest of the request body into the record, as the engine takes it (`Intake`). A body longer or shorter than
+/// its Content-Length is malformed (RFC 9114 §4.1.2): H3_MESSAGE_ERROR, and nothing past it reaches the engine.
 async fn upload(
-    pipe: &Pipe,
+    opened: &Opened,
     quic: &quinn::Connection,
     recv: &mut Recv,
-    mut first: Option<Bytes>,
-    chunked: bool,
+    mut intake: Intake,
+    mut total: u64,
     declared: Option<u64>,
 ) -> Result<(), Code> {
-    let mut total = 0u64;
-    let mut frame = Vec::new();
     loop {
-        let data = match first.take() {
-            Some(d) => Some(d),
-            None => match recv.recv_data().await {
-                Ok(d) => d.map(|mut b| b.copy_to_bytes(b.remaining())),
-                Err(e) => {
-                    close_first(quic, &e);
-                    return Err(Code::H3_REQUEST_CANCELLED);
-                }
-            },
-        };
-        let Some(data) = data else {
-            if declared.is_some_and(|d| total != d) {
-                return Err(Code::H3_MESSAGE_ERROR);
-            }
-            if chunked {
-                pipe.server.mem_write(pipe.key, b"0\r\n\r\n");
-            }
-            return Ok(());
-        };
-        if data.is_empty() {
-            continue;
+        match intake {
+            Intake::Stop => return Ok(()),
+            Intake::Hold => wait_for(opened, |s, k| !s.pulled_holding(k)).await,
+            Intake::More => {}
         }
+        let data = match recv.recv_data().await {
+            Ok(d) => d.map(|mut b| b.copy_to_bytes(b.remaining())),
+            Err(e) => {
+                close_first(quic, &e);
+                return Err(Code::H3_REQUEST_CANCELLED);
+            }
+        };
+        let end = data.is_none();
+        let data = data.unwrap_or_default();
         total += data.len() as u64;
-        if declared.is_some_and(|d| total > d) {
+        if declared.is_some_and(|d| total > d || (end && total != d)) {
             return Err(Code::H3_MESSAGE_ERROR);
         }
-        let w = if chunked {
-            frame.clear();
-            frame.extend_from_slice(format!("{:x}\r\n", data.len()).as_bytes());
-            frame.extend_from_slice(&data);
-            frame.extend_from_slice(b"\r\n");
-            pipe.server.mem_write(pipe.key, &frame)
-        } else {
-            pipe.server.mem_write(pipe.key, &data)
-        };
-        match w {
-            MemWrite::Ok => {}
-            // The engine answered and closed (413, or a response without reading): the rest is not wanted.
-            MemWrite::Gone => return Ok(()),
-            MemWrite::Full => wait_for(pipe, |s, k| !s.mem_full(k)).await,
-        }
+        intake = opened.server.pulled_body(opened.key, &data, end);
     }
 }
 
-/// The engine's response out of the pipe: its head as HEADERS, its body as DATA, the end as FIN.
-async fn download(pipe: &Pipe, send: &mut Send) -> Result<(), Code> {
+/// The engine's response, pulled from the record: its head as HEADERS, its body as DATA, the end as FIN; a reset
+/// when the engine gave up on it.
+async fn download(opened: &Opened, send: &mut Send) -> Result<(), Code> {
     loop {
-        let mut got = None;
-        wait_for(pipe, |s, k| {
-            got = s.mem_read(k, |out| {
-                (
-                    out.head
-                        .map(|h| gale_h2::response_from_fields(h.status, &h.fields)),
-                    Bytes::copy_from_slice(out.body),
-                    out.state,
-                )
-            });
-            // Gone, or something to pass on.
-            got.as_ref()
-                .is_none_or(|(h, b, st)| h.is_some() || !b.is_empty() || *st != MemState::More)
+        let mut pull = Pull::default();
+        wait_for(opened, |s, k| {
+            pull = s.pulled_take(k);
+            !pull.is_empty()
         })
         .await;
-        let Some((head, body, state)) = got else {
+        if pull.reset {
             return Err(Code::H3_INTERNAL_ERROR);
-        };
-        if let Some(resp) = head {
+        }
+        if let Some(resp) = pull.head {
             send.send_response(resp)
                 .await
                 .map_err(|_| Code::H3_REQUEST_CANCELLED)?;
         }
-        if !body.is_empty() {
-            send.send_data(body)
+        if !pull.body.is_empty() {
+            send.send_data(pull.body)
                 .await
                 .map_err(|_| Code::H3_REQUEST_CANCELLED)?;
         }
-        match state {
-            MemState::More => {}
-            MemState::Done => {
-                return send.finish().await.map_err(|_| Code::H3_REQUEST_CANCELLED);
-            }
-            MemState::Failed => return Err(Code::H3_INTERNAL_ERROR),
+        if pull.end {
+            return send.finish().await.map_err(|_| Code::H3_REQUEST_CANCELLED);
         }
     }
 }
