@@ -363,3 +363,39 @@ test('header limits: a header list over maxHeaderSize and more than maxHeaders f
   assert.match(many.body.toString(), /header/i);
   assert.equal((await request(c, { ':path': '/' })).body.toString(), 'ok');
 });
+
+test(
+  'HEAD and 304 answers streamed with a declared Content-Length end cleanly; every response has a Date',
+  T,
+  async (t) => {
+    const s = await h2App(t, (app) => {
+      // The end comes in a later turn, after the head went out on its own.
+      app.get('/stream', (_req, res) => {
+        res.setHeader('Content-Length', '5');
+        res.write('hel');
+        setTimeout(() => res.end('lo'), 20);
+      });
+      app.get('/not-modified', (_req, res) => {
+        res.status(304);
+        res.setHeader('Content-Length', '5');
+        res.write('hello');
+        setTimeout(() => res.end(), 20);
+      });
+    });
+    const c = s.connect();
+    // A body that owes bytes would end in RST_STREAM(INTERNAL_ERROR): `request` rejects on it.
+    const got = await request(c, { ':method': 'GET', ':path': '/stream' });
+    assert.equal(got.body.toString(), 'hello');
+    const head = await request(c, { ':method': 'HEAD', ':path': '/stream' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers['content-length'], '5');
+    assert.equal(head.body.length, 0);
+    const notModified = await request(c, { ':method': 'GET', ':path': '/not-modified' });
+    assert.equal(notModified.status, 304);
+    assert.equal(notModified.body.length, 0);
+    for (const r of [got, head, notModified]) {
+      // RFC 9110 §6.6.1: an origin server with a clock sends Date, as on HTTP/1.1.
+      assert.match(String(r.headers.date), /^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/);
+    }
+  },
+);

@@ -87,6 +87,22 @@ test('static files and res.sendFile over HTTP/3: bodies read in pieces arrive wh
   assert.equal(again.body.length, 0);
 });
 
+test('a 304 streamed with a declared Content-Length ends cleanly over HTTP/3, not as a body cut short', async (t) => {
+  const { port } = await h3App(t, (app) => {
+    app.get('/not-modified', (_req, res) => {
+      res.status(304);
+      res.setHeader('Content-Length', '5');
+      res.write('hello');
+      // The end comes in a later turn, after the head went out on its own.
+      setTimeout(() => res.end(), 20);
+    });
+  });
+  const [r] = await ask(port, [{ path: '/not-modified' }]);
+  assert.equal(r.status, 304);
+  assert.equal(r.reset, undefined, 'no reset after the head');
+  assert.equal(r.body.length, 0);
+});
+
 // (HEAD is not asked here: aioquic's client checks a response's Content-Length against its DATA without
 // exempting HEAD, so it refuses the engine's correct answer, a HEAD response with the GET's Content-Length.)
 test('404 and 405 are the engine’s native answers, over HTTP/3', async (t) => {

@@ -58,7 +58,7 @@ pub(crate) struct Inner {
     /// The router, fixed answers, static mounts and the fallback route (routes.rs).
     pub routes: crate::routes::Routes,
     pub date: DateCache,
-    /// The `Date` value of `date`, for the heads of HTTP/3 responses (fields).
+    /// The `Date` value of `date`, for the heads of HTTP/2 and HTTP/3 responses (fields).
     pub date_field: http::HeaderValue,
     /// Reused buffers: header and param spans, discarded bodies, read buffers, compression (scratch.rs).
     pub scratch: crate::scratch::Scratch,

@@ -355,10 +355,14 @@ impl Inner {
         if (closing && last) || reply.close {
             req.keep_alive = false;
         }
-        // A streamed body with a declared length goes out with Content-Length, not chunked.
+        let no_body = gale_http::has_no_body(reply.status);
+        // A streamed body with a declared length goes out with Content-Length, not chunked. A response without a
+        // body (HEAD, 204, 304) sends none of it, so it owes none: counting it would end it "short" (a reset stream).
         let body_len = match (len, reply.length) {
             (None, Some(declared)) => {
-                req.reply.declared_left = Some(declared);
+                if !req.head_only && !no_body {
+                    req.reply.declared_left = Some(declared);
+                }
                 Some(declared)
             }
             // A HEAD answer carries the length of the body a GET would have had.
@@ -372,7 +376,7 @@ impl Inner {
             fields: reply.headers,
             body_len,
         };
-        if gale_http::has_no_body(reply.status) {
+        if no_body {
             req.head_only = true;
         }
         req.reply.started = true;

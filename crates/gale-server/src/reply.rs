@@ -1,5 +1,5 @@
 //! A request record's response side (`Req::reply`): a native answer's bytes, or what JS wrote so far and where it
-//! stands, and a file body still to send after the head.
+//! stands, a file body still to send after the head, and the fields the server adds to a stream's response head.
 
 use bytes::{Bytes, BytesMut};
 
@@ -77,6 +77,27 @@ impl Reply {
     /// complete (a stream reset, a closed connection).
     pub fn short(&self) -> bool {
         self.declared_left.is_some_and(|l| l > 0)
+    }
+}
+
+/// What the server adds to every stream's response head (HTTP/2's and HTTP/3's), as an HTTP/1.1 head gets them from
+/// gale-http's `DateCache`.
+#[derive(Clone, Copy)]
+pub(crate) struct ServerFields<'a> {
+    /// Date, this second's (RFC 9110 §6.6.1: an origin server with a clock sends it).
+    pub date: &'a http::HeaderValue,
+    /// `h3=":port"; ma=86400` while HTTP/3 is served.
+    pub alt_svc: Option<&'a http::HeaderValue>,
+}
+
+impl ServerFields<'_> {
+    /// Adds the fields to `resp`.
+    pub fn add(&self, resp: &mut http::Response<()>) {
+        let fields = resp.headers_mut();
+        fields.insert(http::header::DATE, self.date.clone());
+        if let Some(v) = self.alt_svc {
+            fields.insert(http::header::ALT_SVC, v.clone());
+        }
     }
 }
 

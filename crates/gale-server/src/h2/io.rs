@@ -36,11 +36,15 @@ impl Inner {
             reqs,
             events,
             alt_svc,
+            date_field,
             pipes,
             dirty,
             ..
         } = self;
-        let alt_svc = alt_svc.as_ref();
+        let server = crate::reply::ServerFields {
+            date: date_field,
+            alt_svc: alt_svc.as_ref(),
+        };
         let Some(conn) = conns.get_mut(cid) else {
             return false;
         };
@@ -68,7 +72,7 @@ impl Inner {
                     reqs.get_mut(st.idx),
                     &mut budget,
                     hwm,
-                    alt_svc,
+                    server,
                     events,
                     &h2.swaker,
                 ) {

@@ -7,6 +7,7 @@ use bytes::Bytes;
 use h2::SendStream;
 
 use super::stream::{Pass, Stream};
+use crate::reply::ServerFields;
 use crate::request::Req;
 use crate::Event;
 
@@ -40,7 +41,7 @@ impl Stream {
         req: &mut Req,
         budget: &mut usize,
         hwm: usize,
-        alt_svc: Option<&http::HeaderValue>,
+        server: ServerFields<'_>,
         events: &mut std::collections::VecDeque<Event>,
         waker: &Waker,
     ) -> Pass {
@@ -56,10 +57,7 @@ impl Stream {
                 self.reset(h2::Reason::INTERNAL_ERROR);
                 return Pass::Finished;
             };
-            if let Some(v) = alt_svc {
-                // HTTP/3 is on: say where (the HTTP/1.1 heads carry it with their Date line).
-                resp.headers_mut().insert(http::header::ALT_SVC, v.clone());
-            }
+            server.add(&mut resp);
             let eos = req.reply.ended && req.reply.out.is_empty() && req.reply.file.is_none();
             let Some(respond) = self.respond.as_mut() else {
                 return Pass::Finished;
@@ -176,6 +174,16 @@ mod tests {
     use std::task::{Context, Poll};
 
     use super::*;
+
+    /// The server's fields for a test's stream (a fixed Date, no Alt-Svc).
+    fn fields() -> ServerFields<'static> {
+        static DATE: http::HeaderValue =
+            http::HeaderValue::from_static("Sun, 06 Nov 1994 08:49:37 GMT");
+        ServerFields {
+            date: &DATE,
+            alt_svc: None,
+        }
+    }
     use crate::h2::pipe::{Flag, Pipe};
     use crate::reply::Reply;
 
@@ -293,7 +301,14 @@ mod tests {
         let mut events = std::collections::VecDeque::new();
         let mut budget = usize::MAX;
         assert!(
-            st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &noop()) == Pass::Keep
+            st.output(
+                &mut req,
+                &mut budget,
+                64 * 1024,
+                fields(),
+                &mut events,
+                &noop()
+            ) == Pass::Keep
         );
         // HEADERS went out, and only the client's 1000-byte window of the body.
         assert_eq!(req.reply.out.len(), 19_000);
@@ -313,8 +328,14 @@ mod tests {
         for _ in 0..200 {
             let mut budget = usize::MAX;
             if !finished {
-                finished = st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &noop())
-                    == Pass::Finished;
+                finished = st.output(
+                    &mut req,
+                    &mut budget,
+                    64 * 1024,
+                    fields(),
+                    &mut events,
+                    &noop(),
+                ) == Pass::Finished;
             }
             p.turn();
             while let Poll::Ready(Some(Ok(d))) = recv.poll_data(&mut cx) {
@@ -338,7 +359,14 @@ mod tests {
         let mut events = std::collections::VecDeque::new();
         let mut budget = 10_000;
         assert!(
-            st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &noop()) == Pass::More
+            st.output(
+                &mut req,
+                &mut budget,
+                64 * 1024,
+                fields(),
+                &mut events,
+                &noop()
+            ) == Pass::More
         );
         assert_eq!((budget, req.reply.out.len()), (0, 30_000));
 
@@ -349,8 +377,14 @@ mod tests {
         req.reply.ended = true;
         let mut budget = usize::MAX;
         assert!(
-            st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &noop())
-                == Pass::Finished
+            st.output(
+                &mut req,
+                &mut budget,
+                64 * 1024,
+                fields(),
+                &mut events,
+                &noop()
+            ) == Pass::Finished
         );
         p.turn();
         let waker = p.waker.clone();
@@ -389,12 +423,26 @@ mod tests {
         req.reply.want_drain = true;
         let mut events = std::collections::VecDeque::new();
         let mut budget = usize::MAX;
-        st.output(&mut req, &mut budget, 16 * 1024, None, &mut events, &noop());
+        st.output(
+            &mut req,
+            &mut budget,
+            16 * 1024,
+            fields(),
+            &mut events,
+            &noop(),
+        );
         // 65 535 bytes fit the window: 34 465 stay, over the 16 KiB mark, so no drain yet.
         assert_eq!(req.reply.out.len(), 100_000 - 65_535);
         assert!(events.is_empty() && req.reply.want_drain);
         req.reply.out.truncate(1000);
-        st.output(&mut req, &mut budget, 16 * 1024, None, &mut events, &noop());
+        st.output(
+            &mut req,
+            &mut budget,
+            16 * 1024,
+            fields(),
+            &mut events,
+            &noop(),
+        );
         assert_eq!(events.pop_front(), Some(Event::Drain(req.id(0))));
     }
 
@@ -411,7 +459,14 @@ mod tests {
         let mut events = std::collections::VecDeque::new();
         let mut budget = usize::MAX;
         assert!(
-            st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &waker) == Pass::Keep
+            st.output(
+                &mut req,
+                &mut budget,
+                64 * 1024,
+                fields(),
+                &mut events,
+                &waker
+            ) == Pass::Keep
         );
         assert_eq!(req.reply.out.len(), 19_000);
         flag.take();
@@ -434,7 +489,14 @@ mod tests {
             "the WINDOW_UPDATE's capacity must wake the connection"
         );
         let mut budget = usize::MAX;
-        st.output(&mut req, &mut budget, 64 * 1024, None, &mut events, &waker);
+        st.output(
+            &mut req,
+            &mut budget,
+            64 * 1024,
+            fields(),
+            &mut events,
+            &waker,
+        );
         assert_eq!(req.reply.out.len(), 18_000);
     }
 }

@@ -14,8 +14,8 @@ use std::time::Instant;
 use bytes::{Buf, Bytes};
 use h3::error::{Code, ConnectionError, LocalError, StreamError};
 use h3::server::RequestStream;
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
-use http::{HeaderValue, Response, StatusCode};
+use http::header::CONTENT_LENGTH;
+use http::{Response, StatusCode};
 
 use super::Ctx;
 use crate::pulled::{Intake, Pull, Refused};
@@ -115,7 +115,7 @@ pub(super) async fn serve(
         Ok(o) => o,
         // The server is closing: the client may retry elsewhere (RFC 9114 §4.1.1).
         Err(Refused::Closing) => return send.stop_stream(Code::H3_REQUEST_REJECTED),
-        Err(Refused::Busy) => return busy(&mut send).await,
+        Err(Refused::Busy(head)) => return busy(&mut send, *head).await,
     };
     let opened = Opened { server, key };
     let result = {
@@ -140,21 +140,10 @@ pub(super) async fn serve(
     }
 }
 
-/// Over `maxConnections` (each HTTP/3 request holds one while it runs): 503 with Retry-After, as a socket gets.
-async fn busy(send: &mut Send) {
-    let mut resp = Response::new(());
-    *resp.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
-    let fields = resp.headers_mut();
-    fields.insert(RETRY_AFTER, HeaderValue::from_static("1"));
-    fields.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    fields.insert(
-        CONTENT_LENGTH,
-        HeaderValue::from(crate::engine::BUSY_BODY.len()),
-    );
-    if send.send_response(resp).await.is_ok()
+/// Over `maxConnections` (each HTTP/3 request holds one while it runs): the engine's 503 with Retry-After, as a
+/// socket gets.
+async fn busy(send: &mut Send, head: Response<()>) {
+    if send.send_response(head).await.is_ok()
         && send
             .send_data(Bytes::from_static(crate::engine::BUSY_BODY))
             .await
@@ -231,7 +220,7 @@ async fn upload(
 }
 
 /// The engine's response, pulled from the record: its head as HEADERS, its body as DATA, the end as FIN; a reset
-/// when the engine gave up on it.
+/// (after what the pull brought) when the engine gave up on it.
 async fn download(opened: &Opened, send: &mut Send) -> Result<(), Code> {
     loop {
         let mut pull = Pull::default();
@@ -240,9 +229,6 @@ async fn download(opened: &Opened, send: &mut Send) -> Result<(), Code> {
             !pull.is_empty()
         })
         .await;
-        if pull.reset {
-            return Err(Code::H3_INTERNAL_ERROR);
-        }
         if let Some(resp) = pull.head {
             send.send_response(resp)
                 .await
@@ -252,6 +238,10 @@ async fn download(opened: &Opened, send: &mut Send) -> Result<(), Code> {
             send.send_data(pull.body)
                 .await
                 .map_err(|_| Code::H3_REQUEST_CANCELLED)?;
+        }
+        if pull.reset {
+            // What came with it went first: the client sees the status and the body up to where it stopped.
+            return Err(Code::H3_INTERNAL_ERROR);
         }
         if pull.end {
             return send.finish().await.map_err(|_| Code::H3_REQUEST_CANCELLED);

@@ -44,7 +44,7 @@ impl Inner {
             return Err(Refused::Closing);
         }
         if self.conns.len() >= self.cfg.max_connections {
-            return Err(Refused::Busy);
+            return Err(Refused::Busy(self.busy_head()));
         }
         let mut pipe = MemPipe::new(true, false);
         pipe.local = Some(local);
@@ -56,7 +56,7 @@ impl Inner {
         self.pipes[key].conn = Some(cid);
         let Some(idx) = self.reqs.alloc(cid) else {
             self.mem_close(key);
-            return Err(Refused::Busy);
+            return Err(Refused::Busy(self.busy_head()));
         };
         let conn = &mut self.conns[cid];
         conn.phase = Phase::Pulled;
@@ -95,6 +95,23 @@ impl Inner {
             None => self.pulled_intake(cid, b"", !more),
         };
         Ok((key as u32, intake))
+    }
+
+    /// The head of the 503 over `maxConnections`, as a socket's: Retry-After, and the server's Date and Alt-Svc.
+    fn busy_head(&self) -> Box<http::Response<()>> {
+        let mut resp = gale_h2::response(&gale_http::ResponseHead {
+            status: 503,
+            reason: b"",
+            content_type: b"text/plain; charset=utf-8",
+            fields: b"Retry-After: 1\r\n",
+            body_len: Some(crate::engine::BUSY_BODY.len() as u64),
+        });
+        let server = crate::reply::ServerFields {
+            date: &self.date_field,
+            alt_svc: self.alt_svc.as_ref(),
+        };
+        server.add(&mut resp);
+        Box::new(resp)
     }
 
     /// A native answer for a stream's request: ready to pull, and no more of the body is wanted.
@@ -167,9 +184,12 @@ impl Inner {
             (true, _) => Intake::Stop,
             (false, true) if req.body_in.buf.len() > BODY_BUFFER => Intake::Hold,
             (false, true) => Intake::More,
-            // A native answer, or JS already answered: the rest is not wanted.
+            // A native answer, or JS already answered: the rest is not wanted. A reader JS started anyway ends here
+            // (the body as far as it was kept), as it would once HTTP/1.1 had drained the rest.
             (false, false) => {
                 p.body_open = false;
+                req.body_in.done = true;
+                req.wake_body(idx, events);
                 Intake::Stop
             }
         }
@@ -207,11 +227,11 @@ impl Inner {
             let Some(mut resp) = req.reply.h2_head.take() else {
                 return Pull::reset();
             };
-            let fields = resp.headers_mut();
-            fields.insert(http::header::DATE, date_field.clone());
-            if let Some(v) = alt_svc {
-                fields.insert(http::header::ALT_SVC, v.clone());
-            }
+            let server = crate::reply::ServerFields {
+                date: date_field,
+                alt_svc: alt_svc.as_ref(),
+            };
+            server.add(&mut resp);
             pull.head = Some(resp);
             p.head_sent = true;
         }
@@ -274,7 +294,8 @@ impl Inner {
         self.pulled_flush(cid);
     }
 
-    /// The tick for a stream's connection: a body that stops coming for `requestTimeout` fails JS's reader with 408.
+    /// The tick for a stream's connection: a body not all in `requestTimeout` after the request came (as HTTP/1.1's
+    /// and HTTP/2's) fails JS's reader with 408, and the task stops reading it.
     pub(crate) fn pulled_tick(&mut self, cid: usize) {
         let now = self.now;
         let timeout = self.cfg.request_timeout_ms;
@@ -293,6 +314,7 @@ impl Inner {
                 let req = reqs.get_mut(idx);
                 req.body_in.error = gale_http::Error::request_timeout().status();
                 req.wake_body(idx, events);
+                p.waker.wake_by_ref();
             }
         }
     }
@@ -322,6 +344,8 @@ fn release(
         req.detached = true;
         events.push_back(Event::Abort(req.id(idx)));
     } else {
+        // A body reader still waiting hears that the request is gone (it reads nothing more).
+        req.wake_body(idx, events);
         reqs.retire(idx);
     }
 }

@@ -25,12 +25,13 @@ pub(crate) struct Pulled {
 }
 
 /// Why no request was made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub(crate) enum Refused {
     /// The server is closing.
     Closing,
-    /// At `maxConnections` (each such request holds a connection), or every request record is taken.
-    Busy,
+    /// At `maxConnections` (each such request holds a connection), or every request record is taken: the head of
+    /// the 503 a socket would get (its body is `engine::BUSY_BODY`).
+    Busy(Box<http::Response<()>>),
 }
 
 /// What the task does with the rest of the request body.
