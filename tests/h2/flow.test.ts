@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import { test } from 'node:test';
 import { deferred, sleep } from '../helpers.js';
-import { bounded, h2App, request } from './h2.js';
+import { bounded, h2App, request, uploadRoute } from './h2.js';
 
 const T = { timeout: 30_000 };
 
@@ -215,21 +215,7 @@ test('an idle connection gets GOAWAY after keepAliveTimeout', T, async (t) => {
 });
 
 test('a request body that stops arriving fails with 408 after requestTimeout', T, async (t) => {
-  const s = await h2App(
-    t,
-    (app) => {
-      app.post('/up', async (req, res) => {
-        try {
-          await req.text();
-          return 'complete';
-        } catch (err) {
-          res.status((err as { status?: number }).status ?? 500);
-          return 'timed out';
-        }
-      });
-    },
-    { gale: { requestTimeout: 300 } },
-  );
+  const s = await h2App(t, uploadRoute, { gale: { requestTimeout: 300 } });
   const c = s.connect();
   const r = c.request({ ':method': 'POST', ':path': '/up' }, { endStream: false });
   r.write('some of the body');

@@ -79,6 +79,20 @@ export async function h2App(
   };
 }
 
+/** `POST /up` reads the whole body and answers `complete`; when its reader fails (408, 413), the status it failed
+ *  with and `timed out`. For the stalled-upload tests of HTTP/2 and HTTP/3. */
+export function uploadRoute(app: App): void {
+  app.post('/up', async (req, res) => {
+    try {
+      await req.text();
+      return 'complete';
+    } catch (err) {
+      res.status((err as { status?: number }).status ?? 500);
+      return 'timed out';
+    }
+  });
+}
+
 export interface H2Response {
   status: number;
   headers: http2.IncomingHttpHeaders;

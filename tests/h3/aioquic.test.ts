@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { request, testPki } from '../h2/h2.js';
+import { request, testPki, uploadRoute } from '../h2/h2.js';
 import { tempDir } from '../temp.js';
 import { type H3Request, h3Requests } from './aioquic.js';
 import { h3App, httpsHeaders } from './server.js';
@@ -201,21 +201,7 @@ test('a 1 MiB streamed download and 20 parallel streams on one connection', asyn
 });
 
 test('a request body that stops arriving fails the route’s reader with 408 after requestTimeout', async (t) => {
-  const { port } = await h3App(
-    t,
-    (app) => {
-      app.post('/up', async (req, res) => {
-        try {
-          await req.text();
-          return 'complete';
-        } catch (err) {
-          res.status((err as { status?: number }).status ?? 500);
-          return 'timed out';
-        }
-      });
-    },
-    { gale: { requestTimeout: 300 } },
-  );
+  const { port } = await h3App(t, uploadRoute, { gale: { requestTimeout: 300 } });
   const [r] = await ask(port, [{ method: 'POST', path: '/up', chunks: ['some of the body'], open: true }]);
   assert.equal(r.status, 408);
   assert.equal(r.body.toString(), 'timed out');

@@ -311,17 +311,11 @@ impl Inner {
     fn release_requests(&mut self, inflight: std::collections::VecDeque<usize>, phase: Phase) {
         if let Phase::Body(idx) = phase {
             if !inflight.contains(&idx) {
-                self.reqs.retire(idx);
+                self.reqs.let_go(idx, &mut self.events);
             }
         }
         for idx in inflight {
-            let req = self.reqs.get_mut(idx);
-            if req.js_owned && !req.reply.ended {
-                req.detached = true;
-                self.events.push_back(Event::Abort(req.id(idx)));
-            } else {
-                self.reqs.retire(idx);
-            }
+            self.reqs.let_go(idx, &mut self.events);
         }
     }
 

@@ -233,6 +233,20 @@ impl ReqPool {
         }
     }
 
+    /// Lets a record go when its connection closes or its stream (HTTP/2, HTTP/3) ends or is reset: detached with
+    /// `Event::Abort` when JS still owes its answer; else retired (JS may read it until the end of the turn), and a
+    /// body reader still waiting hears that nothing more comes.
+    pub fn let_go(&mut self, idx: usize, events: &mut std::collections::VecDeque<crate::Event>) {
+        let r = &mut self.slots[idx];
+        if r.js_owned && !r.reply.ended {
+            r.detached = true;
+            events.push_back(crate::Event::Abort(r.id(idx)));
+        } else {
+            r.wake_body(idx, events);
+            self.retire(idx);
+        }
+    }
+
     /// Lets a finished record go at the end of the current loop turn instead of now: until then JS may still
     /// read the request it stands for (a 'finish' listener, microtasks, the code right after `res.send()`),
     /// through the same id, and nothing can reuse the record. `sweep` frees it.

@@ -8,22 +8,6 @@ use crate::conn::Phase;
 use crate::engine::Inner;
 use crate::Event;
 
-/// Frees a finished stream's record, or detaches it and tells JS when JS still owes the answer.
-fn release(
-    reqs: &mut crate::request::ReqPool,
-    events: &mut std::collections::VecDeque<Event>,
-    idx: usize,
-) {
-    let req = reqs.get_mut(idx);
-    if req.js_owned && !req.reply.ended {
-        req.detached = true;
-        events.push_back(Event::Abort(req.id(idx)));
-    } else {
-        // JS may still read the request until the end of this loop turn.
-        reqs.retire(idx);
-    }
-}
-
 impl Inner {
     /// Moves response bytes of every stream into h2 (at most the flush budget: the high-water mark less what
     /// is already waiting for the socket) and the frames h2 writes into the connection's write buffer.
@@ -79,7 +63,7 @@ impl Inner {
                     Pass::Keep => {}
                     Pass::More => more = true,
                     Pass::Finished => {
-                        release(reqs, events, st.idx);
+                        reqs.let_go(st.idx, events);
                         h2.finished.push(i);
                     }
                 }
@@ -265,7 +249,7 @@ impl Inner {
         if let Some(i) = h2.position(idx) {
             let mut st = h2.streams.swap_remove(i);
             st.reset(h2::Reason::INTERNAL_ERROR);
-            release(reqs, events, idx);
+            reqs.let_go(idx, events);
         }
         self.touch(cid);
     }
@@ -295,7 +279,7 @@ impl H2Conn {
             }
         }
         for st in self.streams.drain(..) {
-            release(reqs, events, st.idx);
+            reqs.let_go(st.idx, events);
         }
     }
 }

@@ -113,13 +113,7 @@ impl Stream {
         reqs: &mut ReqPool,
         events: &mut std::collections::VecDeque<Event>,
     ) -> bool {
-        let req = reqs.get_mut(self.idx);
-        if req.js_owned && !req.reply.ended {
-            req.detached = true;
-            events.push_back(Event::Abort(req.id(self.idx)));
-        } else {
-            reqs.retire(self.idx);
-        }
+        reqs.let_go(self.idx, events);
         self.end_sent = true;
         true
     }

@@ -257,7 +257,7 @@ impl Inner {
             pull.reset |= req.reply.short();
             pull.end = !pull.reset;
             p.idx = None;
-            release(reqs, events, idx);
+            reqs.let_go(idx, events);
         }
         pull
     }
@@ -283,7 +283,7 @@ impl Inner {
             p.reset = true;
             p.body_open = false;
             if p.idx.take().is_some() {
-                release(reqs, events, idx);
+                reqs.let_go(idx, events);
             }
             p.waker.wake_by_ref();
         }
@@ -328,24 +328,6 @@ impl Inner {
             // Never handed to JS: nothing to tell it.
             self.reqs.get_mut(idx).js_owned = false;
         }
-        release(&mut self.reqs, &mut self.events, idx);
-    }
-}
-
-/// Lets a stream's record go: detached with `Event::Abort` when JS still owes its answer, else retired (JS may read
-/// it until the end of the turn).
-fn release(
-    reqs: &mut crate::request::ReqPool,
-    events: &mut std::collections::VecDeque<Event>,
-    idx: usize,
-) {
-    let req = reqs.get_mut(idx);
-    if req.js_owned && !req.reply.ended {
-        req.detached = true;
-        events.push_back(Event::Abort(req.id(idx)));
-    } else {
-        // A body reader still waiting hears that the request is gone (it reads nothing more).
-        req.wake_body(idx, events);
-        reqs.retire(idx);
+        self.reqs.let_go(idx, &mut self.events);
     }
 }
