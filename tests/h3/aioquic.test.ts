@@ -258,6 +258,25 @@ test('a request stream that stalls after its fields gets 408 at headersTimeout; 
   assert.equal(fine.status, 200);
 });
 
+test('over maxConnections (each HTTP/3 request holds one while it runs) a request gets the engine’s 503', async (t) => {
+  const { port } = await h3App(
+    t,
+    (app) => {
+      app.get('/slow', async () => {
+        await new Promise((r) => setTimeout(r, 300));
+        return 'served';
+      });
+    },
+    { gale: { maxConnections: 1 } },
+  );
+  const out = await ask(port, [{ path: '/slow' }, { path: '/slow' }], true);
+  const busy = out.find((r) => r.status === 503);
+  assert.deepEqual(out.map((r) => r.status).sort(), [200, 503], JSON.stringify(out.map((r) => r.status)));
+  assert.equal(header(busy as (typeof out)[0], 'retry-after'), '1');
+  assert.match(busy?.body.toString() ?? '', /maxConnections limit/);
+  assert.match(header(busy as (typeof out)[0], 'date') ?? '', /GMT$/);
+});
+
 test('maxConnectionsPerAddress refuses a second connection from the same address while the first is open', async (t) => {
   let release = () => {};
   const held = new Promise<void>((r) => {

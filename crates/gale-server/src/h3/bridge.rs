@@ -83,16 +83,22 @@ pub(super) async fn serve(
             return;
         }
     };
-    // What else of the body is here already joins the first DATA, up to GATHER.
+    // What else of the body is here already joins the first DATA, up to GATHER. A body that came in one DATA frame is
+    // handed over as it came (no copy here); only a second frame makes a joined copy.
     let mut more = first.is_some();
-    let mut body = first.map(|b| b.to_vec());
-    while let Some(b) = body.as_mut().filter(|b| more && b.len() < GATHER) {
+    let mut joined: Vec<u8> = Vec::new();
+    let mut total = first.as_ref().map_or(0, Bytes::len);
+    while more && total < GATHER {
         match poll_fn(|cx| Poll::Ready(recv.poll_recv_data(cx))).await {
             Poll::Ready(Ok(Some(mut d))) => {
+                if joined.is_empty() {
+                    joined.extend_from_slice(first.as_deref().unwrap_or_default());
+                }
                 while d.has_remaining() {
                     let chunk = d.chunk();
-                    b.extend_from_slice(chunk);
+                    joined.extend_from_slice(chunk);
                     let n = chunk.len();
+                    total += n;
                     d.advance(n);
                 }
             }
@@ -101,7 +107,12 @@ pub(super) async fn serve(
             Poll::Pending => break,
         }
     }
-    let total = body.as_ref().map_or(0, |b| b.len() as u64);
+    let body = match &first {
+        Some(f) if joined.is_empty() => Some(&f[..]),
+        Some(_) => Some(&joined[..]),
+        None => None,
+    };
+    let total = total as u64;
     if declared.is_some_and(|d| total > d || (!more && total != d)) {
         // Longer or shorter than its Content-Length: malformed (RFC 9114 §4.1.2), and none of it reaches the engine.
         return send.stop_stream(Code::H3_MESSAGE_ERROR);
@@ -110,7 +121,7 @@ pub(super) async fn serve(
         return;
     };
     let waker = poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
-    let opened = server.pulled_open(peer, ctx.local, &parts, body.as_deref(), more, waker);
+    let opened = server.pulled_open(peer, ctx.local, &parts, body, more, waker);
     let (key, intake) = match opened {
         Ok(o) => o,
         // The server is closing: the client may retry elsewhere (RFC 9114 §4.1.1).
