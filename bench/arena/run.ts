@@ -149,6 +149,10 @@ export async function arenaCommand(args: string[]): Promise<number> {
   writeFileSync(join(out, 'report.md'), md);
   process.stdout.write(`${md}\n`);
   log(`wrote ${join(out, 'results.json')} and report.md`);
+  // Said again last: CI keeps only a run's tail, and the report above is long.
+  const lost = results.filter((r) => r.failure);
+  if (lost.length)
+    log(`FAILED (${lost.length}):\n${lost.map((r) => `  ${r.profile} × ${r.entry}: ${r.failure}`).join('\n')}`);
   return failed ? 1 : 0;
 }
 

@@ -489,7 +489,7 @@ export function wsPlan(o: WsOptions): { runs: number; estimateS: number } {
   return { runs, estimateS };
 }
 
-/** Runs every WebSocket scenario × server; returns the report text (Markdown) and the number of FAILED rows. */
+/** Runs every WebSocket scenario × server; returns the report text (Markdown) and the FAILED rows, a line each. */
 export async function runWs(
   o: WsOptions,
   outDir: string,
@@ -497,10 +497,10 @@ export async function runWs(
   /** Results file suffix (run.ts nodeVariant): `ws/<scenario>.<variant>.json`. */
   variant = '',
   meta: Record<string, unknown> = {},
-): Promise<{ text: string; failed: number }> {
+): Promise<{ text: string; failed: string[] }> {
   const bin = wsBinary();
   const out: string[] = [];
-  let failed = 0;
+  const failed: string[] = [];
   const picked = pickWsServers(o);
   const total = o.scenarios.reduce(
     (n, sc) => n + picked.filter((s) => !s.notImplemented && wsServes(s, sc)).length * o.iterations,
@@ -523,7 +523,7 @@ export async function runWs(
       }
       if (m.notImplemented) log(`    ${server.name}: — not implemented yet`);
       else if (!m.ok) {
-        failed++;
+        failed.push(`${server.name} ${scenario}: ${m.failure}`);
         log(`    ${server.name} ${scenario}: FAILED: ${m.failure}`);
       }
       results.push(m);
