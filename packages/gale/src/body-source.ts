@@ -25,9 +25,17 @@ export class BodySource {
   /** The body, when it was taken as text (`text()`); its bytes are made from it if a reader asks for them. */
   private asText: string | undefined;
 
-  constructor(n: NativeServer, id: number) {
+  /**
+   * The app's bodies the engine owes a wake-up, by request id (`RequestConfig.owed`): a take that finds more to come
+   * registers here, and the engine's Body event for the id wakes the reader (dispatch.ts). Kept apart from the live
+   * responses, so a reader still hears it after the response ended (a handler may answer first and read after).
+   */
+  private readonly owed: Map<number, BodySource>;
+
+  constructor(n: NativeServer, id: number, owed: Map<number, BodySource>) {
     this.n = n;
     this.id = id;
+    this.owed = owed;
   }
 
   /** The engine has more (or the body ended or failed): wake a waiting reader. */
@@ -53,8 +61,9 @@ export class BodySource {
     if (Array.isArray(r)) [chunk, state] = r;
     else chunk = r;
     if (chunk.length > 0) this.chunks.push(chunk);
-    if (state === 1) this.done = true;
-    else if (state !== 0) {
+    if (state === 0) this.owed.set(this.id, this);
+    else if (state === 1) this.done = true;
+    else {
       this.done = true;
       this.error = state;
     }

@@ -295,9 +295,17 @@ export class Dispatcher {
       this.inProcess.wake(id);
       return;
     }
+    if (kind === EV_BODY) {
+      // Through the readers' own table, not the live responses: a handler may read its body after answering.
+      this.wakeBody(id);
+      return;
+    }
     const res = this.live[id & MASK];
     if (res === undefined || res._id !== id) {
-      if (kind === EV_ABORT) this.n.release(id);
+      if (kind === EV_ABORT) {
+        this.n.release(id);
+        this.wakeBody(id);
+      }
       return;
     }
     if (kind === EV_ABORT) {
@@ -308,13 +316,21 @@ export class Dispatcher {
       res._req._aborted = true;
       res._aborted();
       res._req._abort?.abort(new Error('client disconnected'));
-      res._req._bodySource().wake();
+      this.wakeBody(id);
     } else if (kind === EV_DRAIN) {
       res._emit('drain');
-    } else if (kind === EV_BODY) {
-      res._req._bodySource().wake();
     }
   };
+
+  /** Wakes the reader of request `id`'s body if the engine owed it a wake-up (it takes again, and learns why). */
+  private wakeBody(id: number): void {
+    const owed = this.reqConfig.owed;
+    const src = owed.get(id);
+    if (src !== undefined) {
+      owed.delete(id);
+      src.wake();
+    }
+  }
 
   /** Turns a handler's return value (or what its promise resolves to) into the response. */
   private reply(out: unknown, req: Request, res: Response): Promise<void> | undefined {

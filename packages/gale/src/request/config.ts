@@ -1,6 +1,7 @@
 // The request-side options of an app, resolved once when the app is created. Every Request holds a
 // reference to its app's RequestConfig (one field), so reading options costs nothing per request.
 import proxyaddr from 'proxy-addr';
+import type { BodySource } from '../body-source.js';
 import { NullObject } from '../null-object.js';
 import type { ByteSize, GaleOptions, QueryOptions } from '../options.js';
 import { loadQs, type QsParseOptions } from '../qs.js';
@@ -102,6 +103,11 @@ export interface RequestConfig {
   subdomainOffset: number;
   /** The app whose requests read this (`req.app`: gale's App); undefined for a request made without one. */
   app?: object;
+  /**
+   * The app's request bodies the engine owes a wake-up (its Body event), by request id: filled by the readers
+   * (body-source.ts), emptied by the events (app/dispatch.ts). Not an option: state shared by the app's requests.
+   */
+  readonly owed: Map<number, BodySource>;
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -216,6 +222,7 @@ export function requestConfig(options: GaleOptions = {}): RequestConfig {
     trust: compileTrust(options.trustProxy),
     requireLength: options.requireLength ?? false,
     subdomainOffset: options.subdomainOffset ?? 2,
+    owed: new Map(),
   };
 }
 

@@ -403,7 +403,7 @@ export class Request<P extends object = AnyParams, S extends object = object, I 
 
   /** @internal the one place the body is read from the engine (whole, or streamed as it arrives) */
   _bodySource(): BodySource {
-    if (this._source === undefined) this._source = new BodySource(this._n, this._id);
+    if (this._source === undefined) this._source = new BodySource(this._n, this._id, this._cfg.owed);
     return this._source;
   }
 
