@@ -1,8 +1,9 @@
-// Each engine option agrees across its homes (issue 45): the binding's decoders (crates/gale-node/src), the TypeScript
-// types users write (read with the compiler API), the rules of option-rules.ts and static-options.ts, and the bounds
-// gale-server and the binding enforce. An option added, renamed or bounded in one place and not the others fails here.
+// Each engine option agrees across its homes (issue 45): the binding's option types (native-options.ts, generated from
+// crates/gale-node/src/options.rs; CI's `binding-types --check` keeps the two equal), the TypeScript types users write
+// (both read with the compiler API), the rules of option-rules.ts and static-options.ts, and the bounds gale-server
+// and the binding enforce. An option added, renamed or bounded in one place and not the others fails here.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -12,7 +13,7 @@ import { checkStaticOptions } from '../packages/gale/src/static-options.js';
 
 const root = join(import.meta.dirname, '..');
 const gsrc = join(root, 'packages', 'gale', 'src');
-const nodeSrc = join(root, 'crates', 'gale-node', 'src');
+const nativeOptions = join(gsrc, 'native-options.ts');
 const read = (...p: string[]) => readFileSync(join(root, ...p), 'utf8');
 
 /** Kinds of values: number, boolean, string, string[], object, function; `?` for a read or rule not understood. */
@@ -20,7 +21,7 @@ type Kinds = Set<string>;
 const show = (k: Kinds) => [...k].sort().join('|') || 'undefined';
 const same = (a: Kinds, b: Kinds) => a.size === b.size && [...a].every((k) => b.has(k));
 
-// ---- Rust: what a decoder reads ----
+// ---- Rust: the bounds' source ----
 
 /** The text of `fn name` (`Type::name`: the one after `impl Type`), from `fn` to its closing brace. */
 function fnBody(src: string, name: string): string | undefined {
@@ -36,52 +37,6 @@ function fnBody(src: string, name: string): string | undefined {
     else if (src[i] === '}' && --depth === 0) return src.slice(from + at, i + 1);
   }
   return undefined;
-}
-
-/** The functions of `src` that decode an options object: those that call num_opt/bool_opt. */
-function decoders(src: string): string[] {
-  const names = [...src.matchAll(/\bfn (\w+)\b/g)].map((m) => m[1] as string);
-  return names.filter((n) => !/^(num|bool)_opt$/.test(n) && /\b(num_opt|bool_opt)\(env/.test(fnBody(src, n) ?? ''));
-}
-
-/** Helpers that read one named property, and the kind they take. */
-const HELPERS: Record<string, string> = { num_opt: 'number', bool_opt: 'boolean', string_opt: 'string' };
-/** What a `get_prop` value handed to these becomes. */
-const WRAPPERS: Record<string, string> = { get_string: 'string', string_array: 'string[]' };
-
-/**
- * The names decoder `fn` reads, with their kinds: through a helper, a closure over num_opt/bool_opt (`num(c"…")`), or
- * `get_prop` handed (directly or through a `let`) to get_string, string_array or another decoder (an object, and a
- * boolean too when that decoder takes one: `compression: true`). Any other read of a `c"name"` is kind `?`.
- */
-function rustReads(src: string, fn: string): Map<string, Kinds> {
-  const body = fnBody(src, fn);
-  assert.ok(body !== undefined, `no fn ${fn}`);
-  const closures = new Map<string, string>();
-  for (const m of body.matchAll(/let (\w+) = \|[^|]*\|[^;]*?\b(num_opt|bool_opt)\(/g)) {
-    closures.set(m[1] as string, HELPERS[m[2] as string] as string);
-  }
-  const handedTo = (w: string | undefined): string[] => {
-    if (w === undefined) return ['?'];
-    if (WRAPPERS[w] !== undefined) return [WRAPPERS[w]];
-    if (!decoders(src).includes(w)) return ['?'];
-    return fnBody(src, w)?.includes('napi_boolean') ? ['object', 'boolean'] : ['object'];
-  };
-  const out = new Map<string, Kinds>();
-  for (const m of body.matchAll(/\bc"(\w+)"/g)) {
-    const before = body.slice(0, m.index);
-    const call = /\b(\w+)\((?:env, \w+, )?$/.exec(before)?.[1] ?? '';
-    let kinds = HELPERS[call] ?? closures.get(call);
-    if (kinds === undefined && call === 'get_prop') {
-      const outer = /\b(\w+)\(env, (?:nu::)?get_prop\(env, \w+, $/.exec(before)?.[1];
-      const bound = /let (\w+) = (?:nu::)?get_prop\(env, \w+, $/.exec(before)?.[1];
-      const uses =
-        bound === undefined ? [] : [...body.slice(m.index).matchAll(new RegExp(`(\\w+)\\(env, ${bound}\\b`, 'g'))];
-      kinds = handedTo(outer ?? uses.find((u) => u[1] !== 'type_of')?.[1]).join('|');
-    }
-    out.set(m[1] as string, new Set((kinds ?? '?').split('|')));
-  }
-  return out;
 }
 
 // ---- TypeScript: the types users write, and the rule tables ----
@@ -204,7 +159,7 @@ function ruleTables(src: string): Map<string, Map<string, Kinds>> {
  */
 type Exceptions = Partial<Record<'jsOnly' | 'bindingOnly' | 'converted' | 'renamed', Record<string, string>>>;
 
-/** Every disagreement between what a decoder reads and a TS type (none: they agree). */
+/** Every disagreement between what the binding reads (its option type) and a TS type (none: they agree). */
 function compare(rust: Map<string, Kinds>, t: TsType, ex: Exceptions = {}): string[] {
   const out: string[] = [];
   const read = new Set([...rust.keys()].map((n) => (ex.renamed?.[n] ?? n).split('.')[0]));
@@ -249,15 +204,21 @@ function compareRules(t: TsType, rules: Map<string, Kinds>, bindingOnly: Record<
 
 // ---- The option groups: each decoder, the type users write its options in, and where they are checked ----
 
-/** [decoder: [file, fn], TS type: [file, name], the option-rules.ts table (static-options.ts: 'static')]. */
-const GROUPS: [[string, string], [string, string], string][] = [
-  [['config.rs', 'config'], ['options.ts', 'GaleOptions'], 'galeRules'],
-  [['config.rs', 'compression_opt'], ['options.ts', 'CompressionOptions'], 'galeRules.compression'],
-  [['config.rs', 'set_http2'], ['tls.ts', 'Http2Options'], 'checkListen.http2'],
-  [['config.rs', 'set_http3'], ['tls.ts', 'Http3Options'], 'checkListen.http3'],
-  [['ws.rs', 'ws_options'], ['ws-route.ts', 'WsBehavior'], 'checkWsBehavior'],
-  [['config.rs', 'static_options'], ['options.ts', 'StaticOptions'], 'static'],
+/** [the binding's type (native-options.ts), TS type: [file, name], the option-rules.ts table (static-options.ts: 'static')]. */
+const GROUPS: [string, [string, string], string][] = [
+  ['NativeOptions', ['options.ts', 'GaleOptions'], 'galeRules'],
+  ['NativeCompression', ['options.ts', 'CompressionOptions'], 'galeRules.compression'],
+  ['NativeHttp2', ['tls.ts', 'Http2Options'], 'checkListen.http2'],
+  ['NativeHttp3', ['tls.ts', 'Http3Options'], 'checkListen.http3'],
+  ['NativeWsOptions', ['ws-route.ts', 'WsBehavior'], 'checkWsBehavior'],
+  ['NativeStaticOptions', ['options.ts', 'StaticOptions'], 'static'],
 ];
+/** The binding's types that are no user option type's twin, with why. */
+const UNGROUPED: Record<string, string> = {
+  NativeTls:
+    "nativeTls() (tls.ts) builds it from TlsOptions, reading files and picking ALPN; typed as it, it can't drift",
+  NativeSni: 'an entry of NativeTls.sni, built by nativeTls()',
+};
 
 /** Each table's check, given the options as users write them (it throws GALE_ERR_INVALID_OPTION). */
 const CHECK: Record<string, (o: Record<string, unknown>) => void> = {
@@ -304,9 +265,9 @@ const EXCEPTIONS: Record<string, Exceptions> = {
   },
 };
 
-const prog = program([...new Set(GROUPS.map(([, [file]]) => join(gsrc, file)))]);
+const prog = program([...new Set(GROUPS.map(([, [file]]) => join(gsrc, file))), nativeOptions]);
 const tables = ruleTables(read('packages', 'gale', 'src', 'option-rules.ts'));
-const rustOf = ([file, fn]: [string, string]) => rustReads(readFileSync(join(nodeSrc, file), 'utf8'), fn);
+const rustOf = (name: string) => tsType(prog, nativeOptions, name).names;
 const tsOf = ([file, name]: [string, string]) => tsType(prog, join(gsrc, file), name);
 /** `{ a: { b: v } }` for path `a.b`. */
 const nest = (path: string, v: unknown) =>
@@ -325,16 +286,16 @@ function refuses(table: string, name: string, o: Record<string, unknown>): boole
   }
 }
 
-test('every decoder of an options object in the binding has a group here', () => {
-  const found = readdirSync(nodeSrc)
-    .filter((f) => f.endsWith('.rs'))
-    .flatMap((f) => decoders(readFileSync(join(nodeSrc, f), 'utf8')).map((fn) => `${f} ${fn}`));
-  assert.deepEqual(found.sort(), GROUPS.map(([d]) => d.join(' ')).sort());
+test('every option type of the binding has a group here', () => {
+  const sf = prog.getSourceFile(nativeOptions);
+  assert.ok(sf !== undefined);
+  const found = sf.statements.filter(ts.isInterfaceDeclaration).map((s) => s.name.text);
+  assert.deepEqual(found.sort(), [...GROUPS.map(([d]) => d), ...Object.keys(UNGROUPED)].sort());
 });
 
 test('each name the binding reads is in the TS type with the same kind, and each TS option reaches it', () => {
   for (const [d, t] of GROUPS)
-    assert.deepEqual(compare(rustOf(d), tsOf(t), EXCEPTIONS[t[1]]), [], `${d.join(' ')} ↔ ${t.join(' ')}`);
+    assert.deepEqual(compare(rustOf(d), tsOf(t), EXCEPTIONS[t[1]]), [], `${d} ↔ ${t.join(' ')}`);
 });
 
 test('each name in the TS types has a rule of the same kind, and binding-only names have none', () => {
@@ -367,9 +328,9 @@ test('static-options.ts knows every StaticOptions name, and checks the booleans 
 const AT = {
   h3: ['crates/gale-server/src/lib.rs', 'H3Options::check'],
   h2: ['crates/gale-server/src/h2/state.rs', 'Settings::new'],
-  compression: ['crates/gale-node/src/config.rs', 'compression_opt'],
+  compression: ['crates/gale-node/src/config.rs', 'compression'],
   config: ['crates/gale-node/src/config.rs', 'config'],
-  ws: ['crates/gale-node/src/ws.rs', 'ws_options'],
+  ws: ['crates/gale-node/src/config.rs', 'ws_options'],
   static: ['crates/gale-node/src/config.rs', 'static_options'],
 } as const;
 const I31 = 2 ** 31 - 1;
@@ -386,17 +347,17 @@ const BOUNDS: [string, string, number[], number[], keyof typeof AT, string][] = 
   ['checkListen.http2', 'maxFrameSize', [16_384, 2 ** 24 - 1], [16_383, 2 ** 24], 'h2', '(16_384..=(1 << 24) - 1)'],
   ['galeRules.compression', 'brotliQuality', [0, 11], [-1, 12], 'compression', 'n.clamp(0.0, 11.0)'],
   ['galeRules.compression', 'gzipLevel', [0, 9], [-1, 10], 'compression', 'n.clamp(0.0, 9.0)'],
-  ['galeRules.compression', 'threshold', [0], [-1], 'compression', 'c.threshold = n.max(0.0)'],
-  ['galeRules', 'bodyLimit', [0, Infinity], [-1], 'config', 'c.body_limit = n.max(0.0)'],
-  ['galeRules', 'maxConnections', [1], [0], 'config', 'c.max_connections = us(n).max(1)'],
-  ['galeRules', 'sendTimeout', [0], [-1], 'config', 'c.send_timeout_ms = n.max(0.0)'],
+  ['galeRules.compression', 'threshold', [0], [-1], 'compression', 'c.threshold = count(n)'],
+  ['galeRules', 'bodyLimit', [0, Infinity], [-1], 'config', 'c.body_limit = count(n)'],
+  ['galeRules', 'maxConnections', [1], [0], 'config', 'c.max_connections = count::<usize>(n).max(1)'],
+  ['galeRules', 'sendTimeout', [0], [-1], 'config', 'ms(&mut c.send_timeout_ms, o.send_timeout)'],
   ['checkWsBehavior', 'compressionLevel', [0, 9], [-1, 10], 'ws', 'd.level = n.clamp(0.0, 9.0)'],
-  ['checkWsBehavior', 'idleTimeout', [0], [-1], 'ws', 'w.idle_timeout_ms = (n.max(0.0) * 1000.0)'],
+  ['checkWsBehavior', 'idleTimeout', [0], [-1], 'ws', 'w.idle_timeout_ms = count(n * 1000.0)'],
   // A cap, not a refusal: a larger maxPayloadLength (engine.io's maxHttpBufferSize) is 2 GiB (docs/hardening.md).
-  ['checkWsBehavior', 'maxPayloadLength', [1, 2 ** 31, 2 ** 40], [-1], 'ws', 'us(n).min(MAX_MESSAGE)'],
-  ['static', 'maxAge', [0], [-1], 'static', 'c"maxAge").map(|n| n.max(0.0)'],
-  ['static', 'cache.maxFileSize', [0], [-1], 'static', 'opts.cache_file_max = n.max(0.0)'],
-  ['static', 'cache.maxSize', [0], [-1], 'static', 'opts.cache_max = n.max(0.0)'],
+  ['checkWsBehavior', 'maxPayloadLength', [1, 2 ** 31, 2 ** 40], [-1], 'ws', 'count::<usize>(n).min(MAX_MESSAGE)'],
+  ['static', 'maxAge', [0], [-1], 'static', 'opts.max_age = o.max_age.map(count)'],
+  ['static', 'cache.maxFileSize', [0], [-1], 'static', 'opts.cache_file_max = count(n)'],
+  ['static', 'cache.maxSize', [0], [-1], 'static', 'opts.cache_max = count(n)'],
 ];
 
 test('the bounds of the table are still in the Rust source (so the table cannot go stale)', () => {
@@ -404,7 +365,9 @@ test('the bounds of the table are still in the Rust source (so the table cannot 
     const [file, fn] = AT[at];
     assert.ok(fnBody(read(file), fn)?.includes(literal), `${file} ${fn} has no \`${literal}\` (${path}) any more`);
   }
-  assert.ok(read(AT.ws[0]).includes('const MAX_MESSAGE: usize = 1 << 31;'), 'ws.rs MAX_MESSAGE is not 2 GiB any more');
+  assert.ok(read(AT.ws[0]).includes('const MAX_MESSAGE: usize = 1 << 31;'), 'MAX_MESSAGE is not 2 GiB any more');
+  // `count` is what makes a negative 0 in the lines above.
+  assert.ok(fnBody(read(AT.config[0]), 'count')?.includes('n.max(0.0)'), 'config.rs count no longer clamps at 0');
 });
 
 test('the rules accept what the engine accepts, and refuse what it refuses or clamps, naming the option', () => {
@@ -419,37 +382,31 @@ test('the rules accept what the engine accepts, and refuse what it refuses or cl
 // ---- The comparisons can fail ----
 
 test('the comparisons report a mismatched pair: a wrong kind, a name on one side only, a wrong rule', () => {
-  const rust = `fn fake(env: napi_env, o: napi_value) -> Fake {
-    if let Some(n) = num_opt(env, o, c"size") { f.size = n as u32; }
-    if let Some(b) = bool_opt(env, o, c"fast") { f.fast = b; }
-    let num = |name: &CStr| num_opt(env, o, name).unwrap_or(0.0);
-    f.limit = num(c"limit");
-    f.mode = nu::get_string(env, nu::get_prop(env, o, c"mode"));
-    f.extra = bool_opt(env, o, c"extra");
-    f.odd = read_somehow(env, o, c"odd");
-  }`;
   const dir = mkdtempSync(join(tmpdir(), 'options-agree-'));
   const file = join(dir, 'fake.ts');
   const src =
-    'export interface Fake { size?: boolean; fast?: boolean; limit?: number; mode?: "a" | "b"; odd?: string; js?: 1 }';
+    'export interface Fake { size?: boolean; fast?: boolean; limit?: number; mode?: "a" | "b"; odd?: string; js?: 1 }\n' +
+    'export interface FakeNative { size?: number; fast?: boolean; limit?: number; mode?: string; extra?: boolean; odd?: boolean | FakeNative }';
   let t: ReturnType<typeof tsType>;
+  let native: Map<string, Kinds>;
   try {
     writeFileSync(file, src);
-    t = tsType(program([file]), file, 'Fake');
+    const p = program([file]);
+    t = tsType(p, file, 'Fake');
+    native = tsType(p, file, 'FakeNative').names;
   } finally {
     rmSync(dir, { recursive: true });
   }
-  assert.deepEqual(decoders(rust), ['fake']);
-  assert.deepEqual(compare(rustReads(rust, 'fake'), t).sort(), [
+  assert.deepEqual(compare(native, t).sort(), [
     'extra: the binding reads it, the TS type has no extra',
     'js: in the TS type, but the binding never reads it',
-    'odd: the binding reads ?, the TS type declares string',
+    'odd: the binding reads boolean|object, the TS type declares string',
     'size: the binding reads number, the TS type declares boolean',
   ]);
   const ex = { jsOnly: { js: 'x', gone: 'x' }, bindingOnly: { extra: 'x' } };
-  assert.deepEqual(compare(rustReads(rust, 'fake'), t, ex), [
+  assert.deepEqual(compare(native, t, ex), [
     'size: the binding reads number, the TS type declares boolean',
-    'odd: the binding reads ?, the TS type declares string',
+    'odd: the binding reads boolean|object, the TS type declares string',
     'gone: a stale exception (not in the TS type)',
   ]);
   const rules = ruleTables(

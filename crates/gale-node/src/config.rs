@@ -1,282 +1,277 @@
 //! Setup-time options from JS into gale-server's config: `createServer`'s (limits, timeouts, compression), and
-//! those of `setTls`, `setHttp2`, `setHttp3` and static mounts. Cold paths; gale-server checks the ranges and
-//! its errors name the option (`tests/options-agree.test.ts` keeps these readers, the TypeScript types and rules in step).
-
-use std::ptr;
+//! those of `setTls`, `setHttp2`, `setHttp3` and static mounts. Each is read by its napi-rs object type (options.rs,
+//! whose TypeScript types are generated); cold paths. gale-server checks the ranges and its errors name the option.
 
 use gale_server::Config;
-use napi::sys::{self, napi_callback_info, napi_env, napi_value, ValueType};
+use napi::bindgen_prelude::{Either, FromNapiValue};
+use napi::sys::{napi_callback_info, napi_env, napi_value, ValueType};
 
 use crate::bound::server;
-use crate::napi_util::{self as nu, bool_opt, num_opt};
+use crate::napi_util as nu;
+use crate::options::{
+    CompressionOptions, Http2Setup, Http3Setup, ServerOptions, StaticMountOptions, TlsSetup,
+    WsRouteOptions,
+};
 
-/// `compression: true | { threshold, brotli, gzip, brotliQuality, gzipLevel }` (anything else: off).
-pub(crate) fn compression_opt(
-    env: napi_env,
-    v: napi_value,
+/// Reads `v` as `T`; `undefined` and `null` give None. A value of the wrong shape is napi-rs's error, which names
+/// the type and the field (`NativeOptions.bodyLimit`).
+fn read<T: FromNapiValue>(env: napi_env, v: napi_value) -> Result<Option<T>, String> {
+    match nu::type_of(env, v) {
+        ValueType::napi_undefined | ValueType::napi_null => Ok(None),
+        // SAFETY: `v` is a live value of the current scope; the conversion checks its type.
+        _ => unsafe { T::from_napi_value(env, v) }
+            .map(Some)
+            .map_err(|e| e.reason.clone()),
+    }
+}
+
+/// A count or size from JS: negative is 0, past the type's range its largest (NaN is 0).
+fn count<T: TryFrom<u64> + Bounded>(n: f64) -> T {
+    let n = n.max(0.0).min(T::MAX_F64) as u64;
+    T::try_from(n).unwrap_or(T::MAX)
+}
+
+trait Bounded: Sized {
+    const MAX: Self;
+    const MAX_F64: f64;
+}
+impl Bounded for u32 {
+    const MAX: u32 = u32::MAX;
+    const MAX_F64: f64 = u32::MAX as f64;
+}
+impl Bounded for u64 {
+    const MAX: u64 = u64::MAX;
+    const MAX_F64: f64 = u64::MAX as f64;
+}
+impl Bounded for usize {
+    const MAX: usize = usize::MAX;
+    const MAX_F64: f64 = usize::MAX as f64;
+}
+
+/// `compression: true | { threshold, brotli, gzip, brotliQuality, gzipLevel }` (false or absent: off).
+fn compression(
+    o: Option<Either<bool, CompressionOptions>>,
 ) -> Option<gale_server::CompressOptions> {
     let mut c = gale_server::CompressOptions::default();
-    match nu::type_of(env, v) {
-        ValueType::napi_boolean => return nu::get_bool(env, v).unwrap_or(false).then_some(c),
-        ValueType::napi_object => {}
-        _ => return None,
+    let o = match o? {
+        Either::A(on) => return on.then_some(c),
+        Either::B(o) => o,
+    };
+    if let Some(n) = o.threshold {
+        c.threshold = count(n);
     }
-    if let Some(n) = num_opt(env, v, c"threshold") {
-        c.threshold = n.max(0.0) as usize;
-    }
-    if let Some(b) = bool_opt(env, v, c"brotli") {
-        c.brotli = b;
-    }
-    if let Some(b) = bool_opt(env, v, c"gzip") {
-        c.gzip = b;
-    }
-    if let Some(n) = num_opt(env, v, c"brotliQuality") {
+    c.brotli = o.brotli.unwrap_or(c.brotli);
+    c.gzip = o.gzip.unwrap_or(c.gzip);
+    if let Some(n) = o.brotli_quality {
         c.brotli_quality = n.clamp(0.0, 11.0) as u32;
     }
-    if let Some(n) = num_opt(env, v, c"gzipLevel") {
+    if let Some(n) = o.gzip_level {
         c.gzip_level = n.clamp(0.0, 9.0) as u32;
     }
     (c.brotli || c.gzip).then_some(c)
 }
 
-pub(crate) fn config(env: napi_env, opts: napi_value) -> Config {
+/// `createServer`'s options as gale-server's config (defaults for what is absent).
+pub(crate) fn config(env: napi_env, opts: napi_value) -> Result<Config, String> {
     let mut c = Config::default();
-    if nu::type_of(env, opts) != ValueType::napi_object {
-        return c;
+    let Some(o) = read::<ServerOptions>(env, opts)? else {
+        return Ok(c);
+    };
+    let set = |slot: &mut usize, v: Option<f64>| {
+        if let Some(n) = v {
+            *slot = count(n);
+        }
+    };
+    let ms = |slot: &mut u64, v: Option<f64>| {
+        if let Some(n) = v {
+            *slot = count(n);
+        }
+    };
+    if let Some(n) = o.body_limit {
+        c.body_limit = count(n);
     }
-    let us = |n: f64| n.max(0.0) as usize;
-    if let Some(n) = num_opt(env, opts, c"bodyLimit") {
-        c.body_limit = n.max(0.0) as u64;
+    set(&mut c.limits.max_head_bytes, o.max_header_size);
+    set(&mut c.limits.max_headers, o.max_headers);
+    set(&mut c.limits.max_uri_bytes, o.max_uri_length);
+    c.limits.strict_host = o.strict_host.unwrap_or(c.limits.strict_host);
+    ms(&mut c.headers_timeout_ms, o.headers_timeout);
+    ms(&mut c.request_timeout_ms, o.request_timeout);
+    ms(&mut c.keep_alive_timeout_ms, o.keep_alive_timeout);
+    ms(&mut c.send_timeout_ms, o.send_timeout);
+    if let Some(n) = o.max_pipeline {
+        c.max_pipeline = count::<usize>(n).max(1);
     }
-    if let Some(n) = num_opt(env, opts, c"maxHeaderSize") {
-        c.limits.max_head_bytes = us(n);
+    set(&mut c.high_water_mark, o.high_water_mark);
+    if let Some(n) = o.max_connections {
+        c.max_connections = count::<usize>(n).max(1);
     }
-    if let Some(n) = num_opt(env, opts, c"maxHeaders") {
-        c.limits.max_headers = us(n);
-    }
-    if let Some(n) = num_opt(env, opts, c"maxUriLength") {
-        c.limits.max_uri_bytes = us(n);
-    }
-    if let Some(b) = bool_opt(env, opts, c"strictHost") {
-        c.limits.strict_host = b;
-    }
-    if let Some(n) = num_opt(env, opts, c"headersTimeout") {
-        c.headers_timeout_ms = n as u64;
-    }
-    if let Some(n) = num_opt(env, opts, c"requestTimeout") {
-        c.request_timeout_ms = n as u64;
-    }
-    if let Some(n) = num_opt(env, opts, c"keepAliveTimeout") {
-        c.keep_alive_timeout_ms = n as u64;
-    }
-    if let Some(n) = num_opt(env, opts, c"maxPipeline") {
-        c.max_pipeline = us(n).max(1);
-    }
-    if let Some(n) = num_opt(env, opts, c"highWaterMark") {
-        c.high_water_mark = us(n);
-    }
-    if let Some(n) = num_opt(env, opts, c"maxConnections") {
-        c.max_connections = us(n).max(1);
-    }
-    if let Some(n) = num_opt(env, opts, c"sendTimeout") {
-        c.send_timeout_ms = n.max(0.0) as u64;
-    }
-    if let Some(n) = num_opt(env, opts, c"maxWriteBuffer") {
-        c.max_write_buffer = us(n);
-    }
-    if let Some(n) = num_opt(env, opts, c"backlog") {
+    set(&mut c.max_write_buffer, o.max_write_buffer);
+    if let Some(n) = o.backlog {
         c.backlog = n as i32;
     }
-    c.compression = compression_opt(env, nu::get_prop(env, opts, c"compression"));
-    if let Some(b) = bool_opt(env, opts, c"proxyProtocol") {
-        c.proxy_protocol = b;
-    }
-    if let Some(b) = bool_opt(env, opts, c"reusePort") {
-        c.reuse_port = b;
-    }
-    if let Some(b) = bool_opt(env, opts, c"keepAliveHeader") {
-        c.keep_alive_header = b;
-    }
-    if let Some(b) = bool_opt(env, opts, c"decodeParams") {
-        c.decode_params = b;
-    }
-    if let Some(b) = bool_opt(env, opts, c"caseSensitive") {
-        c.router.case_sensitive = b;
-    }
-    if let Some(b) = bool_opt(env, opts, c"strict") {
-        c.router.strict = b;
-    }
-    // gale() checked the value (option-rules.ts): 'negotiate' (the default), 'text' or 'problem'.
-    let fmt = nu::get_prop(env, opts, c"errorFormat");
-    if nu::type_of(env, fmt) == ValueType::napi_string {
-        c.error_format = match nu::get_string(env, fmt).as_deref() {
-            Some(b"text") => gale_server::ErrorFormat::Text,
-            Some(b"problem") => gale_server::ErrorFormat::Problem,
-            _ => gale_server::ErrorFormat::Negotiate,
-        };
-    }
-    c
+    c.compression = compression(o.compression);
+    c.proxy_protocol = o.proxy_protocol.unwrap_or(c.proxy_protocol);
+    c.reuse_port = o.reuse_port.unwrap_or(c.reuse_port);
+    c.keep_alive_header = o.keep_alive_header.unwrap_or(c.keep_alive_header);
+    c.decode_params = o.decode_params.unwrap_or(c.decode_params);
+    c.router.case_sensitive = o.case_sensitive.unwrap_or(c.router.case_sensitive);
+    c.router.strict = o.strict.unwrap_or(c.router.strict);
+    c.error_format = match o.error_format.as_deref() {
+        Some("text") => gale_server::ErrorFormat::Text,
+        Some("problem") => gale_server::ErrorFormat::Problem,
+        _ => gale_server::ErrorFormat::Negotiate,
+    };
+    Ok(c)
 }
 
-/// A JS array of strings as Rust strings (non-strings are skipped).
-pub(crate) fn string_array(env: napi_env, v: napi_value) -> Vec<String> {
-    let mut len = 0u32;
-    let mut is = false;
-    // SAFETY: plain queries on a value from the current scope.
-    unsafe { sys::napi_is_array(env, v, &mut is) };
-    if !is {
-        return Vec::new();
-    }
-    // SAFETY: v is an array.
-    unsafe { sys::napi_get_array_length(env, v, &mut len) };
-    (0..len)
-        .filter_map(|i| {
-            let mut e = ptr::null_mut();
-            // SAFETY: i is within the array's length.
-            unsafe { sys::napi_get_element(env, v, i, &mut e) };
-            nu::get_string(env, e).map(|b| String::from_utf8_lossy(&b).into_owned())
-        })
-        .collect()
-}
-
+/// A static mount's options (`app.static`) as gale-server's; the `immutable` pattern must compile.
 pub(crate) fn static_options(
     env: napi_env,
-    o: napi_value,
+    v: napi_value,
 ) -> Result<gale_server::StaticOptions, String> {
     let mut opts = gale_server::StaticOptions::default();
-    if nu::type_of(env, o) != ValueType::napi_object {
+    let Some(o) = read::<StaticMountOptions>(env, v)? else {
         return Ok(opts);
+    };
+    if let Some(index) = o.index {
+        opts.index = index;
     }
-    let v = nu::get_prop(env, o, c"index");
-    if nu::type_of(env, v) == ValueType::napi_object {
-        opts.index = string_array(env, v);
-    }
-    opts.extensions = string_array(env, nu::get_prop(env, o, c"extensions"));
-    let fb = nu::get_prop(env, o, c"fallback");
-    opts.fallback = nu::get_string(env, fb).map(|b| String::from_utf8_lossy(&b).into_owned());
-    if let Some(d) = nu::get_string(env, nu::get_prop(env, o, c"dotfiles")) {
-        opts.dotfiles = match d.as_slice() {
-            b"allow" => gale_server::Dotfiles::Allow,
-            b"deny" => gale_server::Dotfiles::Deny,
+    opts.extensions = o.extensions.unwrap_or_default();
+    opts.fallback = o.fallback;
+    if let Some(d) = o.dotfiles {
+        opts.dotfiles = match d.as_str() {
+            "allow" => gale_server::Dotfiles::Allow,
+            "deny" => gale_server::Dotfiles::Deny,
             _ => gale_server::Dotfiles::Ignore,
         };
     }
-    opts.max_age = num_opt(env, o, c"maxAge").map(|n| n.max(0.0) as u64);
-    if let Some(src) = nu::get_string(env, nu::get_prop(env, o, c"immutable")) {
-        let src = String::from_utf8_lossy(&src);
+    opts.max_age = o.max_age.map(count);
+    if let Some(src) = o.immutable {
         opts.immutable = Some(
             regex_lite::Regex::new(&src).map_err(|e| format!("immutable pattern {src:?}: {e}"))?,
         );
     }
-    if let Some(b) = bool_opt(env, o, c"cache") {
-        opts.cache = b;
+    opts.cache = o.cache.unwrap_or(opts.cache);
+    if let Some(n) = o.cache_file_max {
+        opts.cache_file_max = count(n);
     }
-    if let Some(n) = num_opt(env, o, c"cacheFileMax") {
-        opts.cache_file_max = n.max(0.0) as u64;
+    if let Some(n) = o.cache_max {
+        opts.cache_max = count(n);
     }
-    if let Some(n) = num_opt(env, o, c"cacheMax") {
-        opts.cache_max = n.max(0.0) as u64;
-    }
-    if let Some(b) = bool_opt(env, o, c"precompressed") {
-        opts.precompressed = b;
-    }
-    if let Some(b) = bool_opt(env, o, c"compress") {
-        opts.compress = b;
-    }
-    if let Some(b) = bool_opt(env, o, c"redirect") {
-        opts.redirect = b;
-    }
-    if let Some(b) = bool_opt(env, o, c"etag") {
-        opts.validators.etag = b;
-    }
-    if let Some(b) = bool_opt(env, o, c"lastModified") {
-        opts.validators.last_modified = b;
-    }
-    if let Some(b) = bool_opt(env, o, c"acceptRanges") {
-        opts.validators.ranges = b;
-    }
-    if let Some(h) = nu::get_string(env, nu::get_prop(env, o, c"headers")) {
-        opts.headers = h;
+    opts.precompressed = o.precompressed.unwrap_or(opts.precompressed);
+    opts.compress = o.compress.unwrap_or(opts.compress);
+    opts.redirect = o.redirect.unwrap_or(opts.redirect);
+    opts.validators.etag = o.etag.unwrap_or(opts.validators.etag);
+    opts.validators.last_modified = o.last_modified.unwrap_or(opts.validators.last_modified);
+    opts.validators.ranges = o.accept_ranges.unwrap_or(opts.validators.ranges);
+    if let Some(h) = o.headers {
+        opts.headers = h.into_bytes();
     }
     Ok(opts)
 }
 
-/// Bytes of a string or Uint8Array property (None when absent).
-fn bytes_prop(env: napi_env, obj: napi_value, name: &std::ffi::CStr) -> Option<Vec<u8>> {
-    let v = nu::get_prop(env, obj, name);
-    match nu::type_of(env, v) {
-        ValueType::napi_string => nu::get_string(env, v),
-        ValueType::napi_undefined | ValueType::napi_null => None,
-        _ => nu::get_bytes(env, v).map(<[u8]>::to_vec),
+/// The largest message a socket may accept: 2 GiB, under Node's Buffer limit on every version (a message reaches
+/// JS as one Buffer, and its length crosses as a u32).
+const MAX_MESSAGE: usize = 1 << 31;
+
+/// A WebSocket route's options as gale-server's.
+pub(crate) fn ws_options(env: napi_env, v: napi_value) -> Result<gale_server::WsOptions, String> {
+    let mut w = gale_server::WsOptions::default();
+    let Some(o) = read::<WsRouteOptions>(env, v)? else {
+        return Ok(w);
+    };
+    if let Some(n) = o.max_payload_length {
+        w.max_payload = count::<usize>(n).min(MAX_MESSAGE);
+    }
+    if let Some(n) = o.idle_timeout {
+        w.idle_timeout_ms = count(n * 1000.0);
+    }
+    w.send_pings = o.send_pings.unwrap_or(w.send_pings);
+    if let Some(n) = o.max_backpressure {
+        w.max_backpressure = count(n);
+    }
+    w.close_on_backpressure_limit = o
+        .close_on_backpressure_limit
+        .unwrap_or(w.close_on_backpressure_limit);
+    w.compression = match o.compression.as_deref() {
+        Some("shared") => gale_server::Compression::Shared,
+        Some("dedicated") => gale_server::Compression::Dedicated,
+        _ => gale_server::Compression::Off,
+    };
+    let mut d = gale_server::DeflateConfig::default();
+    if let Some(n) = o.compression_threshold {
+        d.threshold = count(n);
+    }
+    if let Some(n) = o.compression_level {
+        d.level = n.clamp(0.0, 9.0) as u32;
+    }
+    // Out of 8–15 is refused by gale-server's check, naming the option (clamped, not wrapped: 300 stays out).
+    if let Some(n) = o.server_max_window_bits {
+        d.server_max_window_bits = n.clamp(0.0, 255.0) as u8;
+    }
+    if let Some(n) = o.client_max_window_bits {
+        d.client_max_window_bits = n.clamp(0.0, 255.0) as u8;
+    }
+    d.server_no_context_takeover = o
+        .server_no_context_takeover
+        .unwrap_or(d.server_no_context_takeover);
+    d.client_no_context_takeover = o
+        .client_no_context_takeover
+        .unwrap_or(d.client_no_context_takeover);
+    w.deflate = d;
+    Ok(w)
+}
+
+/// PEM text or bytes, as bytes.
+fn pem_bytes(p: Either<String, napi::bindgen_prelude::Uint8Array>) -> Vec<u8> {
+    match p {
+        Either::A(text) => text.into_bytes(),
+        Either::B(bytes) => bytes.to_vec(),
     }
 }
 
-fn cert_pem(env: napi_env, obj: napi_value) -> Option<gale_server::tls::CertPem> {
-    Some(gale_server::tls::CertPem {
-        cert: bytes_prop(env, obj, c"cert")?,
-        key: bytes_prop(env, obj, c"key")?,
-    })
-}
-
-/// `setTls({ cert, key, sni: [[name, { cert, key }]], ca, alpn: [..], minVersion })`: serve (or reload)
-/// TLS; throws an Error saying what is wrong, and then the previous certificates stay in use.
+/// `setTls({ cert, key, sni: [{ name, cert, key }], ca, alpn: [..], minVersion })`: serve (or reload) TLS; throws
+/// an Error saying what is wrong, and then the previous certificates stay in use.
 pub(crate) unsafe extern "C" fn set_tls(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<1>(env, info);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
-    let o = argv[0];
-    if nu::type_of(env, o) != ValueType::napi_object {
-        return nu::throw(env, "setTls(options): options must be an object", true);
-    }
-    let mut t = gale_server::tls::TlsOptions {
-        default: cert_pem(env, o),
-        ca: bytes_prop(env, o, c"ca").unwrap_or_default(),
-        ..Default::default()
+    let o = match read::<TlsSetup>(env, argv[0]) {
+        Ok(Some(o)) => o,
+        Ok(None) => return nu::throw(env, "setTls(options): options must be an object", true),
+        Err(msg) => return nu::throw(env, &format!("setTls: {msg}"), true),
     };
-    let list = |name: &std::ffi::CStr| -> Vec<napi_value> {
-        let v = nu::get_prop(env, o, name);
-        let mut is = false;
-        // SAFETY: v is a value from the current scope.
-        unsafe { sys::napi_is_array(env, v, &mut is) };
-        if !is {
-            return Vec::new();
-        }
-        let mut len = 0u32;
-        // SAFETY: v is an array.
-        unsafe { sys::napi_get_array_length(env, v, &mut len) };
-        (0..len)
-            .map(|i| {
-                let mut item = ptr::null_mut();
-                // SAFETY: i < len; item is an out-pointer.
-                unsafe { sys::napi_get_element(env, v, i, &mut item) };
-                item
-            })
-            .collect()
-    };
-    for entry in list(c"sni") {
-        let (Some(name), Some(pem)) = (
-            nu::get_string(env, nu::get_prop(env, entry, c"name")),
-            cert_pem(env, entry),
-        ) else {
-            return nu::throw(env, "setTls: each sni entry needs name, cert and key", true);
-        };
-        t.sni
-            .push((String::from_utf8_lossy(&name).into_owned(), pem));
-    }
-    t.alpn = list(c"alpn")
-        .into_iter()
-        .filter_map(|v| nu::get_string(env, v))
-        .collect();
-    t.min_version = match nu::get_string(env, nu::get_prop(env, o, c"minVersion")).as_deref() {
-        None | Some(b"TLSv1.2") => 0x0303,
-        Some(b"TLSv1.3") => 0x0304,
+    let min_version = match o.min_version.as_deref() {
+        None | Some("TLSv1.2") => 0x0303,
+        Some("TLSv1.3") => 0x0304,
         Some(other) => {
-            let msg = format!(
-                "tls.minVersion must be 'TLSv1.2' or 'TLSv1.3', not {:?}",
-                String::from_utf8_lossy(other)
-            );
+            let msg = format!("tls.minVersion must be 'TLSv1.2' or 'TLSv1.3', not {other:?}");
             return nu::throw(env, &msg, true);
         }
+    };
+    let default = match (o.cert, o.key) {
+        (Some(cert), Some(key)) => Some(gale_server::tls::CertPem {
+            cert: pem_bytes(cert),
+            key: pem_bytes(key),
+        }),
+        _ => None,
+    };
+    let t = gale_server::tls::TlsOptions {
+        default,
+        ca: o.ca.map(pem_bytes).unwrap_or_default(),
+        sni: o
+            .sni
+            .into_iter()
+            .map(|e| {
+                let pem = gale_server::tls::CertPem {
+                    cert: pem_bytes(e.cert),
+                    key: pem_bytes(e.key),
+                };
+                (e.name, pem)
+            })
+            .collect(),
+        alpn: o.alpn.into_iter().map(String::into_bytes).collect(),
+        min_version,
     };
     match s.set_tls(&t) {
         Ok(()) => nu::undefined(env),
@@ -292,22 +287,21 @@ pub(crate) unsafe extern "C" fn set_http2(env: napi_env, info: napi_callback_inf
     let (argv, _, data) = nu::args::<1>(env, info);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
-    let o = argv[0];
-    let opts = if nu::type_of(env, o) == ValueType::napi_object {
-        let mut h = gale_server::H2Options::default();
-        let num = |name: &std::ffi::CStr, dflt: u32| {
-            num_opt(env, o, name).map_or(dflt, |n| n.clamp(0.0, u32::MAX as f64) as u32)
-        };
-        h.max_concurrent_streams = num(c"maxConcurrentStreams", h.max_concurrent_streams);
-        h.initial_window_size = num(c"initialWindowSize", h.initial_window_size);
-        h.connection_window_size = num(c"connectionWindowSize", h.connection_window_size);
-        h.max_frame_size = num(c"maxFrameSize", h.max_frame_size);
-        h.cleartext = bool_opt(env, o, c"cleartext").unwrap_or(h.cleartext);
-        h.http1 = bool_opt(env, o, c"http1").unwrap_or(h.http1);
-        Some(h)
-    } else {
-        None
+    let o = match read::<Http2Setup>(env, argv[0]) {
+        Ok(o) => o,
+        Err(msg) => return nu::throw(env, &format!("setHttp2: {msg}"), true),
     };
+    let opts = o.map(|o| {
+        let mut h = gale_server::H2Options::default();
+        let num = |v: Option<f64>, dflt: u32| v.map_or(dflt, count);
+        h.max_concurrent_streams = num(o.max_concurrent_streams, h.max_concurrent_streams);
+        h.initial_window_size = num(o.initial_window_size, h.initial_window_size);
+        h.connection_window_size = num(o.connection_window_size, h.connection_window_size);
+        h.max_frame_size = num(o.max_frame_size, h.max_frame_size);
+        h.cleartext = o.cleartext.unwrap_or(h.cleartext);
+        h.http1 = o.http1.unwrap_or(h.http1);
+        h
+    });
     match s.set_http2(opts) {
         Ok(()) => nu::undefined(env),
         Err(msg) => nu::throw(env, &msg, false),
@@ -321,31 +315,24 @@ pub(crate) unsafe extern "C" fn set_http3(env: napi_env, info: napi_callback_inf
     let (argv, _, data) = nu::args::<1>(env, info);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
-    let o = argv[0];
-    let opts = if nu::type_of(env, o) == ValueType::napi_object {
-        let mut h = gale_server::H3Options::default();
-        if let Some(n) = num_opt(env, o, c"maxConcurrentStreams") {
-            h.max_concurrent_streams = n.clamp(0.0, u32::MAX as f64) as u32;
-        }
-        if let Some(n) = num_opt(env, o, c"idleTimeout") {
-            h.idle_timeout_ms = n.clamp(0.0, u64::MAX as f64) as u64;
-        }
-        if let Some(n) = num_opt(env, o, c"maxConnectionsPerAddress") {
-            h.max_connections_per_address = n.clamp(0.0, u32::MAX as f64) as u32;
-        }
-        if let Some(n) = num_opt(env, o, c"retryAbove") {
-            h.retry_above = n.clamp(0.0, u32::MAX as f64) as u32;
-        }
-        if let Some(n) = num_opt(env, o, c"maxHandshakesPerSecond") {
-            h.max_handshakes_per_second = n.clamp(0.0, u32::MAX as f64) as u32;
-        }
-        if let Some(b) = bool_opt(env, o, c"segmentationOffload") {
-            h.segmentation_offload = b;
-        }
-        Some(h)
-    } else {
-        None
+    let o = match read::<Http3Setup>(env, argv[0]) {
+        Ok(o) => o,
+        Err(msg) => return nu::throw(env, &format!("setHttp3: {msg}"), true),
     };
+    let opts = o.map(|o| {
+        let mut h = gale_server::H3Options::default();
+        let num = |v: Option<f64>, dflt: u32| v.map_or(dflt, count);
+        h.max_concurrent_streams = num(o.max_concurrent_streams, h.max_concurrent_streams);
+        if let Some(n) = o.idle_timeout {
+            h.idle_timeout_ms = count(n);
+        }
+        h.max_connections_per_address =
+            num(o.max_connections_per_address, h.max_connections_per_address);
+        h.retry_above = num(o.retry_above, h.retry_above);
+        h.max_handshakes_per_second = num(o.max_handshakes_per_second, h.max_handshakes_per_second);
+        h.segmentation_offload = o.segmentation_offload.unwrap_or(h.segmentation_offload);
+        h
+    });
     match s.set_http3(opts) {
         Ok(()) => nu::undefined(env),
         Err(msg) => nu::throw(env, &msg, false),

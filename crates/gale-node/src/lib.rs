@@ -10,6 +10,7 @@ mod mem;
 mod methods;
 mod msgpool;
 mod napi_util;
+mod options;
 mod reply;
 mod reqinfo;
 mod setup;

@@ -57,7 +57,10 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
             true,
         );
     }
-    let cfg = crate::config::config(env, argv[0]);
+    let cfg = match crate::config::config(env, argv[0]) {
+        Ok(c) => c,
+        Err(msg) => return nu::throw(env, &format!("createServer: {msg}"), true),
+    };
     let mut lp = ptr::null_mut();
     let mut resource = ptr::null_mut();
     // SAFETY: plain queries on a live env.

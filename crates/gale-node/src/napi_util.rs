@@ -328,13 +328,6 @@ pub fn buffer_handed(env: napi_env, bytes: Vec<u8>, done: fn(Vec<u8>)) -> napi_v
     v
 }
 
-pub fn get_prop(env: napi_env, obj: napi_value, name: &std::ffi::CStr) -> napi_value {
-    let mut v = ptr::null_mut();
-    // SAFETY: obj is an object from the current scope; name is NUL-terminated.
-    unsafe { sys::napi_get_named_property(env, obj, name.as_ptr(), &mut v) };
-    v
-}
-
 pub fn set_prop(env: napi_env, obj: napi_value, name: &std::ffi::CStr, v: napi_value) {
     // SAFETY: obj is an object from the current scope; name is NUL-terminated.
     unsafe { sys::napi_set_named_property(env, obj, name.as_ptr(), v) };
@@ -352,20 +345,4 @@ pub fn report_pending(env: napi_env) {
             sys::napi_fatal_exception(env, err);
         }
     }
-}
-
-/// Option `name` of `opts` when it is a number (else None: the TypeScript side checked and defaulted it).
-pub(crate) fn num_opt(env: napi_env, opts: napi_value, name: &std::ffi::CStr) -> Option<f64> {
-    let v = get_prop(env, opts, name);
-    (type_of(env, v) == ValueType::napi_number)
-        .then(|| get_f64(env, v))
-        .flatten()
-}
-
-/// Option `name` of `opts` when it is a boolean.
-pub(crate) fn bool_opt(env: napi_env, opts: napi_value, name: &std::ffi::CStr) -> Option<bool> {
-    let v = get_prop(env, opts, name);
-    (type_of(env, v) == ValueType::napi_boolean)
-        .then(|| get_bool(env, v))
-        .flatten()
 }

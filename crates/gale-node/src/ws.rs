@@ -1,19 +1,12 @@
 //! WebSocket methods for JS: the route, accept, send/ping/close/terminate, pub/sub and socket facts.
 //! `wsSend` and `wsPublish` are the hot path: strings are written straight into the engine's buffers.
 //! Over 400 lines: the binding's 18 WebSocket methods, one short function each, and the argument readers they share
-//! (`data_arg`, `sid_arg`, `topic_list`, `ws_options`).
+//! (`data_arg`, `sid_arg`, `topic_list`; a route's options are read in config.rs).
 
-use std::ffi::CStr;
-
-use gale_server::{Compression, DeflateConfig, WsOptions};
 use napi::sys::{napi_callback_info, napi_env, napi_value, ValueType};
 
 use crate::bound::server;
 use crate::napi_util as nu;
-use crate::napi_util::{bool_opt, num_opt};
-
-/// The largest message a socket may accept: 2 GiB, under Node's Buffer limit on every version.
-const MAX_MESSAGE: usize = 1 << 31;
 
 /// A message argument: a string (sent as UTF-8) or bytes.
 enum Data<'a> {
@@ -32,63 +25,6 @@ fn sid_arg(env: napi_env, v: napi_value) -> Option<u32> {
     nu::get_u32(env, v)
 }
 
-fn string_opt(env: napi_env, opts: napi_value, name: &CStr) -> Option<Vec<u8>> {
-    let v = nu::get_prop(env, opts, name);
-    (nu::type_of(env, v) == ValueType::napi_string)
-        .then(|| nu::get_string(env, v))
-        .flatten()
-}
-
-fn ws_options(env: napi_env, o: napi_value) -> WsOptions {
-    let mut w = WsOptions::default();
-    if nu::type_of(env, o) != ValueType::napi_object {
-        return w;
-    }
-    let us = |n: f64| n.max(0.0) as usize;
-    if let Some(n) = num_opt(env, o, c"maxPayloadLength") {
-        // A message reaches JS as one Buffer, and its length crosses as a u32.
-        w.max_payload = us(n).min(MAX_MESSAGE);
-    }
-    if let Some(n) = num_opt(env, o, c"idleTimeout") {
-        w.idle_timeout_ms = (n.max(0.0) * 1000.0) as u64;
-    }
-    if let Some(b) = bool_opt(env, o, c"sendPings") {
-        w.send_pings = b;
-    }
-    if let Some(n) = num_opt(env, o, c"maxBackpressure") {
-        w.max_backpressure = us(n);
-    }
-    if let Some(b) = bool_opt(env, o, c"closeOnBackpressureLimit") {
-        w.close_on_backpressure_limit = b;
-    }
-    w.compression = match string_opt(env, o, c"compression").as_deref() {
-        Some(b"shared") => Compression::Shared,
-        Some(b"dedicated") => Compression::Dedicated,
-        _ => Compression::Off,
-    };
-    let mut d = DeflateConfig::default();
-    if let Some(n) = num_opt(env, o, c"compressionThreshold") {
-        d.threshold = us(n);
-    }
-    if let Some(n) = num_opt(env, o, c"compressionLevel") {
-        d.level = n.clamp(0.0, 9.0) as u32;
-    }
-    if let Some(n) = num_opt(env, o, c"serverMaxWindowBits") {
-        d.server_max_window_bits = n as u8;
-    }
-    if let Some(n) = num_opt(env, o, c"clientMaxWindowBits") {
-        d.client_max_window_bits = n as u8;
-    }
-    if let Some(b) = bool_opt(env, o, c"serverNoContextTakeover") {
-        d.server_no_context_takeover = b;
-    }
-    if let Some(b) = bool_opt(env, o, c"clientNoContextTakeover") {
-        d.client_no_context_takeover = b;
-    }
-    w.deflate = d;
-    w
-}
-
 /// `wsRoute(path, routeId, options) → paramNames`
 pub(crate) unsafe extern "C" fn ws_route(env: napi_env, info: napi_callback_info) -> napi_value {
     let (argv, _, data) = nu::args::<3>(env, info);
@@ -98,7 +34,10 @@ pub(crate) unsafe extern "C" fn ws_route(env: napi_env, info: napi_callback_info
     else {
         return nu::throw(env, "wsRoute(path, id, options): bad arguments", true);
     };
-    let opts = ws_options(env, argv[2]);
+    let opts = match crate::config::ws_options(env, argv[2]) {
+        Ok(o) => o,
+        Err(msg) => return nu::throw(env, &format!("wsRoute: {msg}"), true),
+    };
     let r = s.add_ws_route(&String::from_utf8_lossy(&pattern), id, opts);
     crate::setup::route_names(env, r)
 }

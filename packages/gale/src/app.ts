@@ -17,7 +17,7 @@ import { type HookLists, runCloseHooks } from './hooks.js';
 import { InProcess } from './in-process.js';
 import { configureLogging, consoleLogger, type Logger } from './logging.js';
 import { fixedSecurityHeaders, security } from './middleware/security.js';
-import { type NativeOptions, type NativeServer, native } from './native.js';
+import { type NativeServer, native } from './native.js';
 import { type OpenApiDocument, type OpenApiOptions, openApiDocument } from './openapi.js';
 import { checkGaleOptions } from './option-rules.js';
 import type {
@@ -131,7 +131,7 @@ export class App<S extends object = object, R extends object = object> extends R
     const dispatcher = new Dispatcher(options, { routes, hub, reqConfig, views, handlerTimeout: this.handlerTimeout });
     this.dispatcher = dispatcher;
     this.host = dispatcher.host;
-    this.n = native.createServer(engine as NativeOptions, dispatcher.dispatch, dispatcher.onEvent, this.hub.onMessage);
+    this.n = native.createServer(engine, dispatcher.dispatch, dispatcher.onEvent, this.hub.onMessage);
     this.hub.n = this.n;
     this.pubsub = new PubSub(this.n, this.hub);
     this.listener = new Listener(this, this.n, this.logger, engine.reusePort === true, () => this.closed !== undefined);

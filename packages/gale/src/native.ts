@@ -3,7 +3,18 @@
 // Refuses Node.js < 20 with a message; one Node-API (napi8) binary serves every Node major from 20 on.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { GaleOptions, IoBackend } from './options.js';
+import type {
+  NativeHttp2,
+  NativeHttp3,
+  NativeOptions,
+  NativeStaticOptions,
+  NativeTls,
+  NativeWsOptions,
+} from './native-options.js';
+import type { IoBackend } from './options.js';
+
+// The setup-time option types are generated from the binding's Rust (npm run binding-types).
+export type { NativeOptions, NativeStaticOptions, NativeTls } from './native-options.js';
 
 /** Methods of one native server (see crates/gale-node/src/methods.rs). */
 export interface NativeServer {
@@ -28,10 +39,10 @@ export interface NativeServer {
   /** [connections, websockets, requestsInFlight, requestRecords, requestsTotal, pendingOutput, acceptPaused] */
   stats(): [number, number, number, number, number, number, boolean];
   /** Serve (or reload) TLS; throws saying what is wrong (the old certificates stay). */
-  setTls(options: import('./tls.js').NativeTls): void;
+  setTls(options: NativeTls): void;
   /** Serve HTTP/2 with these settings (null: HTTP/1.1 only); throws naming an option out of range. */
-  setHttp2(options: import('./tls.js').Http2Options | null): void;
-  setHttp3(options: import('./tls.js').Http3Options | null): void;
+  setHttp2(options: NativeHttp2 | null): void;
+  setHttp3(options: NativeHttp3 | null): void;
   /**
    * The route registered for all methods at `pattern` answers its HTTP/1.1 GET and HEAD requests without a body or
    * validator in the engine with this reply (as `end` takes it); with `status` undefined, runs its JS again. Throws
@@ -92,7 +103,7 @@ export interface NativeServer {
   /** Method, target and flat lower-cased headers of a head `keep` copied. */
   parseKept(head: string): [method: string, url: string, headers: string[]] | undefined;
   /** WebSocket methods (crates/gale-node/src/ws.rs); send results: 0 sent, 1 buffered, 2 dropped, 3 closed. */
-  wsRoute(path: string, id: number, options: Record<string, unknown>): string[];
+  wsRoute(path: string, id: number, options: NativeWsOptions): string[];
   /** With `keepHead` the engine keeps the request's head for `wsRequest` (the socket's JS side did not read it). */
   wsAccept(id: number, protocol: string | undefined, headers?: string, keepHead?: boolean): number | undefined;
   /** The upgrade request a socket accepted with `keepHead` kept, handed over once. */
@@ -163,50 +174,6 @@ export type KeptHead = string;
  * alone is passed as a number (the Express layer's every reply: one value read instead of an array's three).
  */
 export type ReplyMeta = [reason: string | undefined, close: boolean, length: number | undefined] | number;
-
-/** Options the engine reads: the engine's subset of the public options (defaults live in gale-server). */
-export type NativeOptions = Pick<
-  GaleOptions,
-  | 'bodyLimit'
-  | 'maxHeaderSize'
-  | 'maxHeaders'
-  | 'maxUriLength'
-  | 'strictHost'
-  | 'headersTimeout'
-  | 'requestTimeout'
-  | 'keepAliveTimeout'
-  | 'maxConnections'
-  | 'sendTimeout'
-  | 'maxWriteBuffer'
-  | 'proxyProtocol'
-  | 'compression'
-  | 'reusePort'
-  | 'keepAliveHeader'
-  | 'decodeParams'
-  | 'caseSensitive'
-  | 'strict'
-  | 'errorFormat'
-> & { maxPipeline?: number; highWaterMark?: number; backlog?: number };
-
-/** Static mount options as the engine reads them (see crates/gale-node/src/config.rs). */
-export interface NativeStaticOptions {
-  index?: string[];
-  extensions?: string[];
-  fallback?: string;
-  dotfiles?: 'ignore' | 'deny' | 'allow';
-  maxAge?: number;
-  immutable?: string;
-  cache?: boolean;
-  cacheFileMax?: number;
-  cacheMax?: number;
-  precompressed?: boolean;
-  compress?: boolean;
-  redirect?: boolean;
-  etag?: boolean;
-  lastModified?: boolean;
-  acceptRanges?: boolean;
-  headers?: string;
-}
 
 export type DispatchFn = (id: number, route: number, ...params: string[]) => void;
 export type EventFn = (kind: number, id: number, code?: number, reason?: string) => void;

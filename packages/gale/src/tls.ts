@@ -1,6 +1,7 @@
 // TLS options of `app.listen({ tls })`: PEM given as strings, Buffers or file paths, turned into what the
 // engine takes (crates/gale-node config.rs setTls), and re-read from the same files on reload (SIGHUP).
 import { readFileSync } from 'node:fs';
+import type { NativeTls } from './native-options.js';
 
 /**
  * PEM text, its bytes, or the path of a PEM file.
@@ -51,16 +52,6 @@ export interface TlsOptions extends Partial<TlsCertificate> {
   minVersion?: 'TLSv1.2' | 'TLSv1.3';
   /** Re-read the certificate files on SIGHUP (new handshakes use them; open connections carry on). Default false. */
   reloadOnSighup?: boolean;
-}
-
-/** What the engine's setTls takes. */
-export interface NativeTls {
-  cert?: string | Uint8Array;
-  key?: string | Uint8Array;
-  ca?: string | Uint8Array;
-  sni: { name: string; cert: string | Uint8Array; key: string | Uint8Array }[];
-  alpn: string[];
-  minVersion?: string;
 }
 
 function pem(src: PemSource | undefined, what: string): string | Uint8Array | undefined {

@@ -3,6 +3,7 @@
 import { ErrorCodes, GaleError } from './errors.js';
 import type { Logger } from './logging.js';
 import type { NativeServer } from './native.js';
+import type { NativeWsOptions } from './native-options.js';
 import type { AnyParams } from './request/api.js';
 import type { RequestConfig } from './request/config.js';
 import { Request } from './request/request.js';
@@ -237,7 +238,7 @@ export class WsHub implements SocketHost {
 }
 
 /** Options the engine reads (crates/gale-node/src/ws.rs). */
-export function nativeWsOptions(b: WsBehavior): Record<string, unknown> {
+export function nativeWsOptions(b: WsBehavior): NativeWsOptions {
   const c = b.compression;
   return {
     maxPayloadLength: b.maxPayloadLength,
