@@ -87,3 +87,20 @@ test('each method takes as many arguments in TypeScript as the binding declares,
   }
   assert.deepEqual(wrong, []);
 });
+
+test('an option of the wrong type reaching the binding is a TypeError naming it (its napi-rs object type reads it)', () => {
+  const f = () => {};
+  const refused = (o: object, name: string) =>
+    assert.throws(
+      () => native.createServer(o as never, f, f, f),
+      (e: Error) => e instanceof TypeError && e.message.includes(name),
+      JSON.stringify(o),
+    );
+  refused({ bodyLimit: '1mb' }, 'bodyLimit');
+  refused({ compression: 3 }, 'compression');
+  refused({ errorFormat: 1 }, 'errorFormat');
+  const server = native.createServer({ bodyLimit: 10, compression: { gzip: true } }, f, f, f);
+  assert.throws(() => server.setHttp2({ maxFrameSize: '16384' } as never), /maxFrameSize/);
+  assert.throws(() => server.wsRoute('/ws', 1, { sendPings: 'yes' } as never), /sendPings/);
+  assert.throws(() => server.static('/', '.', { index: 'index.html' } as never), /index/);
+});
