@@ -10,6 +10,15 @@ const MESSAGES: Record<number, string> = {
   413: 'Payload Too Large: the request body is larger than the bodyLimit option',
 };
 
+/** Wakes the reader of request `id`'s body if the engine owed it a wake-up (it takes again, and learns why). */
+export function wakeOwed(owed: Map<number, BodySource>, id: number): void {
+  const src = owed.get(id);
+  if (src !== undefined) {
+    owed.delete(id);
+    src.wake();
+  }
+}
+
 /** Reads one request's body from the engine. `all()` caches, so several readers see the same bytes. */
 export class BodySource {
   private readonly n: NativeServer;

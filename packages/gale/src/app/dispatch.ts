@@ -2,6 +2,7 @@
 // answers what it returned; the handlerTimeout, error answers and the engine's events. App (app.ts) owns one
 // Dispatcher and gives the engine its `dispatch` and `onEvent`, made once here, when it creates the server.
 import type { Route } from '../app-routes.js';
+import { wakeOwed } from '../body-source.js';
 import { type ChainHost, type Handler, handleScopedError } from '../chain.js';
 import { ErrorCodes, HttpError, ValidationError } from '../errors.js';
 import { sendResponse } from '../fetch/send.js';
@@ -297,14 +298,14 @@ export class Dispatcher {
     }
     if (kind === EV_BODY) {
       // Through the readers' own table, not the live responses: a handler may read its body after answering.
-      this.wakeBody(id);
+      wakeOwed(this.reqConfig.owed, id);
       return;
     }
     const res = this.live[id & MASK];
     if (res === undefined || res._id !== id) {
       if (kind === EV_ABORT) {
         this.n.release(id);
-        this.wakeBody(id);
+        wakeOwed(this.reqConfig.owed, id);
       }
       return;
     }
@@ -316,21 +317,11 @@ export class Dispatcher {
       res._req._aborted = true;
       res._aborted();
       res._req._abort?.abort(new Error('client disconnected'));
-      this.wakeBody(id);
+      wakeOwed(this.reqConfig.owed, id);
     } else if (kind === EV_DRAIN) {
       res._emit('drain');
     }
   };
-
-  /** Wakes the reader of request `id`'s body if the engine owed it a wake-up (it takes again, and learns why). */
-  private wakeBody(id: number): void {
-    const owed = this.reqConfig.owed;
-    const src = owed.get(id);
-    if (src !== undefined) {
-      owed.delete(id);
-      src.wake();
-    }
-  }
 
   /** Turns a handler's return value (or what its promise resolves to) into the response. */
   private reply(out: unknown, req: Request, res: Response): Promise<void> | undefined {
