@@ -1,7 +1,7 @@
 //! HTTP/3 in the engine: QUIC (quinn, on rustls with the listener's certificates) on a UDP socket at the TLS
 //! listener's port, HTTP/3 and QPACK by the `h3` crate, all polled by the executor on Node's loop (exec.rs) with
-//! the socket's readiness from a uv_poll (udp.rs). Each request stream is served through an in-process connection
-//! (bridge.rs), so routing, middleware, limits and the JS API are the engine's own.
+//! the socket's readiness from a uv_poll (udp.rs). Each request stream is a request record of the engine, as an
+//! HTTP/2 stream is (bridge.rs, `pulled/`), so routing, middleware, limits and the JS API are the engine's own.
 //!
 //! Why quinn + h3 and not quiche: quinn's QUIC runs on rustls, which the engine already builds with ring, and its
 //! `Runtime` trait lets any executor drive it; quiche needs BoringSSL compiled from source. quinn-udp brings GSO
