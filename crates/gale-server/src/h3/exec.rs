@@ -281,7 +281,7 @@ impl Exec {
     }
 
     /// Closes the handles and drops every task (quinn's drivers included). Call with no engine borrow held: a
-    /// dropped request task lets go of its in-process connection.
+    /// dropped request task lets go of its request record and connection record.
     pub fn close(&self) {
         let Some((wake, timer)) = self.handles.take() else {
             return;
