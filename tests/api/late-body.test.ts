@@ -1,66 +1,13 @@
 // A handler that answers before its request body has arrived, while a reader of that body waits (or starts
-// after the answer): over HTTP/1.1, HTTP/2 and HTTP/3 the reader fails saying the body is gone, instead of
-// waiting forever (the engine's wake-up for it used to be dropped with the finished response).
+// after the answer): over HTTP/1.1 and HTTP/2 the reader fails saying the body is gone, instead of waiting forever
+// (the engine's wake-up for it used to be dropped with the finished response). HTTP/3: tests/h3/late-body.test.ts.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { type TestContext, test } from 'node:test';
-import type { Request, Response } from 'gale';
-import { bounded, h2App, testPki } from '../h2/h2.js';
-import { h3Requests } from '../h3/aioquic.js';
-import { h3App } from '../h3/server.js';
-import type { App } from '../helpers.js';
+import { h2App } from '../h2/h2.js';
+import { gale, lateRoutes, REST, settled, until } from './late-body.js';
 
 const T = { timeout: 30_000 };
-
-/** `POST /late`: starts reading its body, answers 100 ms later with the body still coming; `outcome()` settles
- *  with what the reader got. `POST /after`: answers, then starts reading in the same turn. */
-function lateRoutes(app: App): { outcome(path: string): Promise<string> } {
-  const outcomes = new Map<string, Promise<string>>();
-  const read = (req: Request) =>
-    req.text().then(
-      (t) => `read ${t.length}`,
-      (e: { status?: number; code?: string }) => `failed ${e.status} ${e.code}`,
-    );
-  let arrived: (() => void) | undefined;
-  const seen = new Promise<void>((r) => {
-    arrived = r;
-  });
-  app.post('/late', (req: Request, res: Response) => {
-    outcomes.set('/late', read(req));
-    arrived?.();
-    setTimeout(() => res.send('early'), 100);
-  });
-  app.post('/after', (req: Request, res: Response) => {
-    res.send('early');
-    outcomes.set('/after', read(req));
-    arrived?.();
-  });
-  return {
-    async outcome(path) {
-      await bounded(seen, 5000, `the request to ${path} reached its handler`);
-      const o = outcomes.get(path);
-      assert.ok(o, `${path} ran`);
-      return bounded(o, 5000, `the body reader of ${path} settled after the answer`);
-    },
-  };
-}
-
-// Once the response has ended, the body is gone on every protocol (docs/guides/requests-and-responses.md): the
-// reader fails with the error saying so, whether the rest came after the answer or never.
-const settled = (s: string) => assert.equal(s, 'failed 400 GALE_ERR_REQUEST_ENDED');
-const REST = 'x'.repeat(990);
-const gale = { requestTimeout: 500 };
-
-/** Waits until `has()` is true (checked every 10 ms), at most 5 s. */
-const until = (has: () => boolean, what: string) =>
-  bounded(
-    new Promise<void>((r) => {
-      const check = () => (has() ? r() : setTimeout(check, 10));
-      check();
-    }),
-    5000,
-    what,
-  );
 
 for (const path of ['/late', '/after']) {
   for (const rest of [true, false]) {
@@ -109,22 +56,4 @@ for (const path of ['/late', '/after']) {
       });
     }
   }
-
-  test(`HTTP/3 ${path}, the client stalls: the body reader settles`, T, async (t) => {
-    let routes!: ReturnType<typeof lateRoutes>;
-    const { port } = await h3App(
-      t,
-      (app) => {
-        routes = lateRoutes(app);
-      },
-      { gale },
-    );
-    const client = h3Requests(port, testPki().pki.caPath, [
-      { method: 'POST', path, headers: [['content-length', '1000']], chunks: ['0123456789'], open: true },
-    ]);
-    settled(await routes.outcome(path));
-    const { responses } = await client;
-    assert.equal(responses[0]?.status, 200);
-    assert.equal(responses[0]?.body.toString(), 'early');
-  });
 }
