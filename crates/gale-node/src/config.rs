@@ -9,8 +9,8 @@ use napi::sys::{napi_callback_info, napi_env, napi_value, ValueType};
 use crate::bound::server;
 use crate::napi_util as nu;
 use crate::options::{
-    CompressionOptions, Http2Setup, Http3Setup, ServerOptions, StaticMountOptions, TlsSetup,
-    WsRouteOptions,
+    NativeCompression, NativeHttp2, NativeHttp3, NativeOptions, NativeStaticOptions, NativeTls,
+    NativeWsOptions,
 };
 
 /// Reads `v` as `T`; `undefined` and `null` give None. A value of the wrong shape is napi-rs's error, which names
@@ -49,9 +49,7 @@ impl Bounded for usize {
 }
 
 /// `compression: true | { threshold, brotli, gzip, brotliQuality, gzipLevel }` (false or absent: off).
-fn compression(
-    o: Option<Either<bool, CompressionOptions>>,
-) -> Option<gale_server::CompressOptions> {
+fn compression(o: Option<Either<bool, NativeCompression>>) -> Option<gale_server::CompressOptions> {
     let mut c = gale_server::CompressOptions::default();
     let o = match o? {
         Either::A(on) => return on.then_some(c),
@@ -74,7 +72,7 @@ fn compression(
 /// `createServer`'s options as gale-server's config (defaults for what is absent).
 pub(crate) fn config(env: napi_env, opts: napi_value) -> Result<Config, String> {
     let mut c = Config::default();
-    let Some(o) = read::<ServerOptions>(env, opts)? else {
+    let Some(o) = read::<NativeOptions>(env, opts)? else {
         return Ok(c);
     };
     let set = |slot: &mut usize, v: Option<f64>| {
@@ -130,7 +128,7 @@ pub(crate) fn static_options(
     v: napi_value,
 ) -> Result<gale_server::StaticOptions, String> {
     let mut opts = gale_server::StaticOptions::default();
-    let Some(o) = read::<StaticMountOptions>(env, v)? else {
+    let Some(o) = read::<NativeStaticOptions>(env, v)? else {
         return Ok(opts);
     };
     if let Some(index) = o.index {
@@ -177,7 +175,7 @@ const MAX_MESSAGE: usize = 1 << 31;
 /// A WebSocket route's options as gale-server's.
 pub(crate) fn ws_options(env: napi_env, v: napi_value) -> Result<gale_server::WsOptions, String> {
     let mut w = gale_server::WsOptions::default();
-    let Some(o) = read::<WsRouteOptions>(env, v)? else {
+    let Some(o) = read::<NativeWsOptions>(env, v)? else {
         return Ok(w);
     };
     if let Some(n) = o.max_payload_length {
@@ -236,7 +234,7 @@ pub(crate) unsafe extern "C" fn set_tls(env: napi_env, info: napi_callback_info)
     let (argv, _, data) = nu::args::<1>(env, info);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
-    let o = match read::<TlsSetup>(env, argv[0]) {
+    let o = match read::<NativeTls>(env, argv[0]) {
         Ok(Some(o)) => o,
         Ok(None) => return nu::throw(env, "setTls(options): options must be an object", true),
         Err(msg) => return nu::throw(env, &format!("setTls: {msg}"), true),
@@ -287,7 +285,7 @@ pub(crate) unsafe extern "C" fn set_http2(env: napi_env, info: napi_callback_inf
     let (argv, _, data) = nu::args::<1>(env, info);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
-    let o = match read::<Http2Setup>(env, argv[0]) {
+    let o = match read::<NativeHttp2>(env, argv[0]) {
         Ok(o) => o,
         Err(msg) => return nu::throw(env, &format!("setHttp2: {msg}"), true),
     };
@@ -315,7 +313,7 @@ pub(crate) unsafe extern "C" fn set_http3(env: napi_env, info: napi_callback_inf
     let (argv, _, data) = nu::args::<1>(env, info);
     // SAFETY: `data` is this callback's own data pointer, set by `method` (see `server`).
     let s = unsafe { server(data) };
-    let o = match read::<Http3Setup>(env, argv[0]) {
+    let o = match read::<NativeHttp3>(env, argv[0]) {
         Ok(o) => o,
         Err(msg) => return nu::throw(env, &format!("setHttp3: {msg}"), true),
     };

@@ -6,8 +6,8 @@ use napi::bindgen_prelude::{Either, Uint8Array};
 use napi_derive::napi;
 
 /// `createServer`'s options: the engine's part of `gale()`'s (limits, timeouts, compression, routing).
-#[napi(object, js_name = "NativeOptions")]
-pub struct ServerOptions {
+#[napi(object)]
+pub struct NativeOptions {
     pub body_limit: Option<f64>,
     pub max_header_size: Option<f64>,
     pub max_headers: Option<f64>,
@@ -22,7 +22,7 @@ pub struct ServerOptions {
     pub send_timeout: Option<f64>,
     pub max_write_buffer: Option<f64>,
     pub backlog: Option<f64>,
-    pub compression: Option<Either<bool, CompressionOptions>>,
+    pub compression: Option<Either<bool, NativeCompression>>,
     pub proxy_protocol: Option<bool>,
     pub reuse_port: Option<bool>,
     pub keep_alive_header: Option<bool>,
@@ -34,8 +34,8 @@ pub struct ServerOptions {
 }
 
 /// `compression: { … }` (`true` takes the defaults).
-#[napi(object, js_name = "NativeCompression")]
-pub struct CompressionOptions {
+#[napi(object)]
+pub struct NativeCompression {
     pub threshold: Option<f64>,
     pub brotli: Option<bool>,
     pub gzip: Option<bool>,
@@ -44,8 +44,8 @@ pub struct CompressionOptions {
 }
 
 /// A static mount's options (`app.static`), as static-options.ts hands them over.
-#[napi(object, js_name = "NativeStaticOptions")]
-pub struct StaticMountOptions {
+#[napi(object)]
+pub struct NativeStaticOptions {
     pub index: Option<Vec<String>>,
     pub extensions: Option<Vec<String>>,
     pub fallback: Option<String>,
@@ -69,28 +69,28 @@ pub struct StaticMountOptions {
 
 /// `setTls`'s options: the certificates (PEM, as text or bytes), per-name certificates, the CA for client
 /// certificates, the ALPN protocols offered and the lowest TLS version.
-#[napi(object, js_name = "NativeTls")]
-pub struct TlsSetup {
+#[napi(object)]
+pub struct NativeTls {
     pub cert: Option<Either<String, Uint8Array>>,
     pub key: Option<Either<String, Uint8Array>>,
     pub ca: Option<Either<String, Uint8Array>>,
-    pub sni: Vec<SniCert>,
+    pub sni: Vec<NativeSni>,
     pub alpn: Vec<String>,
     /// 'TLSv1.2' (the default) or 'TLSv1.3'.
     pub min_version: Option<String>,
 }
 
 /// One `sni` entry: the certificate served for `name`.
-#[napi(object, js_name = "NativeSni")]
-pub struct SniCert {
+#[napi(object)]
+pub struct NativeSni {
     pub name: String,
     pub cert: Either<String, Uint8Array>,
     pub key: Either<String, Uint8Array>,
 }
 
 /// `setHttp2`'s options.
-#[napi(object, js_name = "NativeHttp2")]
-pub struct Http2Setup {
+#[napi(object)]
+pub struct NativeHttp2 {
     pub max_concurrent_streams: Option<f64>,
     pub initial_window_size: Option<f64>,
     pub connection_window_size: Option<f64>,
@@ -100,8 +100,8 @@ pub struct Http2Setup {
 }
 
 /// `setHttp3`'s options.
-#[napi(object, js_name = "NativeHttp3")]
-pub struct Http3Setup {
+#[napi(object)]
+pub struct NativeHttp3 {
     pub max_concurrent_streams: Option<f64>,
     pub idle_timeout: Option<f64>,
     pub max_connections_per_address: Option<f64>,
@@ -111,8 +111,8 @@ pub struct Http3Setup {
 }
 
 /// A WebSocket route's options (`app.ws(path, behavior)`), as option-rules.ts checked them.
-#[napi(object, js_name = "NativeWsOptions")]
-pub struct WsRouteOptions {
+#[napi(object)]
+pub struct NativeWsOptions {
     pub max_payload_length: Option<f64>,
     /// Seconds without a message after which the connection is closed (0: never).
     pub idle_timeout: Option<f64>,
