@@ -71,7 +71,7 @@ test("each package's row names exactly its dependencies and peer dependencies", 
 
 test('the protocol crates depend on no I/O, async runtime or napi crate', () => {
   const forbidden = ['mio', 'socket2', 'libc', 'tokio', 'napi', 'napi-derive', 'rustls', 'h2'];
-  for (const crate of ['gale-http', 'gale-router', 'gale-ws', 'gale-h2']) {
+  for (const crate of ['gale-http', 'gale-router', 'gale-ws', 'gale-h2', 'gale-wt']) {
     const deps = cargoDeps(`crates/${crate}`);
     for (const f of forbidden) assert.ok(!deps.includes(f), `crates/${crate} depends on ${f}`);
   }
