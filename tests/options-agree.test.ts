@@ -350,7 +350,7 @@ const BOUNDS: [string, string, number[], number[], keyof typeof AT, string][] = 
   ['galeRules.compression', 'threshold', [0], [-1], 'compression', 'c.threshold = count(n)'],
   ['galeRules', 'bodyLimit', [0, Infinity], [-1], 'config', 'c.body_limit = count(n)'],
   ['galeRules', 'maxConnections', [1], [0], 'config', 'c.max_connections = count::<usize>(n).max(1)'],
-  ['galeRules', 'sendTimeout', [0], [-1], 'config', 'ms(&mut c.send_timeout_ms, o.send_timeout)'],
+  ['galeRules', 'sendTimeout', [0], [-1], 'config', 'set(&mut c.send_timeout_ms, o.send_timeout)'],
   ['checkWsBehavior', 'compressionLevel', [0, 9], [-1, 10], 'ws', 'd.level = n.clamp(0.0, 9.0)'],
   ['checkWsBehavior', 'idleTimeout', [0], [-1], 'ws', 'w.idle_timeout_ms = count(n * 1000.0)'],
   // A cap, not a refusal: a larger maxPayloadLength (engine.io's maxHttpBufferSize) is 2 GiB (docs/hardening.md).

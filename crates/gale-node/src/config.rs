@@ -31,6 +31,13 @@ fn count<T: TryFrom<u64> + Bounded>(n: f64) -> T {
     T::try_from(n).unwrap_or(T::MAX)
 }
 
+/// Sets `slot` to `v` as a [`count`] when the option was given.
+fn set<T: TryFrom<u64> + Bounded>(slot: &mut T, v: Option<f64>) {
+    if let Some(n) = v {
+        *slot = count(n);
+    }
+}
+
 trait Bounded: Sized {
     const MAX: Self;
     const MAX_F64: f64;
@@ -75,16 +82,6 @@ pub(crate) fn config(env: napi_env, opts: napi_value) -> Result<Config, String> 
     let Some(o) = read::<NativeOptions>(env, opts)? else {
         return Ok(c);
     };
-    let set = |slot: &mut usize, v: Option<f64>| {
-        if let Some(n) = v {
-            *slot = count(n);
-        }
-    };
-    let ms = |slot: &mut u64, v: Option<f64>| {
-        if let Some(n) = v {
-            *slot = count(n);
-        }
-    };
     if let Some(n) = o.body_limit {
         c.body_limit = count(n);
     }
@@ -92,10 +89,10 @@ pub(crate) fn config(env: napi_env, opts: napi_value) -> Result<Config, String> 
     set(&mut c.limits.max_headers, o.max_headers);
     set(&mut c.limits.max_uri_bytes, o.max_uri_length);
     c.limits.strict_host = o.strict_host.unwrap_or(c.limits.strict_host);
-    ms(&mut c.headers_timeout_ms, o.headers_timeout);
-    ms(&mut c.request_timeout_ms, o.request_timeout);
-    ms(&mut c.keep_alive_timeout_ms, o.keep_alive_timeout);
-    ms(&mut c.send_timeout_ms, o.send_timeout);
+    set(&mut c.headers_timeout_ms, o.headers_timeout);
+    set(&mut c.request_timeout_ms, o.request_timeout);
+    set(&mut c.keep_alive_timeout_ms, o.keep_alive_timeout);
+    set(&mut c.send_timeout_ms, o.send_timeout);
     if let Some(n) = o.max_pipeline {
         c.max_pipeline = count::<usize>(n).max(1);
     }

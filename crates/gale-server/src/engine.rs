@@ -434,22 +434,16 @@ fn date_field(date: &DateCache) -> http::HeaderValue {
         .expect("an IMF-fixdate is a valid field value")
 }
 
-/// The body of the answer over `max_connections` (HTTP/3's too: h3/bridge.rs).
+/// The body of the answer over `max_connections` (HTTP/3's too: pulled/mod.rs `busy_head`, h3/bridge.rs).
 pub(crate) const BUSY_BODY: &[u8] =
     b"Too many connections: this server is at its maxConnections limit. Try again shortly.\n";
+/// Its content type and the field it adds, shared by the socket's bytes and HTTP/3's fields.
+pub(crate) const BUSY_TYPE: &[u8] = b"text/plain; charset=utf-8";
+pub(crate) const BUSY_FIELDS: &[u8] = b"Retry-After: 1\r\n";
 
 /// The answer over `max_connections` (a socket refused at accept, an in-process request at open): 503, Retry-After,
 /// then close.
 pub(crate) fn write_busy(out: &mut Vec<u8>, date: &DateCache) {
     let body = BUSY_BODY;
-    gale_http::write_simple_response(
-        out,
-        503,
-        date,
-        b"text/plain; charset=utf-8",
-        b"Retry-After: 1\r\n",
-        body,
-        true,
-        false,
-    );
+    gale_http::write_simple_response(out, 503, date, BUSY_TYPE, BUSY_FIELDS, body, true, false);
 }

@@ -3,6 +3,7 @@
 // Refuses Node.js < 20 with a message; one Node-API (napi8) binary serves every Node major from 20 on.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+// The setup-time option types are generated from the binding's Rust (npm run binding-types).
 import type {
   NativeHttp2,
   NativeHttp3,
@@ -12,9 +13,6 @@ import type {
   NativeWsOptions,
 } from './native-options.js';
 import type { IoBackend } from './options.js';
-
-// The setup-time option types are generated from the binding's Rust (npm run binding-types).
-export type { NativeOptions, NativeStaticOptions, NativeTls } from './native-options.js';
 
 /** Methods of one native server (see crates/gale-node/src/methods.rs). */
 export interface NativeServer {

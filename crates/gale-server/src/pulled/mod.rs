@@ -102,8 +102,8 @@ impl Inner {
         let mut resp = gale_h2::response(&gale_http::ResponseHead {
             status: 503,
             reason: b"",
-            content_type: b"text/plain; charset=utf-8",
-            fields: b"Retry-After: 1\r\n",
+            content_type: crate::engine::BUSY_TYPE,
+            fields: crate::engine::BUSY_FIELDS,
             body_len: Some(crate::engine::BUSY_BODY.len() as u64),
         });
         let server = crate::reply::ServerFields {
