@@ -54,7 +54,10 @@ const scenarios: Scenario[] = [
   },
   {
     name: 'the client stops answering pings',
-    opts: { pingInterval: 50, pingTimeout: 100 },
+    // The client's own deadline is pingInterval + pingTimeout after the last ping it got, the server's pingTimeout
+    // after the ping it sent: pingInterval is the margin by which the server's close must arrive first (50 ms lost
+    // that race once on a loaded CI machine, the client reporting its own 'ping timeout').
+    opts: { pingInterval: 300, pingTimeout: 100 },
     provoke: (c) => {
       const engine = c.io.engine as unknown as { _sendPacket: (type: string, ...rest: unknown[]) => void };
       const send = engine._sendPacket.bind(engine);
