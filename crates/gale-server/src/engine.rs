@@ -55,7 +55,7 @@ pub(crate) struct Inner {
     pub listener: Option<TcpListener>,
     pub conns: Slab<Conn>,
     pub reqs: ReqPool,
-    /// The router, fixed answers, static mounts and the fallback route (routes.rs).
+    /// The router, fixed answers, static mounts and the fallback route (routes/).
     pub routes: crate::routes::Routes,
     pub date: DateCache,
     /// The `Date` value of `date`, for the heads of HTTP/2 and HTTP/3 responses (fields).

@@ -13,11 +13,11 @@ mod engine;
 mod h2;
 #[cfg(unix)]
 mod h3;
+mod http1;
 mod lifecycle;
 mod listen;
 mod mem;
 mod output;
-mod parse;
 mod poller;
 mod pulled;
 mod reader;

@@ -1,38 +1,9 @@
 //! The read path on the JS thread: the watch callback (poller.rs) drains ready sockets, reads into pooled
 //! buffers and runs the parse loop, calling JS for each routed request with no engine borrow held.
 
-use std::io::ErrorKind;
-
 use crate::engine::{Step, LISTENER};
 use crate::transport::ReadResult;
 use crate::Server;
-
-/// Receives a streamed request body straight into the request's own buffer when the engine may
-/// (`Inner::direct_body`): the kernel's copy is the only one, where going through the connection's read buffer adds
-/// a second, and the request's buffer grows once per receive instead of doubling. None: not such a request now, or
-/// a transport this does not serve (in-process pipes), so the read buffer is used.
-fn read_body_direct(inner: &mut crate::engine::Inner, cid: usize) -> Option<ReadResult> {
-    let idx = inner.direct_body(cid)?;
-    let r = {
-        let crate::engine::Inner { conns, reqs, .. } = &mut *inner;
-        let req = reqs.get_mut(idx);
-        conns[cid].io.recv_body(req)?
-    };
-    Some(match r {
-        Ok((0, _)) => ReadResult::Eof,
-        Ok((n, want)) => {
-            // Step::Continue (the body ended) or Stop: the parse loop that follows sees the new phase.
-            let _ = inner.body_received(idx, n);
-            if n == want {
-                ReadResult::Full
-            } else {
-                ReadResult::Short
-            }
-        }
-        Err(e) if e.kind() == ErrorKind::WouldBlock => ReadResult::WouldBlock,
-        Err(_) => ReadResult::Error,
-    })
-}
 
 impl Server {
     /// The uv_poll callback: drain every ready socket in one batch, inside one JS scope.
@@ -109,7 +80,7 @@ impl Server {
                     let mut inner = self.inner.borrow_mut();
                     let inner = &mut *inner;
                     if buf.is_empty() {
-                        if let Some(r) = read_body_direct(inner, cid) {
+                        if let Some(r) = crate::http1::read_body_direct(inner, cid) {
                             break 'read r;
                         }
                     }

@@ -11,11 +11,11 @@ const POOLED_BUFS: usize = 64;
 
 #[derive(Default)]
 pub(crate) struct Scratch {
-    /// The header spans gale-http's head parser writes (parse.rs, and HTTP/2's heads in h2/mod.rs).
+    /// The header spans gale-http's head parser writes (http1/head.rs, and HTTP/2's heads in h2/mod.rs).
     pub hdr: Vec<HeaderSpan>,
-    /// The router's param spans (parse.rs `route`).
+    /// The router's param spans (routes/find.rs `route`).
     pub params: Vec<(u32, u32)>,
-    /// Where body bytes nobody reads go, and a param being percent-decoded (parse.rs).
+    /// Where body bytes nobody reads go, and a param being percent-decoded (http1/body.rs, routes/find.rs).
     pub discard: Vec<u8>,
     /// Dynamic compression's bodies, header lines and gzip compressor (respond.rs).
     pub cz: crate::compress::Scratch,

@@ -1,6 +1,8 @@
 //! The engine's routing table: the router and what its targets index — fixed answers, static mounts — and the
-//! fallback JS route. Registration lives here (lifecycle.rs and ws/api.rs check and delegate); the parse loop
-//! (parse.rs) finds a request's target in it.
+//! fallback JS route. Registration lives here (lifecycle.rs and ws/api.rs check and delegate); `Inner::route`
+//! (find.rs) finds a request's target in it, for every protocol.
+
+mod find;
 
 use gale_router::{Method, MethodSel, Router, RouterOptions};
 
