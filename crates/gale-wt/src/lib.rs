@@ -7,10 +7,13 @@
 //!   reason, DRAIN_WEBTRANSPORT_SESSION, DATAGRAM; unknown ones skipped as the RFC asks.
 //! - [`stream`]: the header that ties a QUIC stream to its session (unidirectional type 0x54, bidirectional signal
 //!   0x41) and a datagram's quarter stream ID (RFC 9297 §2.1); application error codes to HTTP/3's and back.
+//! - [`session`]: one connection's sessions: streams and datagrams routed to their session, streams held until it is
+//!   accepted, the session and stream limits with the draft's error codes, draining, and what a session's end resets.
 
 #![forbid(unsafe_code)]
 
 pub mod capsule;
+pub mod session;
 pub mod stream;
 pub mod varint;
 
