@@ -217,4 +217,42 @@ mod tests {
         assert_eq!(got.len(), MAX_REASON);
         assert!(reason.starts_with(&got));
     }
+
+    #[test]
+    fn what_chromium_sends_on_a_session_is_read() {
+        // Captured from Chromium 156 on a session to a Gale app (2026-12-06), the DATA payload of its CONNECT stream in
+        // two reads: first a grease capsule (a reserved type, 0x29 * N + 0x17, in an 8-byte varint, with 58 bytes of
+        // value), then, for `wt.close({ closeCode: 5, reason: 'done' })`, CLOSE_WEBTRANSPORT_SESSION.
+        let grease: [u8; 67] = [
+            198, 28, 240, 249, 130, 75, 175, 213, 58, 145, 194, 11, 14, 63, 204, 70, 76, 184, 161,
+            172, 204, 68, 141, 31, 141, 189, 54, 51, 110, 83, 220, 87, 201, 166, 214, 31, 193, 238,
+            50, 197, 145, 252, 158, 114, 13, 24, 93, 176, 88, 220, 14, 137, 45, 231, 224, 28, 155,
+            201, 179, 60, 108, 154, 66, 220, 74, 116, 66,
+        ];
+        let close = [104, 67, 8, 0, 0, 0, 5, 100, 111, 110, 101];
+        let (ty, _) = varint::decode(&grease).unwrap();
+        assert_eq!((ty - 0x17) % 0x29, 0, "a reserved type");
+        let stream = [&grease[..], &close[..]].concat();
+        // Whole, and cut inside the grease capsule as the network may.
+        for cut in [stream.len(), 40] {
+            let mut d = Decoder::new(1024);
+            let (mut got, mut at) = (Vec::new(), 0);
+            for end in [cut, stream.len()] {
+                loop {
+                    let (n, c) = d.decode(&stream[at..end]).unwrap();
+                    at += n;
+                    got.extend(c);
+                    if n == 0 {
+                        break;
+                    }
+                }
+            }
+            assert_eq!(at, stream.len());
+            let want = Capsule::Close {
+                code: 5,
+                reason: "done".into(),
+            };
+            assert_eq!(got, [want]);
+        }
+    }
 }
