@@ -1,5 +1,6 @@
 //! An HTTP/1.1 request's body as it arrives: Content-Length or chunked framing, kept for a JS handler that has not
-//! answered (else discarded), the handler started while the rest streams in, and the read paused for a slow reader.
+//! answered (else discarded), the handler started while the rest streams in, the read paused for a slow reader, and
+//! the rest of a body JS is reading received straight into its record (`read_body_direct`).
 
 use std::io::ErrorKind;
 
