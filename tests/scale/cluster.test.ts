@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
+  assertKillFailures,
   backgroundLoad,
   get,
   type Instance,
@@ -188,8 +189,10 @@ describe('gale.cluster() with two workers', () => {
     const load = backgroundLoad(inst.port, '/hello');
     let after: Map<number, Who>;
     let okAtKill: number;
+    let killedAt = 0;
     try {
       await sleep(200);
+      killedAt = Date.now();
       process.kill(victim.pid, 'SIGKILL');
       await inst.proc.waitFor(new RegExp(`worker 1 \\(pid ${victim.pid}\\) was killed by SIGKILL`), 5000);
       okAtKill = load.counts.ok;
@@ -198,12 +201,16 @@ describe('gale.cluster() with two workers', () => {
     } finally {
       await load.stop();
     }
-    const { ok, failed } = load.counts;
+    const { ok, failures } = load.counts;
     assert.notEqual(after.get(1)?.pid, victim.pid, 'a new process in place 1');
     assert.equal(after.get(0)?.pid, before.get(0)?.pid, 'place 0 untouched');
     assert.ok(ok > okAtKill, 'requests kept succeeding after the kill');
-    // Requests go one at a time on new connections: at most the one in flight on the killed worker can fail.
-    assert.ok(failed <= 1, `${failed} failed requests`);
+    // Requests go one at a time on new connections. What may fail is what reached the killed worker: the request in
+    // flight, and connections the kernel queued on its listener while the process was exiting (SO_REUSEPORT resets a
+    // closing listener's queue unless net.ipv4.tcp_migrate_req is on; an io_uring accept holds the listener until the
+    // ring's teardown). Those are connection errors within moments of the kill, never a wrong answer or a failure
+    // once the new worker serves.
+    assertKillFailures(failures, killedAt);
   });
 
   test('an uncaught exception is reported with its message and the worker replaced', T, async () => {

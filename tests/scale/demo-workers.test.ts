@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { backgroundLoad, freePort, get, Proc, sleep, until } from './services.js';
+import { assertKillFailures, backgroundLoad, freePort, get, Proc, sleep, until } from './services.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -47,8 +47,10 @@ test('WORKERS=2 npm start serves the demo from two workers on one port; SIGKILL 
     assert.deepEqual(JSON.parse(r.body), { foo: 'bar', one: [2, 'three'], bar: { baz: 'quux' } });
 
     const load = backgroundLoad(port, '/json');
+    let killedAt = 0;
     try {
       await sleep(200);
+      killedAt = Date.now();
       process.kill(workers[1] as number, 'SIGKILL');
       await npm.waitFor(/worker 1 \(pid \d+\) was killed by SIGKILL/, 10_000);
       const atKill = load.counts.ok;
@@ -57,8 +59,8 @@ test('WORKERS=2 npm start serves the demo from two workers on one port; SIGKILL 
     } finally {
       await load.stop();
     }
-    // One request at a time: at most the one in flight on the killed worker can fail.
-    assert.ok(load.counts.failed <= 1, `${load.counts.failed} failed requests`);
+    // What may fail is what reached the killed worker while it was exiting (tests/scale/cluster.test.ts says why).
+    assertKillFailures(load.counts.failures, killedAt);
 
     process.kill(primary, 'SIGTERM');
     const exit = await npm.exited;

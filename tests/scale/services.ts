@@ -2,6 +2,7 @@
 // 127.0.0.1 ports with its config in a temp dir, its output kept for assertions, and stopped by pid when the test
 // ends (and killed if the test process exits first). Missing programs are installed with apt-get when root, else
 // the test fails with the install command (tests/system-tools.ts): never a silent skip.
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -335,7 +336,8 @@ export function get(
  * failures (other statuses, errors), pausing 10 ms after a failure so a dead port is not hammered.
  */
 export function backgroundLoad(port: number, path: string, maxMs = 60_000) {
-  const counts = { ok: 0, failed: 0 };
+  // `failures`: when each failure happened (Date.now()) and what it was: a status, or the error of a connection.
+  const counts = { ok: 0, failed: 0, failures: [] as { at: number; status?: number; error?: string }[] };
   let stopped = false;
   const until = Date.now() + maxMs;
   const done = (async () => {
@@ -343,9 +345,13 @@ export function backgroundLoad(port: number, path: string, maxMs = 60_000) {
       try {
         const r = await get(port, path, { timeout: 3000 });
         if (r.status === 200) counts.ok++;
-        else counts.failed++;
-      } catch {
+        else {
+          counts.failed++;
+          counts.failures.push({ at: Date.now(), status: r.status });
+        }
+      } catch (err) {
         counts.failed++;
+        counts.failures.push({ at: Date.now(), error: String(err) });
         await sleep(10);
       }
     }
@@ -461,5 +467,23 @@ export class WsClient {
 
   close(): void {
     this.ws.terminate();
+  }
+}
+
+/** Moments after a kill: a connection that reached the dying worker may fail; later, or as a wrong answer, none may. */
+export const KILL_WINDOW_MS = 1000;
+
+/**
+ * Asserts that the load's `failures` around a worker killed at `killedAt` were only connections lost with it: each an
+ * error of the connection (no status), each within KILL_WINDOW_MS of the kill.
+ */
+export function assertKillFailures(
+  failures: { at: number; status?: number; error?: string }[],
+  killedAt: number,
+): void {
+  const shown = JSON.stringify(failures.map((f) => ({ ...f, at: f.at - killedAt })));
+  for (const f of failures) {
+    assert.equal(f.status, undefined, `a wrong answer, not a lost connection: ${shown}`);
+    assert.ok(f.at - killedAt <= KILL_WINDOW_MS, `a failure ${f.at - killedAt} ms after the kill: ${shown}`);
   }
 }
