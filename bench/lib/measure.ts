@@ -2,6 +2,7 @@
 // warm up, run the counted iterations with per-response checks, read server CPU time and peak RSS, stop the server.
 // `startServer()` / `measureOn()` / `stopServer()` let the quick mode keep one server process for all its scenarios.
 
+import { execFileSync } from 'node:child_process';
 import { validateH3 } from './loadgen-h3.ts';
 import {
   cpuSeconds,
@@ -100,6 +101,20 @@ export function judge(r: LoadResult, warmup = false): string | null {
 }
 
 /** The gist of a crashed server's stderr: its first error line (and error code), else the last lines. */
+/**
+ * Who answered on `port` when a server's answer was wrong: the listening sockets with their processes (`ss`), and
+ * whether the server the bench started is still running, so a foreign listener on the port names itself.
+ */
+function whoListens(port: number, proc: Pinned): string {
+  const mine = isRunning(proc) ? `server pid ${proc.pid} running` : `server exited: ${tail(proc.stderr())}`;
+  try {
+    const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8', timeout: 5000 }).trim();
+    return `${mine}; listening on :${port}: ${out.replace(/\s+/g, ' ') || 'nothing'}`;
+  } catch (err) {
+    return `${mine}; ss failed: ${(err as Error).message}`;
+  }
+}
+
 function tail(s: string): string {
   const lines = s
     .split('\n')
@@ -260,7 +275,7 @@ export async function measureOn(rs: RunningServer, o: MeasureOptions): Promise<M
         : await validateOnce(base, o.scenario);
   m.validation = v.seen;
   if (v.problem) {
-    m.failure = v.problem;
+    m.failure = `${v.problem} [${whoListens(port, proc)}]`;
     return m;
   }
   m.startRssKiB = vmKiB(proc.pid, 'VmRSS');
