@@ -100,7 +100,6 @@ export function judge(r: LoadResult, warmup = false): string | null {
   return p.length ? p.join('; ') : null;
 }
 
-/** The gist of a crashed server's stderr: its first error line (and error code), else the last lines. */
 /**
  * Who answered on `port` when a server's answer was wrong: the listening sockets with their processes (`ss`), and
  * whether the server the bench started is still running, so a foreign listener on the port names itself.
@@ -115,6 +114,7 @@ function whoListens(port: number, proc: Pinned): string {
   }
 }
 
+/** The gist of a crashed server's stderr: its first error line (and error code), else the last lines. */
 function tail(s: string): string {
   const lines = s
     .split('\n')

@@ -106,9 +106,9 @@ const handedOut = new Set<number>();
 /**
  * A port that was free a moment ago on 127.0.0.1, for a server the bench starts next. It is picked below the kernel's
  * ephemeral range (net.ipv4.ip_local_port_range), which `listen(0)` draws from: a port from that range could go to
- * another process between this check and the server's own bind, and its server would answer the bench's requests. In
- * CI the upstream suites run beside the bench, and one of their servers did (every Express 5 row a 404, ci-90).
- * Where the range cannot be read, any free port.
+ * another process between this check and the server's own bind, and its server would answer the bench's requests (in
+ * CI the upstream suites, which start many servers, run beside the bench). Where the range cannot be read, any free
+ * port.
  */
 export async function freePort(): Promise<number> {
   const low = ephemeralLow();
