@@ -303,6 +303,18 @@ pub(crate) unsafe extern "C" fn set_http2(env: napi_env, info: napi_callback_inf
     }
 }
 
+/// WebTransport's limits from JS, with their defaults: 4 sessions per connection, 100 streams per session, 16
+/// streams held for sessions not accepted yet, for up to 5 s.
+fn gale_wt_limits(w: &crate::options::NativeWebTransport) -> gale_server::WtLimits {
+    let num = |v: Option<f64>, dflt: usize| v.map_or(dflt, |n| count::<u32>(n) as usize);
+    gale_server::WtLimits {
+        sessions: num(w.max_sessions, 4).max(1),
+        streams: num(w.max_streams, 100),
+        held: num(w.max_held_streams, 16),
+        hold_ms: w.hold_timeout.map_or(5_000, |n| u64::from(count::<u32>(n))),
+    }
+}
+
 /// `setHttp3({ maxConcurrentStreams, idleTimeout, maxConnectionsPerAddress, retryAbove, maxHandshakesPerSecond,
 /// segmentationOffload })` serves HTTP/3 on UDP at the TLS listener's port from the next
 /// `listen`; `setHttp3(null)` turns it off. Throws an Error naming an option out of range.
@@ -326,6 +338,7 @@ pub(crate) unsafe extern "C" fn set_http3(env: napi_env, info: napi_callback_inf
         h.retry_above = num(o.retry_above, h.retry_above);
         h.max_handshakes_per_second = num(o.max_handshakes_per_second, h.max_handshakes_per_second);
         h.segmentation_offload = o.segmentation_offload.unwrap_or(h.segmentation_offload);
+        h.webtransport = o.webtransport.map(|w| gale_wt_limits(&w));
         h
     });
     match s.set_http3(opts) {

@@ -17,6 +17,8 @@ pub(crate) const EV_WS_CLOSE: u32 = 4;
 pub(crate) const EV_WS_DRAIN: u32 = 5;
 pub(crate) const EV_TOPIC: u32 = 6;
 pub(crate) const EV_PIPE: u32 = 7;
+/// A WebTransport event: (EV_WT, kind, id, a, b, data) as `wt_event` lays it out.
+pub(crate) const EV_WT: u32 = 8;
 
 pub(crate) struct JsHandler {
     pub env: napi_env,
@@ -193,6 +195,7 @@ impl Handler for JsHandler {
                 self.call(f, &args);
                 return;
             }
+            Event::Wt(e) => return self.call(f, &wt_event(env, e)),
             Event::WsClose { sid, code, reason } => {
                 let args = [
                     nu::uint(env, EV_WS_CLOSE),
@@ -230,6 +233,49 @@ impl Handler for JsHandler {
         ];
         self.call(f, &args);
     }
+}
+
+/// A WebTransport event's arguments: (EV_WT, kind, id, a, b, data). Kinds: 0 stream (id stream, a session, b bidi),
+/// 1 data (id stream, a fin, data Buffer), 2 reset (id stream, a code or null, b stopped), 3 drain (id stream),
+/// 4 datagram (id session, data Buffer), 5 draining (id session), 6 close (id session, a code, data reason).
+fn wt_event(env: napi_env, e: gale_server::WtEvent) -> [napi_value; 6] {
+    use gale_server::WtEvent as W;
+    let u = |n: u32| nu::uint(env, n);
+    let none = nu::undefined(env);
+    let (kind, id, a, b, data) = match e {
+        W::Stream {
+            session,
+            stream,
+            bidi,
+        } => (0, stream, u(session), nu::boolean(env, bidi), none),
+        W::Data { stream, data, fin } => (
+            1,
+            stream,
+            nu::boolean(env, fin),
+            none,
+            nu::buffer_copy(env, &data),
+        ),
+        W::Reset {
+            stream,
+            code,
+            stopped,
+        } => (
+            2,
+            stream,
+            code.map_or(nu::null(env), u),
+            nu::boolean(env, stopped),
+            none,
+        ),
+        W::Drain(stream) => (3, stream, none, none, none),
+        W::Datagram { session, data } => (4, session, none, none, nu::buffer_copy(env, &data)),
+        W::Draining(session) => (5, session, none, none, none),
+        W::Close {
+            session,
+            code,
+            reason,
+        } => (6, session, u(code), none, nu::string(env, &reason)),
+    };
+    [u(EV_WT), u(kind), u(id), a, b, data]
 }
 
 /// A fixed-capacity argument list on the stack (routes rarely have more than a few params).

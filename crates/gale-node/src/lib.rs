@@ -15,6 +15,7 @@ mod reply;
 mod reqinfo;
 mod setup;
 mod ws;
+mod wt;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;

@@ -78,7 +78,7 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
     unsafe { sys::napi_create_object(env, &mut obj) };
     // (name, callback, arity): the arity becomes the function's `length`, which tests/api/binding-interface.test.ts
     // compares with the NativeServer interface in packages/gale/src/native.ts.
-    let table: [(&CStr, Cb, u32); 58] = [
+    let table: [(&CStr, Cb, u32); 66] = [
         (c"route", crate::setup::route, 3),
         (c"fixed", crate::setup::fixed, 5),
         (c"routeAnswer", crate::reply::route_answer, 6),
@@ -133,6 +133,14 @@ unsafe extern "C" fn create_server(env: napi_env, info: napi_callback_info) -> n
         (c"wsPublish", crate::ws::ws_publish, 7),
         (c"wsSubscribers", crate::ws::ws_subscribers, 1),
         (c"wsWatchTopics", crate::ws::ws_watch_topics, 1),
+        (c"wtAccept", crate::wt::wt_accept, 1),
+        (c"wtOpen", crate::wt::wt_open, 2),
+        (c"wtWrite", crate::wt::wt_write, 3),
+        (c"wtReset", crate::wt::wt_reset, 3),
+        (c"wtPause", crate::wt::wt_pause, 2),
+        (c"wtDatagram", crate::wt::wt_datagram, 2),
+        (c"wtMaxDatagram", crate::wt::wt_max_datagram, 1),
+        (c"wtClose", crate::wt::wt_close, 3),
         (c"memOpen", crate::mem::mem_open, 1),
         (c"memWrite", crate::mem::mem_write, 2),
         (c"memRead", crate::mem::mem_read, 1),

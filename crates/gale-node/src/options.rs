@@ -108,6 +108,18 @@ pub struct NativeHttp3 {
     pub retry_above: Option<f64>,
     pub max_handshakes_per_second: Option<f64>,
     pub segmentation_offload: Option<bool>,
+    /// WebTransport's limits; present when the app has `webtransport` routes.
+    pub webtransport: Option<NativeWebTransport>,
+}
+
+/// WebTransport's per-connection limits (`http3.webtransport`).
+#[napi(object)]
+pub struct NativeWebTransport {
+    pub max_sessions: Option<f64>,
+    pub max_streams: Option<f64>,
+    pub max_held_streams: Option<f64>,
+    /// Milliseconds a stream may wait for its session to be accepted.
+    pub hold_timeout: Option<f64>,
 }
 
 /// A WebSocket route's options (`app.ws(path, behavior)`), as option-rules.ts checked them.

@@ -39,6 +39,8 @@ mod uv;
 mod view;
 mod wire;
 mod ws;
+#[cfg(not(unix))]
+mod wt_off;
 
 use std::cell::{Cell, RefCell};
 #[cfg(unix)]
@@ -49,6 +51,7 @@ pub use gale_http::files::Dotfiles;
 pub use gale_http::Limits;
 pub use gale_router::{MethodSel, RouterOptions};
 pub use gale_ws::DeflateConfig;
+pub use gale_wt::session::Limits as WtLimits;
 pub use h2::state::H2Options;
 pub use mem::{MemOutput, MemState, MemWrite};
 pub use statics::{StaticOptions, Validators};
@@ -214,6 +217,55 @@ pub enum Event {
     /// In-process connection `key` has response bytes to read, room for more request bytes, or its server side
     /// closed (`Server::mem_read` tells which).
     Pipe(u32),
+    /// Something happened in a WebTransport session (HTTP/3).
+    Wt(WtEvent),
+}
+
+/// What a WebTransport write, datagram or open did, as JS reads it (the WebSocket statuses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WtStatus {
+    Sent = 0,
+    Buffered = 1,
+    Dropped = 2,
+    Closed = 3,
+}
+
+/// What a WebTransport session tells JS. Sessions and streams are named by the ids `Server::wt_accept` and
+/// `Server::wt_open` gave, or that came with `Stream`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WtEvent {
+    /// The client opened a stream in `session` (`bidi`: both ways; else the client sends only).
+    Stream {
+        session: u32,
+        stream: u32,
+        bidi: bool,
+    },
+    /// Bytes from the client on `stream`; `fin`: its sending ended after them.
+    Data {
+        stream: u32,
+        data: bytes::Bytes,
+        fin: bool,
+    },
+    /// The client reset its sending on `stream` (`stopped` false), or asked the server to stop sending
+    /// (`stopped` true), with a WebTransport error code (None: an HTTP/3 code, not the app's).
+    Reset {
+        stream: u32,
+        code: Option<u32>,
+        stopped: bool,
+    },
+    /// `stream`'s buffered output fell below the high-water mark after a write reported `Buffered`.
+    Drain(u32),
+    /// A datagram for `session`.
+    Datagram { session: u32, data: bytes::Bytes },
+    /// The client asked to wind `session` down (DRAIN_WEBTRANSPORT_SESSION), or the server is closing.
+    Draining(u32),
+    /// `session` ended: the code and reason of whichever side closed it (0 and empty when its CONNECT stream ended
+    /// without a CLOSE capsule or the connection went away).
+    Close {
+        session: u32,
+        code: u32,
+        reason: Box<[u8]>,
+    },
 }
 
 /// The JS side, as the engine sees it. Implemented by gale-node.
@@ -258,6 +310,9 @@ pub struct H3Options {
     /// UDP segmentation offload where the kernel has it: GSO (one sendmsg carries many QUIC packets) and GRO (one
     /// recvmsg takes many). Off only for networks whose drivers mishandle it. Default true.
     pub segmentation_offload: bool,
+    /// WebTransport (None: off): the HTTP/3 settings that offer it, and each connection's limits on sessions, streams
+    /// per session and streams held for a session not accepted yet.
+    pub webtransport: Option<gale_wt::session::Limits>,
 }
 
 impl Default for H3Options {
@@ -269,6 +324,7 @@ impl Default for H3Options {
             retry_above: 64,
             max_handshakes_per_second: 1000,
             segmentation_offload: true,
+            webtransport: None,
         }
     }
 }

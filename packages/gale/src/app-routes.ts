@@ -25,6 +25,7 @@ import { type Entry, joinPath, type Router, type StaticMount } from './router.js
 import { checkStaticOptions } from './static-options.js';
 import type { DeclaredAt } from './unanswered.js';
 import { schemaHandler } from './validate.js';
+import { acceptStep, type WtHub } from './webtransport-route.js';
 import { nativeWsOptions, upgradeStep, type WsHub } from './ws-route.js';
 
 export interface Route {
@@ -55,6 +56,7 @@ export class Registrar {
   private fallbackId: number | undefined;
   private readonly owners = new Map<readonly unknown[], Router>();
   private readonly hub: WsHub;
+  private readonly wt: WtHub;
   /** OPTIONS routes leading preflights of routed paths to cors() (app-preflight.ts). */
   private readonly preflights: Preflights;
   /** Headers every static mount sends too (`gale({ security })`). */
@@ -73,8 +75,10 @@ export class Registrar {
     chainHost: ChainHost,
     notFoundHandler: () => Handler | undefined,
     hub: WsHub,
+    wt: WtHub,
   ) {
     this.hub = hub;
+    this.wt = wt;
     this.app = app;
     this.n = n;
     this.routes = routes;
@@ -167,6 +171,7 @@ export class Registrar {
     const mount = baseOf(base);
     // An OPTIONS route for a path cors() covers takes the slot of the one made for preflights.
     const slot = e.method === 'OPTIONS' && !e.ws ? this.preflights.takeOver(path) : undefined;
+    if (e.wt) this.wt.routes++;
     const id = slot ?? this.routes.length;
     let names: string[];
     try {
@@ -178,7 +183,7 @@ export class Registrar {
     const build = (): Route => {
       const hooks = routeHooks(
         owners.map((o) => o._hooks),
-        e.ws !== undefined,
+        e.ws !== undefined || e.wt !== undefined,
       );
       const steps: Step[] = [
         ...hookSteps(hooks?.front, ''),
@@ -189,7 +194,9 @@ export class Registrar {
       // A route with schemas runs its handler behind the checks (validate.ts), after its middleware; preHandler
       // hooks run between the checks and the handler, preValidation ones before the checks.
       let handler: Handler;
-      if (e.ws) {
+      if (e.wt) {
+        handler = acceptStep(this.wt, e.wt.behavior) as Handler;
+      } else if (e.ws) {
         const native = { routeId: id, hasParams: names.length !== 0 };
         handler = upgradeStep(this.hub, e.ws.behavior, e.ws.onOpen, steps.length === 0, native) as Handler;
       } else {
@@ -205,7 +212,7 @@ export class Registrar {
         ? (handler as (req: Request, res: Response) => unknown)
         : compose(steps, handler, mount, routeScopes, this.chainHost);
       // (a WebSocket route's request waits for the upgrade, not for an answer: no handlerTimeout)
-      const timeout = e.ws ? false : e.schema?.handlerTimeout;
+      const timeout = e.ws || e.wt ? false : e.schema?.handlerTimeout;
       return { run, direct, names, scopes: routeScopes, base: mount, pattern: path, timeout, at: e.at };
     };
     const route = build();
@@ -215,7 +222,7 @@ export class Registrar {
       this.routes[id] = build();
     });
     const run = route.run;
-    if (!e.ws)
+    if (!e.ws && !e.wt)
       this.preflights.routed(
         path,
         e.method,

@@ -123,10 +123,26 @@ export type { SseMessage, SseOptions } from './sse.js';
 export { SseStream } from './sse.js';
 export type { InferOutput, StandardJSONSchemaV1, StandardSchemaV1 } from './standard-schema.js';
 export type { StreamSource } from './stream.js';
-export type { Http2Options, Http3Options, PemSource, TlsCertificate, TlsOptions } from './tls.js';
+export type {
+  Http2Options,
+  Http3Options,
+  PemSource,
+  TlsCertificate,
+  TlsOptions,
+  WebTransportLimits,
+} from './tls.js';
 export type { RequestTrace } from './tracing.js';
 export { TRACING_CHANNELS } from './tracing.js';
 export type { ViewEngine } from './views.js';
+export type { DatagramStatus, WebTransportStream } from './webtransport.js';
+export {
+  WebTransportBidiStream,
+  WebTransportReceiveStream,
+  WebTransportSendStream,
+  WebTransportSession,
+  WebTransportStreamError,
+} from './webtransport.js';
+export type { WebTransportBehavior } from './webtransport-route.js';
 export type { PublishOptions, SendOptions, SendStatus, WsData } from './ws.js';
 export { WebSocket } from './ws.js';
 export type { WsBehavior, WsConnectionHandler } from './ws-route.js';

@@ -99,6 +99,17 @@ export interface NativeHttp3 {
   retryAbove?: number;
   maxHandshakesPerSecond?: number;
   segmentationOffload?: boolean;
+  /** WebTransport's limits; present when the app has `webtransport` routes. */
+  webtransport?: NativeWebTransport;
+}
+
+/** WebTransport's per-connection limits (`http3.webtransport`). */
+export interface NativeWebTransport {
+  maxSessions?: number;
+  maxStreams?: number;
+  maxHeldStreams?: number;
+  /** Milliseconds a stream may wait for its session to be accepted. */
+  holdTimeout?: number;
 }
 
 /** A WebSocket route's options (`app.ws(path, behavior)`), as option-rules.ts checked them. */

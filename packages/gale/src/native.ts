@@ -145,6 +145,15 @@ export interface NativeServer {
     key: number,
   ): [state: number, body: Buffer | undefined, status?: number, reason?: string, headers?: string[]] | undefined;
   memClose(key: number): void;
+  /** WebTransport (crates/gale-node/src/wt.rs): statuses 0 sent, 1 buffered (wait for its drain), 2 dropped, 3 closed. */
+  wtAccept(id: number): number | undefined;
+  wtOpen(session: number, bidi: boolean): number | undefined;
+  wtWrite(stream: number, data: string | Uint8Array, fin: boolean): number;
+  wtReset(stream: number, code: number, stop: boolean): void;
+  wtPause(stream: number, paused: boolean): void;
+  wtDatagram(session: number, data: string | Uint8Array): number;
+  wtMaxDatagram(session: number): number;
+  wtClose(session: number, code: number, reason: string): void;
 }
 
 /** A WebSocket's kept upgrade request (`wsRequest`): method, target, HTTP minor version, flat lower-cased headers, peer. */
@@ -174,7 +183,8 @@ export type KeptHead = string;
 export type ReplyMeta = [reason: string | undefined, close: boolean, length: number | undefined] | number;
 
 export type DispatchFn = (id: number, route: number, ...params: string[]) => void;
-export type EventFn = (kind: number, id: number, code?: number, reason?: string) => void;
+/** An event; EV_WT's are (EV_WT, kind, id, a, b, data), as crates/gale-node/src/handler.rs `wt_event` lays them out. */
+export type EventFn = (kind: number, id: number, code?: unknown, reason?: unknown, b?: unknown, data?: unknown) => void;
 /** A WebSocket message: a view (`off`, `len`) of a pooled ArrayBuffer, or a Buffer of its own (`off` 0xFFFFFFFF). */
 export type WsMessageFn = (sid: number, buf: ArrayBuffer | Buffer, off: number, len: number, isBinary: boolean) => void;
 
@@ -193,6 +203,7 @@ export const EV_WS_CLOSE = 4;
 export const EV_WS_DRAIN = 5;
 export const EV_TOPIC = 6;
 export const EV_PIPE = 7;
+export const EV_WT = 8;
 
 /** Content types the engine knows by index (crates/gale-node/src/methods.rs). */
 export const CT_NONE = 0;

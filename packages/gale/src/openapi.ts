@@ -78,6 +78,8 @@ class DocBuilder {
   }
 
   private route(e: Extract<Entry, { kind: 'route' }>, pattern: string): void {
+    // WebTransport routes are sessions, not operations.
+    if (e.method === 'CONNECT') return;
     const methods = e.method === 'ALL' ? ALL_METHODS : [methodName(e.method)];
     for (const alt of openApiPaths(pattern)) {
       const item = this.paths[alt.path] ?? {};

@@ -25,6 +25,7 @@ import type {
   WsRouteMethod,
 } from './route-types.js';
 import { type DeclaredAt, declaredAt } from './unanswered.js';
+import type { WebTransportBehavior } from './webtransport-route.js';
 import type { WsBehavior, WsConnectionHandler } from './ws-route.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'ALL';
@@ -52,7 +53,8 @@ export type Entry =
   | {
       kind: 'route';
       seq: number;
-      method: Method;
+      /** CONNECT only for a WebTransport route. */
+      method: Method | 'CONNECT';
       path: string;
       fns: Middleware[];
       handler: Handler;
@@ -60,6 +62,8 @@ export type Entry =
       schema?: RouteSchema;
       /** A WebSocket route: the handler is replaced by the upgrade step when registered. */
       ws?: { behavior: WsBehavior; onOpen?: WsConnectionHandler };
+      /** A WebTransport route (a CONNECT route): the handler is replaced by the accept step when registered. */
+      wt?: { behavior: WebTransportBehavior };
       /** Where the app declared it (`file:line:column`), for the messages about a handler that never answers. */
       at?: DeclaredAt;
     }
@@ -378,6 +382,22 @@ export class Router<S extends object = object, R extends object = object> {
    */
   declare ws: WsRouteMethod<this, S>;
 
+  /**
+   * A WebTransport route on the HTTP/3 listener (`listen({ tls, http3: true })`): a session's extended CONNECT to
+   * `path` runs the middleware given before the behaviour (auth, cookies), then `behavior.upgrade`, then opens the
+   * session. Chromium and aioquic speak the draft Gale answers (draft-02's settings and header).
+   *
+   * @example
+   * app.webtransport('/echo', {
+   *   datagram: (session, data) => session.sendDatagram(data),
+   *   stream: (session, stream) => stream.pipe(stream as WebTransportBidiStream),
+   * });
+   */
+  declare webtransport: <D = unknown>(
+    path: string,
+    ...handlers: [...Middleware<AnyParams, S>[], WebTransportBehavior<D, AnyParams, S>]
+  ) => this;
+
   /** @internal the implementation of every route method: `fns` may start with the route's schema object */
   route(method: Method, path: string, fns: unknown[]): this {
     let schema: RouteSchema | undefined;
@@ -428,6 +448,29 @@ for (const [name, method] of ROUTE_METHODS) {
   });
 }
 Object.defineProperty(Router.prototype, 'ws', { value: wsRoute, writable: true, configurable: true });
+Object.defineProperty(Router.prototype, 'webtransport', { value: wtRoute, writable: true, configurable: true });
+
+const WT_HANDLERS = new Set(['upgrade', 'open', 'stream', 'datagram', 'draining', 'close']);
+
+/** `webtransport(path, …middleware, behaviour)`: a CONNECT route whose handler the app replaces with the accept step. */
+function wtRoute(this: Router, path: string, ...fns: unknown[]): Router {
+  const last = fns.pop();
+  if (last === undefined || typeof last !== 'object' || last === null) {
+    throw new TypeError(`webtransport(${path}): give a behaviour object ({ open, stream, datagram, close, … })`);
+  }
+  for (const [k, v] of Object.entries(last)) {
+    if (!WT_HANDLERS.has(k))
+      throw new TypeError(`webtransport(${path}): unknown behaviour field '${k}' (${[...WT_HANDLERS].join(', ')})`);
+    if (typeof v !== 'function') throw new TypeError(`webtransport(${path}): ${k} must be a function`);
+  }
+  for (const f of fns) {
+    if (typeof f !== 'function') throw new TypeError(`webtransport(${path}): middleware must be functions`);
+  }
+  const handler: Handler = () => undefined;
+  const wt = { behavior: last as WebTransportBehavior };
+  this.add({ kind: 'route', seq: nextSeq(), method: 'CONNECT', path, fns: fns as Middleware[], handler, wt });
+  return this;
+}
 
 /** `ws(path, …middleware, behaviour)`: a GET route whose handler the app replaces with the upgrade step. */
 function wsRoute(this: Router, path: string, ...fns: unknown[]): Router {

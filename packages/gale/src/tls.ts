@@ -144,14 +144,40 @@ export interface Http3Options {
    * takes many). Turn it off only on a network whose drivers mishandle it. Default true.
    */
   segmentationOffload?: boolean;
+  /** WebTransport's limits per connection, used when the app has `app.webtransport` routes. */
+  webtransport?: WebTransportLimits;
 }
 
-/** The engine's form of `listen({ http3 })` (null: off). */
-export function nativeHttp3(o: boolean | Http3Options | undefined, tls: TlsOptions | undefined): Http3Options | null {
+/**
+ * Limits of WebTransport on each HTTP/3 connection (`listen({ http3: { webtransport } })`).
+ *
+ * @example
+ * app.listen({ port: 443, tls, http3: { webtransport: { maxSessions: 1, maxStreams: 32 } } });
+ */
+export interface WebTransportLimits {
+  /** Sessions one connection may have at once (answered or not); more CONNECTs are rejected. Default 4. */
+  maxSessions?: number;
+  /** Streams the client may have open at once in one session; more are refused (H3_REQUEST_REJECTED). Default 100. */
+  maxStreams?: number;
+  /** Streams that may wait on a connection for a session the app has not accepted yet. Default 16. */
+  maxHeldStreams?: number;
+  /** Milliseconds such a stream may wait before it is refused (WEBTRANSPORT_BUFFERED_STREAM_REJECTED). Default 5000. */
+  holdTimeout?: number;
+}
+
+/** The engine's form of `listen({ http3 })` (null: off); WebTransport is offered when the app has its routes. */
+export function nativeHttp3(
+  o: boolean | Http3Options | undefined,
+  tls: TlsOptions | undefined,
+  webtransport = false,
+): Http3Options | null {
   if (o === undefined || o === false) return null;
   if (tls === undefined)
     throw new TypeError('listen: http3 needs tls (HTTP/3 runs over QUIC, which is always encrypted)');
-  return o === true ? {} : { ...o };
+  const h = o === true ? {} : { ...o };
+  if (webtransport) h.webtransport = { ...h.webtransport };
+  else delete h.webtransport;
+  return h;
 }
 
 /**

@@ -29,9 +29,9 @@ const GATHER: usize = 64 * 1024;
 
 /// The engine's side of the request: its connection closes when the stream's task ends, however it ends (the
 /// engine aborts a request JS still holds, as when a client leaves).
-struct Opened {
-    server: Rc<Server>,
-    key: u32,
+pub(super) struct Opened {
+    pub server: Rc<Server>,
+    pub key: u32,
 }
 
 impl Drop for Opened {
@@ -121,7 +121,7 @@ pub(super) async fn serve(
         return;
     };
     let waker = poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
-    let opened = server.pulled_open(peer, ctx.local, &parts, body, more, waker);
+    let opened = server.pulled_open(peer, ctx.local, &parts, body, more, waker, None);
     let (key, intake) = match opened {
         Ok(o) => o,
         // The server is closing: the client may retry elsewhere (RFC 9114 §4.1.1).
@@ -153,7 +153,7 @@ pub(super) async fn serve(
 
 /// Over `maxConnections` (each HTTP/3 request holds one while it runs): the engine's 503 with Retry-After, as a
 /// socket gets.
-async fn busy(send: &mut Send, head: Response<()>) {
+pub(super) async fn busy(send: &mut Send, head: Response<()>) {
     if send.send_response(head).await.is_ok()
         && send
             .send_data(Bytes::from_static(crate::engine::BUSY_BODY))
@@ -186,7 +186,7 @@ pub(super) fn close_first(quic: &quinn::Connection, e: &StreamError) {
 }
 
 /// Waits until `ready` says the engine has news for this task (the engine wakes it: its waker is the task's).
-async fn wait_for(opened: &Opened, mut ready: impl FnMut(&Server, u32) -> bool) {
+pub(super) async fn wait_for(opened: &Opened, mut ready: impl FnMut(&Server, u32) -> bool) {
     poll_fn(|_| {
         if ready(&opened.server, opened.key) {
             Poll::Ready(())

@@ -2,6 +2,7 @@
 //! listener's port, HTTP/3 and QPACK by the `h3` crate, all polled by the executor on Node's loop (exec.rs) with
 //! the socket's readiness from a uv_poll (udp.rs). Each request stream is a request record of the engine, as an
 //! HTTP/2 stream is (bridge.rs, `pulled/`), so routing, middleware, limits and the JS API are the engine's own.
+//! WebTransport sessions (wt.rs, wt_io.rs) start as such a request: a JS route accepts the extended CONNECT.
 //!
 //! Why quinn + h3 and not quiche: quinn's QUIC runs on rustls, which the engine already builds with ring, and its
 //! `Runtime` trait lets any executor drive it; quiche needs BoringSSL compiled from source. quinn-udp brings GSO
@@ -11,6 +12,8 @@ mod bridge;
 mod conn;
 mod exec;
 mod udp;
+mod wt;
+mod wt_io;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -34,7 +37,7 @@ pub(crate) struct Quic {
     endpoint: quinn::Endpoint,
     udp: Arc<UvUdp>,
     opts: H3Options,
-    ctx: Rc<Ctx>,
+    pub(crate) ctx: Rc<Ctx>,
 }
 
 /// quinn's server config for the listener's TLS config: the same certificates (a reload reaches both), ALPN `h3`.
@@ -105,6 +108,7 @@ impl Quic {
             admitted: Cell::new(0),
             max_connections: cfg.max_connections,
             opts: opts.clone(),
+            wt: RefCell::new(wt::WtTable::default()),
         });
         let ep = endpoint.clone();
         let accepting = ctx.clone();
@@ -142,6 +146,7 @@ impl Quic {
             .collect();
         self.exec
             .run_after(|| wakers.into_iter().for_each(Waker::wake));
+        self.ctx.wt_drain_all();
     }
 
     /// New handshakes use `tls` (certificate reload); connections keep the keys they agreed.
@@ -207,7 +212,7 @@ pub(crate) fn udp_port_taken(e: &std::io::Error) -> bool {
 }
 
 /// What every connection's task shares.
-struct Ctx {
+pub(crate) struct Ctx {
     server: Weak<Server>,
     exec: Weak<Exec>,
     local: SocketAddr,
@@ -230,6 +235,8 @@ struct Ctx {
     /// Connections the engine may hold in all (`maxConnections`).
     max_connections: usize,
     opts: H3Options,
+    /// WebTransport's sessions and streams (wt.rs).
+    wt: RefCell<wt::WtTable>,
 }
 
 /// A connection let in: counted against its address until dropped.

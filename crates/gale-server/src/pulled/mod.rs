@@ -39,6 +39,7 @@ impl Inner {
         body: Option<&[u8]>,
         more: bool,
         waker: Waker,
+        wt: Option<u32>,
     ) -> Result<(u32, Intake), Refused> {
         if self.closing {
             return Err(Refused::Closing);
@@ -70,6 +71,8 @@ impl Inner {
             since: self.now,
             head_sent: false,
             reset: false,
+            wt,
+            wt_accepted: false,
         }));
         self.stream_request(idx, parts, 3);
         match self.reqs.get(idx).action {
@@ -215,6 +218,12 @@ impl Inner {
         if p.reset {
             return Pull::reset();
         }
+        if p.wt_accepted {
+            return Pull {
+                accept: true,
+                ..Pull::default()
+            };
+        }
         let Some(idx) = p.idx else {
             return Pull::default();
         };
@@ -260,6 +269,32 @@ impl Inner {
             reqs.let_go(idx, events);
         }
         pull
+    }
+
+    /// JS accepts the WebTransport session request `idx` asked for (it must be a CONNECT the HTTP/3 task marked, not
+    /// answered yet): the record is done as if answered, and the task, woken, sends the 200. The session's id.
+    pub(crate) fn pulled_wt_accept(&mut self, idx: usize) -> Option<u32> {
+        let cid = self.reqs.get(idx).conn;
+        let Inner {
+            conns,
+            reqs,
+            events,
+            ..
+        } = self;
+        let p = conns.get_mut(cid).and_then(|c| c.pulled.as_deref_mut())?;
+        let req = reqs.get_mut(idx);
+        if p.idx != Some(idx) || p.reset || p.wt_accepted || req.reply.started {
+            return None;
+        }
+        let key = p.wt?;
+        p.wt_accepted = true;
+        p.body_open = false;
+        p.idx = None;
+        // Answered, as far as the record goes: retired at the end of the turn, no abort for JS.
+        req.reply.ended = true;
+        reqs.let_go(idx, events);
+        p.waker.wake_by_ref();
+        Some(key)
     }
 
     /// Output for a stream's connection: wake its task to pull it.

@@ -10,7 +10,8 @@ use crate::Server;
 
 impl Server {
     /// A stream's request (see `Inner::pulled_open`): its pipe's key, which `mem_close` ends, and what to do with
-    /// the rest of the body.
+    /// the rest of the body. `wt`: a WebTransport CONNECT's session id, for JS to accept.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn pulled_open(
         self: &Rc<Self>,
         peer: SocketAddr,
@@ -19,12 +20,13 @@ impl Server {
         body: Option<&[u8]>,
         more: bool,
         waker: Waker,
+        wt: Option<u32>,
     ) -> Result<(u32, Intake), Refused> {
         self.ensure_timers().map_err(|_| Refused::Closing)?;
         let r = {
             let mut inner = self.inner.borrow_mut();
             inner.refresh_clock();
-            inner.pulled_open(peer, local, parts, body, more, waker)
+            inner.pulled_open(peer, local, parts, body, more, waker, wt)
         };
         self.after_call();
         r

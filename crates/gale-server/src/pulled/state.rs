@@ -22,6 +22,10 @@ pub(crate) struct Pulled {
     pub(super) head_sent: bool,
     /// The engine gave up on the response (`destroy`, `maxWriteBuffer`): the task resets the stream.
     pub(super) reset: bool,
+    /// A WebTransport CONNECT: its session's id (h3/wt.rs), which JS may accept instead of answering.
+    pub(super) wt: Option<u32>,
+    /// JS accepted the session (`Inner::pulled_wt_accept`): the task sends the 200 and serves the session.
+    pub(super) wt_accepted: bool,
 }
 
 /// Why no request was made.
@@ -57,6 +61,8 @@ pub(crate) struct Pull {
     /// Reset the stream: the engine gave up on the response, its body ended short of its Content-Length, a file
     /// could not be read, or the request is gone.
     pub reset: bool,
+    /// JS accepted the WebTransport session this CONNECT asked for: no response comes from the record.
+    pub accept: bool,
 }
 
 impl Pull {
@@ -69,6 +75,6 @@ impl Pull {
 
     /// Nothing yet: wait for the engine to wake the task.
     pub fn is_empty(&self) -> bool {
-        self.head.is_none() && self.body.is_empty() && !self.end && !self.reset
+        self.head.is_none() && self.body.is_empty() && !self.end && !self.reset && !self.accept
     }
 }

@@ -106,8 +106,9 @@ impl Inner {
                 return;
             }
             // CONNECT asks for a tunnel, which no route serves (node:http hands it to 'connect' listeners only):
-            // 405 with what the server does accept. Its target is an authority, so the router never matches it.
-            Found::NotFound if method == b"CONNECT" => {
+            // 405 with what the server does accept. Its target is an authority, so the router never matches it. (An
+            // extended CONNECT, a WebTransport session's, has a path: no route for it is a 404.)
+            Found::NotFound if method == b"CONNECT" && !path.starts_with(b"/") => {
                 let extra = crate::wire::allow_line(self.routes.router.allow_any(None));
                 let body: &[u8] = b"Method Not Allowed: CONNECT (a tunnel) is not served here";
                 crate::wire::native_text(req, h2, &self.date, 405, &extra, body);

@@ -18,6 +18,7 @@ import {
   EV_TOPIC,
   EV_WS_CLOSE,
   EV_WS_DRAIN,
+  EV_WT,
   type NativeServer,
 } from '../native.js';
 import type { GaleOptions } from '../options.js';
@@ -30,6 +31,7 @@ import { isStreamSource } from '../stream.js';
 import { runHandler, TracedResponse, traceError, traceRequest, tracingOn } from '../tracing.js';
 import { GRACE_MS, HandlerTimer, placeOf, routeName, unansweredWarning } from '../unanswered.js';
 import type { Views } from '../views.js';
+import type { WtHub } from '../webtransport-route.js';
 import type { WsHub } from '../ws-route.js';
 import type { PubSub } from './pubsub.js';
 
@@ -44,6 +46,8 @@ export interface DispatchParts {
   /** The app's routes by id, filled as they are registered (app-routes.ts). */
   readonly routes: Route[];
   readonly hub: WsHub;
+  /** WebTransport sessions and streams (webtransport-route.ts). */
+  readonly wt: WtHub;
   /** The request options every Request of the app reads (one shared object). */
   readonly reqConfig: RequestConfig;
   /** The app's views, for `res.render`. */
@@ -67,6 +71,7 @@ export class Dispatcher {
   private readonly routes: Route[];
   private readonly live: (Response | undefined)[] = [];
   private readonly hub: WsHub;
+  private readonly wt: WtHub;
   private readonly reqConfig: RequestConfig;
   /** Development mode: unanswered requests are reported, error answers carry the stack. */
   private readonly dev: boolean;
@@ -83,6 +88,7 @@ export class Dispatcher {
   constructor(options: GaleOptions, o: DispatchParts) {
     this.routes = o.routes;
     this.hub = o.hub;
+    this.wt = o.wt;
     this.reqConfig = o.reqConfig;
     this.dev = options.development ?? process.env.NODE_ENV === 'development';
     this.handlerTimeout = o.handlerTimeout;
@@ -275,7 +281,18 @@ export class Dispatcher {
   }
 
   /** The engine's events: a request's abort, drain and body, WebSocket close and drain, topics, in-process pipes. */
-  readonly onEvent = (kind: number, id: number, code?: number, reason?: string): void => {
+  readonly onEvent = (
+    kind: number,
+    id: number,
+    code?: unknown,
+    reason?: unknown,
+    b?: unknown,
+    data?: unknown,
+  ): void => {
+    if (kind === EV_WT) {
+      this.wt.event(id, code as number, reason, b, data);
+      return;
+    }
     if (kind === EV_CLOSED) {
       this.resolveClosed?.();
       return;
