@@ -210,6 +210,7 @@ const GROUPS: [string, [string, string], string][] = [
   ['NativeCompression', ['options.ts', 'CompressionOptions'], 'galeRules.compression'],
   ['NativeHttp2', ['tls.ts', 'Http2Options'], 'checkListen.http2'],
   ['NativeHttp3', ['tls.ts', 'Http3Options'], 'checkListen.http3'],
+  ['NativeWebTransport', ['tls.ts', 'WebTransportLimits'], 'checkListen.http3.webtransport'],
   ['NativeWsOptions', ['ws-route.ts', 'WsBehavior'], 'checkWsBehavior'],
   ['NativeStaticOptions', ['options.ts', 'StaticOptions'], 'static'],
 ];
@@ -226,6 +227,7 @@ const CHECK: Record<string, (o: Record<string, unknown>) => void> = {
   'galeRules.compression': (o) => checkGaleOptions({ compression: o }, 'gale()'),
   'checkListen.http2': (o) => checkListen({ http2: o }, undefined),
   'checkListen.http3': (o) => checkListen({ http3: o }, undefined),
+  'checkListen.http3.webtransport': (o) => checkListen({ http3: { webtransport: o } }, undefined),
   checkWsBehavior: (o) => checkWsBehavior(o, '/ws'),
   static: (o) => void checkStaticOptions(o, 'app.static()'),
 };

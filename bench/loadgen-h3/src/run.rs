@@ -113,8 +113,7 @@ async fn request(sender: &mut Sender, sh: &Shared) -> Result<Outcome, Failure> {
     let closed = |e: &h3::error::StreamError| {
         matches!(
             e,
-            h3::error::StreamError::ConnectionError { .. }
-                | h3::error::StreamError::RemoteClosing
+            h3::error::StreamError::ConnectionError { .. } | h3::error::StreamError::RemoteClosing
         )
     };
     let mut stream = sender.send_request(req).await.map_err(|e| {

@@ -139,6 +139,12 @@ export function checkListen(portOrOptions: unknown, host: unknown): void {
           retryAbove: num('handshakes'),
           maxHandshakesPerSecond: num('handshakes per second', 1),
           segmentationOffload: bool,
+          webtransport: shape(where, 'http3.webtransport', {
+            maxSessions: num('sessions', 1),
+            maxStreams: num('streams'),
+            maxHeldStreams: num('streams'),
+            holdTimeout: num('milliseconds'),
+          }),
         }),
       ),
       io: oneOf('auto', 'uring', 'epoll'),

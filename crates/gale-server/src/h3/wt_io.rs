@@ -33,6 +33,8 @@ use crate::WtEvent;
 const MAX_CAPSULE: usize = 64 * 1024;
 /// Bytes a stream's task hands JS in one poll before it lets the loop run (and JS pause it).
 const READ_BUDGET: usize = 256 * 1024;
+/// How long a session the server closed waits for the client's end of the CONNECT stream.
+const CLOSE_LINGER: Duration = Duration::from_secs(2);
 /// H3_DATAGRAM_ERROR (RFC 9297 §2.1): a datagram without a quarter stream ID.
 const H3_DATAGRAM_ERROR: u32 = 0x33;
 
@@ -165,10 +167,28 @@ pub(super) async fn connect(
             Next::Close(code, reason) => {
                 let mut buf = Vec::new();
                 gale_wt::capsule::encode_close(code, &reason, &mut buf);
-                if send.send_data(buf.into()).await.is_ok() {
-                    let _ = send.finish().await;
-                }
                 ends.2 = Some((code, reason.into_bytes()));
+                if send.send_data(buf.into()).await.is_err() || send.finish().await.is_err() {
+                    return;
+                }
+                // The client answers with its own FIN; stopping the stream before it (which dropping it does) makes
+                // Chromium report a lost connection instead of the close. What it sends meanwhile is ignored.
+                let Some(exec) = ctx.exec.upgrade() else {
+                    return;
+                };
+                let mut deadline = exec.timer(Instant::now() + CLOSE_LINGER);
+                drop(exec);
+                poll_fn(|cx| loop {
+                    if deadline.as_mut().poll(cx).is_ready() {
+                        return Poll::Ready(());
+                    }
+                    match recv.poll_recv_data(cx) {
+                        Poll::Ready(Ok(Some(_))) => continue,
+                        Poll::Ready(_) => return Poll::Ready(()),
+                        Poll::Pending => return Poll::Pending,
+                    }
+                })
+                .await;
                 return;
             }
             Next::Drain => {

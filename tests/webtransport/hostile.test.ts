@@ -1,0 +1,176 @@
+// WebTransport under hostile or careless clients (aioquic): the engine answers with the draft's codes and keeps
+// serving — streams over the session's limit, sessions over the connection's, a malformed capsule, streams for a
+// session not accepted yet (held, then delivered or refused), and a stream JS does not read (QUIC flow control holds
+// the client back; nothing is lost).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { WebTransportBidiStream } from 'gale';
+import { h3App } from '../h3/server.js';
+import { streamText, wtClient } from './wt.js';
+
+/** H3_REQUEST_REJECTED, WEBTRANSPORT_BUFFERED_STREAM_REJECTED, H3_MESSAGE_ERROR. */
+const REJECTED = 0x10b;
+const BUFFERED_REJECTED = 0x3994bd84;
+const MESSAGE_ERROR = 0x10e;
+
+const echo = { datagram: (s: { sendDatagram(d: Buffer): unknown }, d: Buffer) => s.sendDatagram(d) };
+
+test('a stream over the session limit is refused with H3_REQUEST_REJECTED, and the session goes on', async (t) => {
+  const streams: WebTransportBidiStream[] = [];
+  const { port } = await h3App(
+    t,
+    (app) => app.webtransport('/s', { ...echo, stream: (_s, st) => void streams.push(st as WebTransportBidiStream) }),
+    { http3: { webtransport: { maxStreams: 2 } } },
+  );
+  const ev = await wtClient(port, [
+    { do: 'connect', path: '/s' },
+    { do: 'wait', for: 'status' },
+    { do: 'bidi', name: 'a', data: '1' },
+    { do: 'bidi', name: 'b', data: '2' },
+    { do: 'bidi', name: 'c', data: '3' },
+    { do: 'wait', for: 'reset:c' },
+    { do: 'datagram', data: 'still here' },
+    { do: 'wait', for: 'datagram' },
+  ]);
+  assert.deepEqual(
+    ev.filter((e) => e.kind === 'timeout'),
+    [],
+  );
+  const refused = ev.filter((e) => (e.kind === 'reset' || e.kind === 'stop') && e.stream === 'c');
+  assert.ok(refused.length > 0 && refused.every((e) => e.code === REJECTED), JSON.stringify(refused));
+  assert.equal(ev.find((e) => e.kind === 'datagram')?.data, 'still here');
+  assert.equal(streams.length, 2);
+});
+
+test('a CONNECT over the connection session limit is rejected; the first session is untouched', async (t) => {
+  let opened = 0;
+  const { port } = await h3App(t, (app) => app.webtransport('/s', { ...echo, open: () => opened++ }), {
+    http3: { webtransport: { maxSessions: 1 } },
+  });
+  const ev = await wtClient(port, [
+    { do: 'connect', path: '/s' },
+    { do: 'wait', for: 'status' },
+    { do: 'connect', path: '/s' },
+    { do: 'wait', for: 'reset:s4' },
+    { do: 'get', path: '/missing' },
+    { do: 'wait', for: 'response' },
+  ]);
+  assert.deepEqual(
+    ev.filter((e) => e.kind === 'timeout'),
+    [],
+  );
+  assert.equal(ev.filter((e) => e.kind === 'status').length, 1);
+  assert.equal(ev.find((e) => e.kind === 'reset' && e.stream === 's4')?.code, REJECTED);
+  assert.equal(ev.find((e) => e.kind === 'response')?.status, 404);
+  assert.equal(opened, 1);
+});
+
+test('a malformed capsule ends its session with H3_MESSAGE_ERROR, and the connection still serves', async (t) => {
+  const closed: [number, string][] = [];
+  const { port } = await h3App(t, (app) => {
+    app.webtransport('/s', { close: (_s, code, reason) => void closed.push([code, reason]) });
+    app.get('/ok', () => 'ok');
+  });
+  const ev = await wtClient(port, [
+    { do: 'connect', path: '/s' },
+    { do: 'wait', for: 'status' },
+    // CLOSE_WEBTRANSPORT_SESSION (0x2843) whose value is 2 bytes: too short for its 4-byte code.
+    { do: 'capsule', hex: '6843026162' },
+    { do: 'wait', for: 'reset:s0' },
+    { do: 'get', path: '/ok' },
+    { do: 'wait', for: 'response' },
+  ]);
+  assert.deepEqual(
+    ev.filter((e) => e.kind === 'timeout'),
+    [],
+  );
+  assert.equal(ev.find((e) => e.kind === 'reset' && e.stream === 's0')?.code, MESSAGE_ERROR);
+  assert.deepEqual(
+    ev.filter((e) => e.kind === 'response').map((e) => [e.status, e.body]),
+    [[200, 'ok']],
+  );
+  assert.equal(closed.length, 1);
+  assert.equal(closed[0]?.[0], 0);
+  assert.match(closed[0]?.[1] ?? '', /malformed capsule/);
+});
+
+test('a stream opened before its session is accepted waits for it; past holdTimeout it is refused', async (t) => {
+  const got: string[] = [];
+  const { port } = await h3App(
+    t,
+    (app) => {
+      const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      const collect = {
+        stream: (_s: unknown, st: WebTransportBidiStream) => st.on('data', (d: Buffer) => got.push(String(d))),
+      };
+      app.webtransport('/slow', { upgrade: () => delay(150), ...collect });
+      app.webtransport('/slower', { upgrade: () => delay(900), ...collect });
+    },
+    { http3: { webtransport: { holdTimeout: 400 } } },
+  );
+  const early = await wtClient(port, [
+    { do: 'connect', path: '/slow' },
+    { do: 'bidi', name: 'early', data: 'before the 200' },
+    { do: 'wait', for: 'status' },
+    { do: 'sleep', s: 0.3 },
+  ]);
+  assert.equal(early.find((e) => e.kind === 'status')?.status, 200);
+  assert.deepEqual(got, ['before the 200']);
+  const late = await wtClient(port, [
+    { do: 'connect', path: '/slower' },
+    { do: 'bidi', name: 'late', data: 'waits too long' },
+    { do: 'wait', for: 'reset:late' },
+    { do: 'wait', for: 'status' },
+  ]);
+  assert.deepEqual(
+    late.filter((e) => e.kind === 'timeout'),
+    [],
+  );
+  assert.equal(
+    late.find((e) => (e.kind === 'reset' || e.kind === 'stop') && e.stream === 'late')?.code,
+    BUFFERED_REJECTED,
+  );
+  assert.deepEqual(got, ['before the 200']);
+});
+
+test('a stream JS does not read holds the client back by flow control, and loses nothing once read', async (t) => {
+  const size = 4 * 1024 * 1024;
+  let held: WebTransportBidiStream | undefined;
+  const { port } = await h3App(t, (app) =>
+    app.webtransport('/big', {
+      stream: (_s, st) => {
+        held = st as WebTransportBidiStream;
+      },
+      datagram: (s, d) => {
+        if (held === undefined) return;
+        if (String(d) === 'report') s.sendDatagram(String(held.readableLength));
+        if (String(d) === 'read') {
+          const stream = held;
+          let total = 0;
+          stream.on('data', (c: Buffer) => {
+            total += c.length;
+          });
+          stream.on('end', () => stream.end(String(total)));
+        }
+      },
+    }),
+  );
+  const ev = await wtClient(port, [
+    { do: 'connect', path: '/big' },
+    { do: 'wait', for: 'status' },
+    { do: 'bidi', name: 'big', data: 'x'.repeat(size), fin: true },
+    { do: 'sleep', s: 1 },
+    { do: 'datagram', data: 'report' },
+    { do: 'wait', for: 'datagram' },
+    { do: 'datagram', data: 'read' },
+    { do: 'wait', for: 'end:big', timeout: 20 },
+  ]);
+  assert.deepEqual(
+    ev.filter((e) => e.kind === 'timeout'),
+    [],
+  );
+  const buffered = Number(ev.find((e) => e.kind === 'datagram')?.data);
+  // Some arrived, far from all: the engine stopped taking bytes once the Readable was full.
+  assert.ok(buffered > 0 && buffered < 1024 * 1024, `JS held ${buffered} bytes unread`);
+  assert.deepEqual(streamText(ev, 'big'), { text: String(size), end: true });
+});
