@@ -1,8 +1,10 @@
 // @gale-http/engine.io's options against the real engine.io 6 on the same requests (path, trailing slash, allowUpgrades,
 // cors, allowRequest, middleware, cookie, initialPacket, maxHttpBufferSize, the heartbeat), its exports, and the
-// clear refusals of what Gale does not offer (something neither an app nor a server, allowEIO3, webtransport).
+// clear refusals of what Gale does not offer (something neither an app nor a server, allowEIO3, WebTransport on a
+// node:http server).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import http from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as eio from '@gale-http/engine.io';
@@ -149,7 +151,11 @@ test('what Gale does not offer is refused at once, saying what to do', () => {
     message: /attach\(\) takes a Gale app \(gale\(\) from 'gale'\) or a node:http\/https server, got Object/,
   });
   assert.throws(() => new eio.Server({ allowEIO3: true as never }), /allowEIO3 is not supported/);
-  assert.throws(() => new eio.Server({ transports: ['webtransport' as never] }), /webtransport transport is not/);
+  assert.doesNotThrow(() => new eio.Server({ transports: ['polling', 'webtransport'] }));
+  assert.throws(
+    () => new eio.Server({ transports: ['webtransport'] }).attach(http.createServer()),
+    /webtransport transport needs a Gale app listening with http3/,
+  );
   assert.throws(
     () => new eio.Server({ transports: ['carrier-pigeon' as never] }),
     /unknown transport "carrier-pigeon"/,

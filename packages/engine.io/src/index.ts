@@ -41,6 +41,7 @@ export type {
   TransportName,
 } from './types.js';
 export { NodeWsTransport, WebSocketTransport } from './websocket.js';
+export { WebTransportTransport } from './webtransport.js';
 export { Polling, WsTransport };
 
 /**

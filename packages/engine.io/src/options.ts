@@ -48,7 +48,7 @@ export interface EngineOptions {
   wsEngine?: unknown;
 }
 
-const TRANSPORTS: readonly string[] = ['polling', 'websocket'];
+const TRANSPORTS: readonly string[] = ['polling', 'websocket', 'webtransport'];
 
 /** `what` must be a number of ms (or bytes) ≥ `min`, when given. */
 function checkNumber(o: ServerOptions, what: keyof ServerOptions, min: number): void {
@@ -66,12 +66,11 @@ export function engineOptions(o: ServerOptions): EngineOptions {
   checkNumber(o, 'httpRequestBodyTimeout', 1);
   const transports = o.transports ?? ['polling', 'websocket'];
   if (!Array.isArray(transports) || transports.length === 0) {
-    throw new TypeError('@gale-http/engine.io: transports must list at least one of polling, websocket');
+    throw new TypeError('@gale-http/engine.io: transports must list at least one of polling, websocket, webtransport');
   }
   for (const t of transports as string[]) {
-    if (t === 'webtransport') throw new Error('@gale-http/engine.io: the webtransport transport is not supported');
     if (!TRANSPORTS.includes(t))
-      throw new TypeError(`@gale-http/engine.io: unknown transport "${t}" (polling, websocket)`);
+      throw new TypeError(`@gale-http/engine.io: unknown transport "${t}" (polling, websocket, webtransport)`);
   }
   const hc = o.httpCompression ?? true;
   return {

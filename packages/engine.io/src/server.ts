@@ -10,8 +10,8 @@ import { type Server as HttpServer, IncomingMessage, type ServerResponse } from 
 import type { Duplex } from 'node:stream';
 import { serialize as serializeCookie } from 'cookie';
 import cors from 'cors';
-import type { Request, Response, WebSocket } from 'gale';
-import { App } from 'gale';
+import type { Request, Response, WebSocket, WebTransportSession, WebTransportStream } from 'gale';
+import { App, WebTransportBidiStream } from 'gale';
 import { WebSocketServer } from 'ws';
 import { allowRequest, notAnApp, runMiddlewares } from './checks.js';
 import {
@@ -39,6 +39,7 @@ import { Socket } from './socket.js';
 import type { Transport } from './transport.js';
 import type { AttachOptions, EngineMiddleware, HttpRequest, HttpResponse, ServerOptions } from './types.js';
 import { NodeWsTransport, type WebSocketTransport, WsTransport } from './websocket.js';
+import { WebTransportTransport } from './webtransport.js';
 
 /** The Engine.IO routes' options: a long-poll waits for news as long as the heartbeat allows, not handlerTimeout. */
 const LONG_POLL = { handlerTimeout: false } as const;
@@ -48,6 +49,13 @@ interface WsContext {
   req: Request;
   query: Query;
   transport: WsTransport | undefined;
+}
+
+/** What an accepted WebTransport session carries to its stream handler. */
+interface WtContext {
+  req: Request;
+  query: Query;
+  transport: WebTransportTransport | undefined;
 }
 
 /** The request a middleware, `allowRequest` and `socket.request` get: node's own on a node:http server. */
@@ -91,6 +99,8 @@ export class Server extends EventEmitter {
   private readonly middlewares: EngineMiddleware[] = [];
   /** Whether the WebSocket transport has its route (see attach). */
   private wsRoute = false;
+  /** Whether the WebTransport transport has its route (a Gale app with `webtransport` in `transports`). */
+  private wtRoute = false;
   /** The `ws` server that upgrades node:http requests (made on the first one). */
   private wss: WebSocketServer | undefined;
 
@@ -151,8 +161,11 @@ export class Server extends EventEmitter {
 
   /** Transports a session on `transport` may upgrade to. */
   upgrades(transport: string): string[] {
-    if (!this.opts.allowUpgrades || transport !== 'polling' || !this.wsRoute) return [];
-    return ['websocket'];
+    if (!this.opts.allowUpgrades || transport !== 'polling') return [];
+    const to: string[] = [];
+    if (this.wsRoute) to.push('websocket');
+    if (this.wtRoute) to.push('webtransport');
+    return to;
   }
 
   /**
@@ -186,6 +199,11 @@ export class Server extends EventEmitter {
     if (galeApp instanceof App) target = galeApp;
     if (!(target instanceof App)) {
       if (!isNodeServer(target)) throw new TypeError(notAnApp(target));
+      if (this.opts.transports.includes('webtransport')) {
+        throw new Error(
+          '@gale-http/engine.io: the webtransport transport needs a Gale app listening with http3 (a node:http server has no HTTP/3): attach to the app',
+        );
+      }
       this.httpServer = target;
       this.wsRoute = websocket;
       attachToNodeServer(target, this, path, options, websocket);
@@ -204,6 +222,16 @@ export class Server extends EventEmitter {
     };
     // engine.io serves every URL that starts with the path ('/engine.io/anything?EIO=4…' too).
     const paths = path.endsWith('/') ? [path, `${path}*rest`] : [path];
+    if (this.opts.transports.includes('webtransport')) {
+      this.wtRoute = true;
+      for (const p of paths) {
+        target.webtransport<WtContext | undefined>(p, {
+          upgrade: (req, res) => this.onWtRequest(req, res),
+          stream: (session, stream) => this.onWtStream(session, stream),
+          close: (session) => session.data?.transport?.onClose(),
+        });
+      }
+    }
     if (websocket) {
       for (const p of paths) {
         target.ws<WsContext | undefined>(p, {
@@ -441,8 +469,74 @@ export class Server extends EventEmitter {
     this.onUpgraded(ctx.req as unknown as EngineRequest, ctx.query, transport);
   }
 
+  /**
+   * A WebTransport session's CONNECT: the engine middlewares, then the session is accepted. engine.io-client sends
+   * neither EIO nor the transport in this URL (its first packet says whether it opens or upgrades a session), and
+   * engine.io checks none: Engine.IO 4 is what a WebTransport client speaks.
+   */
+  private onWtRequest(req: Request, res: Response): WtContext | undefined | Promise<WtContext | undefined> {
+    const check = (): WtContext => {
+      const query: Query = { ...queryOf(req as unknown as EngineRequest), EIO: '4', transport: 'webtransport' };
+      // Read now what the session keeps (the request's fields stay readable after the session opened).
+      void req.headers;
+      void req.remoteAddress;
+      return { req, query, transport: undefined };
+    };
+    if (this.middlewares.length === 0) return check();
+    return new Promise((resolve) => {
+      const answered = (): void => resolve(undefined);
+      res.once('close', answered);
+      runMiddlewares(this.middlewares, req, res, (err) => {
+        res.off('close', answered);
+        if (err === undefined) return resolve(check());
+        this.refuse(req as unknown as EngineRequest, res, [ERRORS.BAD_REQUEST, { name: 'MIDDLEWARE_FAILURE' }], true);
+        resolve(undefined);
+      });
+    });
+  }
+
+  /**
+   * The session's first bidirectional stream carries Engine.IO; its first packet, 'open', starts a session (no data)
+   * or upgrades the one whose sid it names (as engine.io's onWebTransportSession). Nothing else is read from it.
+   */
+  private onWtStream(session: WebTransportSession<WtContext | undefined>, stream: WebTransportStream): void {
+    const ctx = session.data;
+    if (ctx === undefined || ctx.transport !== undefined || !(stream instanceof WebTransportBidiStream)) {
+      stream.destroy();
+      return;
+    }
+    const transport = new WebTransportTransport(session, stream, this.opts.maxHttpBufferSize);
+    ctx.transport = transport;
+    const timer = setTimeout(() => transport.close(), this.opts.upgradeTimeout);
+    timer.unref();
+    transport.owner = {
+      onPacket: (packet) => {
+        clearTimeout(timer);
+        transport.owner = { onPacket() {}, onError() {}, onClose() {}, onReady() {}, onDrain() {} };
+        if (packet.type !== 'open') return transport.close();
+        const view = ctx.req as unknown as EngineRequest;
+        if (packet.data === undefined) return this.handshake(view, undefined, ctx.query, transport);
+        let sid: unknown;
+        try {
+          sid = (JSON.parse(String(packet.data)) as { sid?: unknown }).sid;
+        } catch {
+          return transport.close();
+        }
+        this.onUpgraded(view, { ...ctx.query, sid: typeof sid === 'string' ? sid : '' }, transport);
+      },
+      onError: () => transport.close(),
+      onClose: () => clearTimeout(timer),
+      onReady() {},
+      onDrain() {},
+    };
+  }
+
   /** A WebSocket was accepted: a new session on it, or the upgrade of a polling one (else it is closed). */
-  private onUpgraded(req: EngineRequest, query: Query, transport: WebSocketTransport): void {
+  private onUpgraded(req: EngineRequest, query: Query, transport: WebSocketTransport | WebTransportTransport): void {
+    if (!query.sid && transport instanceof WebTransportTransport) {
+      transport.close();
+      return;
+    }
     const sid = query.sid;
     if (!sid) {
       this.handshake(req, undefined, query, transport);
@@ -461,7 +555,7 @@ export class Server extends EventEmitter {
     req: EngineRequest,
     res: EngineResponse | undefined,
     query: Query,
-    ws: WebSocketTransport | undefined,
+    ws: WebSocketTransport | WebTransportTransport | undefined,
   ): void {
     if (query.EIO !== '4') {
       // Engine.IO v3 (or no EIO): socket.io refuses it unless allowEIO3, which this server does not offer.
@@ -484,7 +578,12 @@ export class Server extends EventEmitter {
     this.open(id, req, res, ws);
   }
 
-  private open(id: string, req: EngineRequest, res: EngineResponse | undefined, ws: WebSocketTransport | undefined) {
+  private open(
+    id: string,
+    req: EngineRequest,
+    res: EngineResponse | undefined,
+    ws: WebSocketTransport | WebTransportTransport | undefined,
+  ) {
     if (res?.finished || (ws !== undefined && ws.readyState !== 'open')) return;
     let transport: Transport;
     if (ws !== undefined) transport = ws;

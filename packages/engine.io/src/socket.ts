@@ -195,7 +195,7 @@ export class Socket extends EventEmitter {
    * @internal a WebSocket for this session arrived: wait for its probe ping, answer it, nudge the pending poll
    * with noops, and switch on the client's upgrade packet (engine.io's _maybeUpgrade).
    */
-  _maybeUpgrade(transport: WebSocketTransport): void {
+  _maybeUpgrade(transport: Transport): void {
     this.upgrading = true;
     let check: NodeJS.Timeout | undefined;
     const timeout = setTimeout(() => {

@@ -1,5 +1,5 @@
 // The Engine.IO transport base (engine.io's Transport): state, the one owner that receives its packets, errors
-// and close. Subclasses: polling.ts (HTTP long-polling) and websocket.ts (a Gale WebSocket).
+// and close. Subclasses: polling.ts (HTTP long-polling), websocket.ts (a Gale WebSocket) and webtransport.ts.
 // Owners are plain callback slots, not EventEmitter listeners: a transport has one owner at a time (the
 // session, or the upgrade in progress), and the message path calls it directly.
 import type { Packet as EioPacket } from 'engine.io-parser';
@@ -33,7 +33,7 @@ const NOBODY: TransportOwner = {
  * engine.on('connection', (socket) => console.log(socket.transport.name, socket.transport.writable));
  */
 export abstract class Transport {
-  abstract readonly name: 'polling' | 'websocket';
+  abstract readonly name: 'polling' | 'websocket' | 'webtransport';
   /** The session id, once the session exists. */
   sid = '';
   /** True when `send` would go out now (a pending poll, or an open WebSocket). */

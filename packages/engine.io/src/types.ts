@@ -12,7 +12,7 @@ import type { Transport } from './transport.js';
  * const only: TransportName[] = ['websocket'];
  * attach(app, { transports: only });
  */
-export type TransportName = 'polling' | 'websocket';
+export type TransportName = 'polling' | 'websocket' | 'webtransport';
 
 /**
  * The request of an Engine.IO handshake or HTTP request as middlewares, `allowRequest`, 'connection_error' and
