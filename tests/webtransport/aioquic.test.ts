@@ -138,3 +138,33 @@ async function waitFor(cond: () => boolean, ms = 3000): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+test('a graceful close sends DRAIN, the app hears draining, and the close waits for the session to end', async (t) => {
+  let closing: Promise<void> | undefined;
+  const order: string[] = [];
+  const { port } = await h3App(t, (app) => {
+    app.webtransport('/s', {
+      open: () => {
+        closing = app.close({ timeout: 10_000 }).then(() => void order.push('app closed'));
+      },
+      draining: (s) => setTimeout(() => s.close(3, 'draining done'), 100),
+      close: () => void order.push('session closed'),
+    });
+  });
+  const ev = await wtClient(port, [
+    { do: 'connect', path: '/s' },
+    { do: 'wait', for: 'connect-end' },
+  ]);
+  assert.deepEqual(
+    ev.filter((e) => e.kind === 'timeout'),
+    [],
+  );
+  const capsules = ev
+    .filter((e) => e.kind === 'connect-data')
+    .map((e) => e.hex)
+    .join('');
+  // DRAIN_WEBTRANSPORT_SESSION (type 0x78ae as a 4-byte varint, empty), then the CLOSE the app sent.
+  assert.equal(capsules, `800078ae00${closeCapsule(3, 'draining done')}`);
+  await closing;
+  assert.deepEqual(order, ['session closed', 'app closed']);
+});

@@ -75,6 +75,8 @@ pub(crate) struct Inner {
     started: Instant,
     pub closing: bool,
     pub closed: bool,
+    /// WebTransport sessions open (h3/wt.rs): a graceful close waits for them as for connections.
+    pub wt_sessions: usize,
     /// While closing: when idle HTTP/1.1 connections are closed (`Server::close_with_grace`).
     pub idle_close_at: u64,
     /// WebSocket routes, pub/sub topics, closed sockets' heads and message scratch (ws/mod.rs).
@@ -154,6 +156,7 @@ impl Inner {
             started: Instant::now(),
             closing: false,
             closed: false,
+            wt_sessions: 0,
             idle_close_at: 0,
             ws: crate::ws::WsState::default(),
             accepting: Accepting::default(),
@@ -320,7 +323,7 @@ impl Inner {
     }
 
     pub fn maybe_finished(&mut self) {
-        if self.closing && !self.closed && self.conns.is_empty() {
+        if self.closing && !self.closed && self.conns.is_empty() && self.wt_sessions == 0 {
             self.closed = true;
             self.events.push_back(Event::Closed);
         }

@@ -144,6 +144,11 @@ pub(super) fn end_session(ctx: &Ctx, key: u32, code: u32, reason: &[u8]) {
     if !rec.accepted {
         return;
     }
+    if let Some(server) = ctx.server.upgrade() {
+        let mut inner = server.inner.borrow_mut();
+        inner.wt_sessions -= 1;
+        inner.maybe_finished();
+    }
     emit(
         ctx,
         [WtEvent::Close {
@@ -349,9 +354,29 @@ impl Server {
     }
 }
 
+/// How long sessions may wind down after a graceful close's DRAIN before the server closes them.
+const DRAIN_MS: u64 = 5_000;
+
 impl Ctx {
-    /// The server closes gracefully: each accepted session gets a DRAIN capsule, and JS hears `Draining`.
-    pub(super) fn wt_drain_all(&self) {
+    /// The server closes gracefully: each accepted session gets a DRAIN capsule, and JS hears `Draining`; sessions
+    /// still open `DRAIN_MS` later are closed (code 0, "server is shutting down"), so the close ends.
+    pub(super) fn wt_drain_all(self: &Rc<Self>) {
+        if let Some(exec) = self.exec.upgrade() {
+            let mut timer =
+                exec.timer(std::time::Instant::now() + std::time::Duration::from_millis(DRAIN_MS));
+            let ctx = self.clone();
+            exec.spawn(async move {
+                std::future::poll_fn(|cx| timer.as_mut().poll(cx)).await;
+                for rec in ctx.wt.borrow_mut().sessions.values_mut() {
+                    if rec.accepted && rec.close.is_none() {
+                        rec.close = Some((0, "server is shutting down".into()));
+                        if let Some(w) = &rec.waker {
+                            w.wake_by_ref();
+                        }
+                    }
+                }
+            });
+        }
         let mut evs = Vec::new();
         for (&key, rec) in self.wt.borrow_mut().sessions.iter_mut() {
             if rec.accepted && rec.conn.borrow_mut().sessions.drain(rec.h3_id) {

@@ -289,6 +289,7 @@ impl Inner {
         let key = p.wt?;
         p.wt_accepted = true;
         p.body_open = false;
+        self.wt_sessions += 1;
         p.idx = None;
         // Answered, as far as the record goes: retired at the end of the turn, no abort for JS.
         req.reply.ended = true;
