@@ -4,7 +4,9 @@
 // the client back; nothing is lost).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import tls from 'node:tls';
 import type { WebTransportBidiStream } from 'gale';
+import { testPki } from '../h2/h2.js';
 import { h3App } from '../h3/server.js';
 import { streamText, wtClient } from './wt.js';
 
@@ -173,4 +175,23 @@ test('a stream JS does not read holds the client back by flow control, and loses
   // Some arrived, far from all: the engine stopped taking bytes once the Readable was full.
   assert.ok(buffered > 0 && buffered < 1024 * 1024, `JS held ${buffered} bytes unread`);
   assert.deepEqual(streamText(ev, 'big'), { text: String(size), end: true });
+});
+
+test('an HTTP/1.1 CONNECT to a WebTransport route gets a 400 saying a session needs HTTP/3', async (t) => {
+  let opened = 0;
+  const { port } = await h3App(t, (app) => app.webtransport('/wt', { open: () => opened++ }));
+  const answer = await new Promise<string>((resolve, reject) => {
+    const s = tls.connect({ port, host: '127.0.0.1', servername: 'a.test', ca: testPki().pki.ca }, () =>
+      s.write('CONNECT /wt HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n'),
+    );
+    let got = '';
+    s.on('data', (d: Buffer) => {
+      got += d;
+    });
+    s.on('end', () => resolve(got));
+    s.on('error', reject);
+  });
+  assert.match(answer, /^HTTP\/1\.1 400 /);
+  assert.match(answer, /extended CONNECT \(:protocol webtransport\)/);
+  assert.equal(opened, 0);
 });

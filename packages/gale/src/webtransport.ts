@@ -227,7 +227,13 @@ export class WebTransportSendStream extends Writable implements StreamEnd {
   }
 }
 
-/** Any stream of a session. */
+/**
+ * Any stream of a session.
+ *
+ * @example
+ * const open = new Set<WebTransportStream>();
+ * app.webtransport('/s', { stream: (_session, stream) => void open.add(stream.once('close', () => open.delete(stream))) });
+ */
 export type WebTransportStream = WebTransportBidiStream | WebTransportReceiveStream | WebTransportSendStream;
 
 /** @internal what a session needs of its app */
