@@ -52,11 +52,7 @@ interface WsContext {
 }
 
 /** What an accepted WebTransport session carries to its stream handler. */
-interface WtContext {
-  req: Request;
-  query: Query;
-  transport: WebTransportTransport | undefined;
-}
+type WtContext = Omit<WsContext, 'transport'> & { transport: WebTransportTransport | undefined };
 
 /** The request a middleware, `allowRequest` and `socket.request` get: node's own on a node:http server. */
 function rawOf(req: EngineRequest): HttpRequest {
@@ -423,17 +419,18 @@ export class Server extends EventEmitter {
    * and then closed (onUpgraded), as engine.io does.
    */
   private onUpgradeRequest(req: Request, res: Response): WsContext | undefined | Promise<WsContext | undefined> {
-    if (this.middlewares.length === 0) return this.checkUpgrade(req, res);
+    return this.afterMiddlewares(req, res, () => this.checkUpgrade(req, res));
+  }
+
+  /** Runs the engine middlewares, then `then`; a middleware that answers the request itself (or fails) ends it. */
+  private afterMiddlewares<T>(req: Request, res: Response, then: () => T | Promise<T>): T | Promise<T | undefined> {
+    if (this.middlewares.length === 0) return then();
     return new Promise((resolve) => {
-      // A middleware that answers the request itself (instead of calling next) ends the upgrade.
       const answered = (): void => resolve(undefined);
       res.once('close', answered);
       runMiddlewares(this.middlewares, req, res, (err) => {
         res.off('close', answered);
-        if (err === undefined) {
-          resolve(this.checkUpgrade(req, res));
-          return;
-        }
+        if (err === undefined) return resolve(then());
         this.refuse(req as unknown as EngineRequest, res, [ERRORS.BAD_REQUEST, { name: 'MIDDLEWARE_FAILURE' }], true);
         resolve(undefined);
       });
@@ -470,35 +467,20 @@ export class Server extends EventEmitter {
   }
 
   /**
-   * A WebTransport session's CONNECT: the engine middlewares, then the session is accepted. engine.io-client sends
-   * neither EIO nor the transport in this URL (its first packet says whether it opens or upgrades a session), and
-   * engine.io checks none: Engine.IO 4 is what a WebTransport client speaks.
+   * A WebTransport session's CONNECT: the engine middlewares, then the session. engine.io-client sends neither EIO nor
+   * the transport in this URL (its first packet opens or upgrades a session), and engine.io checks none.
    */
-  private onWtRequest(req: Request, res: Response): WtContext | undefined | Promise<WtContext | undefined> {
-    const check = (): WtContext => {
-      const query: Query = { ...queryOf(req as unknown as EngineRequest), EIO: '4', transport: 'webtransport' };
+  private onWtRequest(req: Request, res: Response): WtContext | Promise<WtContext | undefined> {
+    return this.afterMiddlewares(req, res, () => {
       // Read now what the session keeps (the request's fields stay readable after the session opened).
       void req.headers;
       void req.remoteAddress;
+      const query: Query = { ...queryOf(req as unknown as EngineRequest), EIO: '4', transport: 'webtransport' };
       return { req, query, transport: undefined };
-    };
-    if (this.middlewares.length === 0) return check();
-    return new Promise((resolve) => {
-      const answered = (): void => resolve(undefined);
-      res.once('close', answered);
-      runMiddlewares(this.middlewares, req, res, (err) => {
-        res.off('close', answered);
-        if (err === undefined) return resolve(check());
-        this.refuse(req as unknown as EngineRequest, res, [ERRORS.BAD_REQUEST, { name: 'MIDDLEWARE_FAILURE' }], true);
-        resolve(undefined);
-      });
     });
   }
 
-  /**
-   * The session's first bidirectional stream carries Engine.IO; its first packet, 'open', starts a session (no data)
-   * or upgrades the one whose sid it names (as engine.io's onWebTransportSession). Nothing else is read from it.
-   */
+  /** The session's first bidirectional stream carries Engine.IO (engine.io's onWebTransportSession); others go. */
   private onWtStream(session: WebTransportSession<WtContext | undefined>, stream: WebTransportStream): void {
     const ctx = session.data;
     if (ctx === undefined || ctx.transport !== undefined || !(stream instanceof WebTransportBidiStream)) {
@@ -507,36 +489,15 @@ export class Server extends EventEmitter {
     }
     const transport = new WebTransportTransport(session, stream, this.opts.maxHttpBufferSize);
     ctx.transport = transport;
-    const timer = setTimeout(() => transport.close(), this.opts.upgradeTimeout);
-    timer.unref();
-    transport.owner = {
-      onPacket: (packet) => {
-        clearTimeout(timer);
-        transport.owner = { onPacket() {}, onError() {}, onClose() {}, onReady() {}, onDrain() {} };
-        if (packet.type !== 'open') return transport.close();
-        const view = ctx.req as unknown as EngineRequest;
-        if (packet.data === undefined) return this.handshake(view, undefined, ctx.query, transport);
-        let sid: unknown;
-        try {
-          sid = (JSON.parse(String(packet.data)) as { sid?: unknown }).sid;
-        } catch {
-          return transport.close();
-        }
-        this.onUpgraded(view, { ...ctx.query, sid: typeof sid === 'string' ? sid : '' }, transport);
-      },
-      onError: () => transport.close(),
-      onClose: () => clearTimeout(timer),
-      onReady() {},
-      onDrain() {},
-    };
+    transport.awaitOpen(this.opts.upgradeTimeout, (sid) => {
+      const req = ctx.req as unknown as EngineRequest;
+      if (sid === undefined) this.handshake(req, undefined, ctx.query, transport);
+      else this.onUpgraded(req, { ...ctx.query, sid }, transport);
+    });
   }
 
   /** A WebSocket was accepted: a new session on it, or the upgrade of a polling one (else it is closed). */
   private onUpgraded(req: EngineRequest, query: Query, transport: WebSocketTransport | WebTransportTransport): void {
-    if (!query.sid && transport instanceof WebTransportTransport) {
-      transport.close();
-      return;
-    }
     const sid = query.sid;
     if (!sid) {
       this.handshake(req, undefined, query, transport);

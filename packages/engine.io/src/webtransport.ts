@@ -50,6 +50,33 @@ export class WebTransportTransport extends Transport {
     });
   }
 
+  /**
+   * Waits (up to `timeout` ms) for the stream's first packet, which must be 'open': `onOpen` gets the sid its data
+   * names (an upgrade of that session) or undefined (a new session). Anything else closes the session.
+   */
+  awaitOpen(timeout: number, onOpen: (sid: string | undefined) => void): void {
+    const timer = setTimeout(() => this.close(), timeout);
+    timer.unref();
+    const none = { onPacket() {}, onError() {}, onClose() {}, onReady() {}, onDrain() {} };
+    this.owner = {
+      ...none,
+      onPacket: (packet) => {
+        clearTimeout(timer);
+        this.owner = none;
+        if (packet.type !== 'open') return this.close();
+        if (packet.data === undefined) return onOpen(undefined);
+        let sid: unknown;
+        try {
+          sid = (JSON.parse(String(packet.data)) as { sid?: unknown }).sid;
+        } catch {}
+        if (typeof sid === 'string') onOpen(sid);
+        else this.close();
+      },
+      onError: () => this.close(),
+      onClose: () => clearTimeout(timer),
+    };
+  }
+
   /** Frames as they arrive: each whole one decoded (engine.io-parser's createPacketDecoderStream, for Buffers). */
   private onChunk(chunk: Buffer): void {
     let buf = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);

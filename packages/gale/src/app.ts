@@ -103,8 +103,6 @@ export class App<S extends object = object, R extends object = object> extends R
     return this.listener.ioBackend;
   }
   private readonly hub: WsHub;
-  /** WebTransport sessions and streams (`app.webtransport`). */
-  private readonly wt: WtHub;
   /** Publishing, subscriber counts and topic-change listeners (app/pubsub.ts). */
   private readonly pubsub: PubSub;
   private closed: Promise<void> | undefined;
@@ -130,30 +128,19 @@ export class App<S extends object = object, R extends object = object> extends R
     this.reqConfig.app = this;
     this.settings['trust proxy'] = options.trustProxy ?? false;
     this.hub = new WsHub(this.logger, this.reqConfig);
-    this.wt = new WtHub(this.logger);
-    const { routes, hub, wt, reqConfig, views } = this;
-    const dispatcher = new Dispatcher(options, {
-      routes,
-      hub,
-      wt,
-      reqConfig,
-      views,
-      handlerTimeout: this.handlerTimeout,
-    });
+    // WebTransport sessions and streams (`app.webtransport`).
+    const wt = new WtHub(this.logger);
+    const { routes, hub, reqConfig, views } = this;
+    const parts = { routes, hub, wt, reqConfig, views, handlerTimeout: this.handlerTimeout };
+    const dispatcher = new Dispatcher(options, parts);
     this.dispatcher = dispatcher;
     this.host = dispatcher.host;
     this.n = native.createServer(engine, dispatcher.dispatch, dispatcher.onEvent, this.hub.onMessage);
     this.hub.n = this.n;
-    this.wt.n = this.n;
+    wt.n = this.n;
     this.pubsub = new PubSub(this.n, this.hub);
-    this.listener = new Listener(
-      this,
-      this.n,
-      this.logger,
-      engine.reusePort === true,
-      () => this.closed !== undefined,
-      () => wt.routes !== 0,
-    );
+    const closing = () => this.closed !== undefined;
+    this.listener = new Listener(this, this.n, this.logger, engine.reusePort === true, closing, wt);
     this.inProcess = new InProcess(this.n, (method, target) => dispatcher.holding(method, target));
     this.answers = new RouteAnswers(this.n, this.routes);
     dispatcher.attach(this.n, this.inProcess, this.pubsub, this.answers);
@@ -165,7 +152,7 @@ export class App<S extends object = object, R extends object = object> extends R
       dispatcher.chainHost,
       () => dispatcher.notFoundHandler,
       this.hub,
-      this.wt,
+      wt,
     );
     this.registrar.watchHooks(this);
     configureLogging(this.n, { logger: this.logger, custom: logger !== undefined, requests: this.host.logRequests });

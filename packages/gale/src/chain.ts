@@ -86,7 +86,8 @@ export interface ChainHost {
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
-function isThenable(v: unknown): v is PromiseLike<unknown> {
+/** @internal whether `v` is a promise or another thenable */
+export function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof (v as PromiseLike<unknown> | undefined)?.then === 'function';
 }
 

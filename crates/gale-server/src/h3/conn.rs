@@ -18,7 +18,7 @@ use h3::quic::{BidiStream as _, RecvStream as _};
 use h3::stream::BufRecvStream;
 
 use super::wt::WtConn;
-use super::{bridge, wt_io, Admitted, Ctx};
+use super::{bridge, wt_io, wt_session, Admitted, Ctx};
 
 /// A connection's place in `Ctx::conns`, given back when its task ends.
 struct ConnSlot<'a> {
@@ -158,8 +158,8 @@ async fn request(
     };
     match resolved {
         Ok((req, stream)) => match wt {
-            Some(wt) if wt_io::is_connect(&req) => {
-                wt_io::connect(ctx, quic, wt, peer, req, stream).await
+            Some(wt) if wt_session::is_connect(&req) => {
+                wt_session::connect(ctx, quic, wt, peer, req, stream).await
             }
             _ => bridge::serve(&ctx, &quic, peer, req, stream).await,
         },

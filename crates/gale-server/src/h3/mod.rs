@@ -2,7 +2,7 @@
 //! listener's port, HTTP/3 and QPACK by the `h3` crate, all polled by the executor on Node's loop (exec.rs) with
 //! the socket's readiness from a uv_poll (udp.rs). Each request stream is a request record of the engine, as an
 //! HTTP/2 stream is (bridge.rs, `pulled/`), so routing, middleware, limits and the JS API are the engine's own.
-//! WebTransport sessions (wt.rs, wt_io.rs) start as such a request: a JS route accepts the extended CONNECT.
+//! WebTransport sessions (wt.rs, wt_api.rs, wt_session.rs, wt_io.rs) start as such a request: a JS route accepts the extended CONNECT.
 //!
 //! Why quinn + h3 and not quiche: quinn's QUIC runs on rustls, which the engine already builds with ring, and its
 //! `Runtime` trait lets any executor drive it; quiche needs BoringSSL compiled from source. quinn-udp brings GSO
@@ -13,7 +13,9 @@ mod conn;
 mod exec;
 mod udp;
 mod wt;
+mod wt_api;
 mod wt_io;
+mod wt_session;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;

@@ -3,7 +3,7 @@
 // Dispatcher and gives the engine its `dispatch` and `onEvent`, made once here, when it creates the server.
 import type { Route } from '../app-routes.js';
 import { wakeOwed } from '../body-source.js';
-import { type ChainHost, type Handler, handleScopedError } from '../chain.js';
+import { type ChainHost, type Handler, handleScopedError, isThenable } from '../chain.js';
 import { ErrorCodes, HttpError, ValidationError } from '../errors.js';
 import { sendResponse } from '../fetch/send.js';
 import { GlobalResponse } from '../fetch/web-response.js';
@@ -36,10 +36,6 @@ import type { WsHub } from '../ws-route.js';
 import type { PubSub } from './pubsub.js';
 
 const MASK = 0xfffff;
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof (v as PromiseLike<unknown> | undefined)?.then === 'function';
-}
 
 /** What App's constructor gives its Dispatcher besides the options (once; nothing is read through it per request). */
 export interface DispatchParts {
@@ -280,19 +276,10 @@ export class Dispatcher {
     handleScopedError(err, req, res, route.scopes, this.chainHost);
   }
 
-  /** The engine's events: a request's abort, drain and body, WebSocket close and drain, topics, in-process pipes. */
-  readonly onEvent = (
-    kind: number,
-    id: number,
-    code?: unknown,
-    reason?: unknown,
-    b?: unknown,
-    data?: unknown,
-  ): void => {
-    if (kind === EV_WT) {
-      this.wt.event(id, code as number, reason, b, data);
-      return;
-    }
+  /** The engine's events: a request's abort, drain and body, WebSocket close and drain, topics, pipes, WebTransport. */
+  readonly onEvent = (kind: number, id: number, code?: unknown, reason?: unknown, ...wt: unknown[]): void => {
+    // (EV_WT, kind, id, a, b, data): webtransport-route.ts reads them.
+    if (kind === EV_WT) return void this.wt.event(id, code as number, reason, wt[0], wt[1]);
     if (kind === EV_CLOSED) {
       this.resolveClosed?.();
       return;

@@ -38,8 +38,8 @@ export class Listener {
     private readonly logger: Logger,
     private readonly reusePort: boolean,
     private readonly closed: () => boolean,
-    /** The app has WebTransport routes: HTTP/3 offers WebTransport. */
-    private readonly webtransport: () => boolean,
+    /** The app's WebTransport routes: HTTP/3 offers WebTransport when there is one. */
+    private readonly webtransport: { readonly routes: number },
   ) {}
 
   /**
@@ -141,7 +141,7 @@ export class Listener {
     const http2 = nativeHttp2(o.http2, o.tls);
     this.n.setHttp2(http2);
     this.http2 = http2 === null ? false : http2.http1 === false ? 'only' : true;
-    this.n.setHttp3(nativeHttp3(o.http3, o.tls, this.webtransport()));
+    this.n.setHttp3(nativeHttp3(o.http3, o.tls, this.webtransport.routes !== 0));
     if (o.tls !== undefined) {
       this.tlsOptions = o.tls;
       this.n.setTls(nativeTls(o.tls, this.http2));
