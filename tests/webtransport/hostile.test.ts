@@ -195,3 +195,28 @@ test('an HTTP/1.1 CONNECT to a WebTransport route gets a 400 saying a session ne
   assert.match(answer, /extended CONNECT \(:protocol webtransport\)/);
   assert.equal(opened, 0);
 });
+
+test('a client that leaves while the app pipes its stream back crashes nothing, and the next session is served', async (t) => {
+  const { port } = await h3App(t, (app) =>
+    app.webtransport('/echo', {
+      // No 'error' listener: the app only pipes, as most echo code does.
+      stream: (_s, st) => void (st as WebTransportBidiStream).pipe(st as WebTransportBidiStream),
+      datagram: (s, d) => s.sendDatagram(d),
+    }),
+  );
+  for (let i = 0; i < 5; i++) {
+    // The client's FIN, then its connection closes under the echo (the script ends without waiting).
+    await wtClient(port, [
+      { do: 'connect', path: '/echo' },
+      { do: 'wait', for: 'status' },
+      { do: 'bidi', name: 'a', data: 'x'.repeat(100_000), fin: true },
+    ]);
+  }
+  const ev = await wtClient(port, [
+    { do: 'connect', path: '/echo' },
+    { do: 'wait', for: 'status' },
+    { do: 'datagram', data: 'alive' },
+    { do: 'wait', for: 'datagram' },
+  ]);
+  assert.equal(ev.find((e) => e.kind === 'datagram')?.data, 'alive');
+});

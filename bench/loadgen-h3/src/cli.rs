@@ -28,6 +28,10 @@ Options:
   --expect-status N       expected status code (default 200)
   --expect-body STRING    expected body bytes
   --expect-body-file FILE expected body bytes from a file
+  --mode MODE             h3 (requests, the default), wt-stream (a WebTransport session per connection, each
+                          stream worker echoing messages on its own bidirectional stream) or wt-datagram (each
+                          worker echoing datagrams, one in flight); the URL is the WebTransport endpoint
+  --size N                WebTransport message bytes (default 64, at least 8)
   --target PATH=FILE[,FILE…]  (the last = splits) instead of the URL's path and --expect-body: requests rotate through the targets
                           (repeatable), each answer must be one of the target's files (say a file and its .br)
   -h, --help              this text
@@ -36,6 +40,9 @@ Options:
 
 #[derive(Debug, Clone)]
 pub struct Args {
+    pub mode: Mode,
+    /// WebTransport message bytes.
+    pub size: usize,
     pub addr: SocketAddr,
     pub server_name: String,
     /// DER certificates from --ca.
@@ -52,6 +59,24 @@ pub struct Args {
     pub expect_status: u16,
     /// What each request asks for, in turn: its URI and the bodies an answer may have (one of them, exactly).
     pub targets: Vec<Target>,
+}
+
+/// What the load is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    H3,
+    WtStream,
+    WtDatagram,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::H3 => "h3",
+            Mode::WtStream => "wt-stream",
+            Mode::WtDatagram => "wt-datagram",
+        }
+    }
 }
 
 /// One request target of the rotation.
@@ -147,6 +172,7 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
     let (mut headers, mut body, mut expect_body) = (Vec::new(), None, None);
     let mut expect_status = 200u16;
     let mut targets: Vec<(String, Vec<Vec<u8>>)> = Vec::new();
+    let (mut mode, mut size) = (Mode::H3, 64u64);
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         match flag.as_str() {
@@ -185,6 +211,19 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
             "--expect-body" => expect_body = Some(value()?.into_bytes()),
             "--expect-body-file" => expect_body = Some(read("expect-body-file", &value()?)?),
             "--target" => targets.push(target(&value()?)?),
+            "--size" => size = int("size", &value()?, 8, 1 << 20)?,
+            "--mode" => {
+                mode = match value()?.as_str() {
+                    "h3" => Mode::H3,
+                    "wt-stream" => Mode::WtStream,
+                    "wt-datagram" => Mode::WtDatagram,
+                    m => {
+                        return Err(format!(
+                            "--mode must be h3, wt-stream or wt-datagram (got {m:?})"
+                        ))
+                    }
+                }
+            }
             other => return Err(format!("unknown option {other:?}")),
         }
     }
@@ -193,7 +232,12 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
     let roots = crate::tls::pem_certs(
         &ca.ok_or("--ca is required (the server's certificate or its CA, PEM)")?,
     )?;
-    let targets = if targets.is_empty() {
+    let targets = if mode != Mode::H3 {
+        vec![Target {
+            uri: url.clone(),
+            bodies: Vec::new(),
+        }]
+    } else if targets.is_empty() {
         let body =
             expect_body.ok_or("--expect-body, --expect-body-file or --target is required")?;
         vec![Target {
@@ -210,6 +254,8 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Command, String> {
             .collect()
     };
     Ok(Command::Run(Box::new(Args {
+        mode,
+        size: size as usize,
         addr,
         server_name: server_name.unwrap_or(host),
         roots,

@@ -4,6 +4,7 @@
 mod cli;
 mod run;
 mod tls;
+mod wt;
 
 use std::process::ExitCode;
 
@@ -70,7 +71,9 @@ fn main() -> ExitCode {
         "latency_from": LATENCY_FROM,
         "connections": args.connections,
         "streams": args.streams,
-        "protocol": "h3",
+        "protocol": args.mode.name(),
+        "message_bytes": (args.mode != cli::Mode::H3).then_some(args.size),
+        "lost": stats.lost,
         "open_s": stats.opened_in.map(|d| (d.as_secs_f64() * 1e3).round() / 1e3),
         "open_connect_errors": stats.open_connect_errors,
         "udp_offload": udp_offload(),

@@ -36,6 +36,8 @@ pub struct Stats {
     /// How long opening every connection took (None: not all opened within 10 s).
     pub opened_in: Option<Duration>,
     pub open_connect_errors: u64,
+    /// WebTransport datagrams not echoed within --timeout (datagrams may be lost; not an error).
+    pub lost: u64,
 }
 
 enum Outcome {
@@ -52,9 +54,9 @@ enum Failure {
 }
 
 /// State shared by the workers (one thread, so Rc + Cell).
-struct Shared {
-    args: Args,
-    stats: RefCell<Stats>,
+pub(crate) struct Shared {
+    pub args: Args,
+    pub stats: RefCell<Stats>,
     /// Workers count what completes from here (the end of the warm-up) on.
     count_from: Cell<Option<Instant>>,
     /// No new request after this instant.
@@ -67,12 +69,12 @@ struct Shared {
 }
 
 impl Shared {
-    fn stopping(&self) -> bool {
+    pub fn stopping(&self) -> bool {
         self.stop_at.get().is_some_and(|t| Instant::now() >= t)
             || self.args.requests.is_some_and(|n| self.started.get() >= n)
     }
 
-    fn counting(&self) -> bool {
+    pub fn counting(&self) -> bool {
         self.count_from.get().is_some_and(|t| Instant::now() >= t)
     }
 }
@@ -239,6 +241,9 @@ async fn worker(mut sender: Sender, sh: Rc<Shared>) -> bool {
 
 /// A connection: opened, its workers run; opened again while the run lasts if it is lost.
 async fn connection(endpoint: quinn::Endpoint, sh: Rc<Shared>, opened: Rc<Cell<usize>>) {
+    if sh.args.mode != crate::cli::Mode::H3 {
+        return wt_connection(endpoint, sh, opened).await;
+    }
     let mut first = true;
     while !sh.stopping() {
         let sender = match connect(&endpoint, &sh.args).await {
@@ -279,6 +284,39 @@ async fn connection(endpoint: quinn::Endpoint, sh: Rc<Shared>, opened: Rc<Cell<u
     }
 }
 
+/// A WebTransport connection (wt.rs): its session opened, its workers run; opened again while the run lasts if lost.
+async fn wt_connection(endpoint: quinn::Endpoint, sh: Rc<Shared>, opened: Rc<Cell<usize>>) {
+    let mut first = true;
+    while !sh.stopping() {
+        let session = match crate::wt::open(&endpoint, &sh.args).await {
+            Ok(s) => s,
+            Err(e) => {
+                {
+                    let mut st = sh.stats.borrow_mut();
+                    if sh.counting() {
+                        st.errors.connect += 1;
+                    } else if first {
+                        st.open_connect_errors += 1;
+                        eprintln!("gale-loadgen-h3: WebTransport session: {e}");
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        if first {
+            opened.set(opened.get() + 1);
+            first = false;
+        }
+        while sh.count_from.get().is_none() {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        if crate::wt::connection(session, sh.clone()).await {
+            break;
+        }
+    }
+}
+
 pub fn run(args: &Args) -> Result<Stats, String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -311,6 +349,7 @@ async fn run_on_loop(args: &Args) -> Result<Stats, String> {
             duration: Duration::ZERO,
             opened_in: None,
             open_connect_errors: 0,
+            lost: 0,
         }),
         count_from: Cell::new(None),
         stop_at: Cell::new(None),

@@ -57,16 +57,21 @@ class Core {
     readonly id: number,
   ) {}
 
+  /**
+   * A write. To a stream the client or the session's end already closed, it goes nowhere, quietly: the close was
+   * (or will be) told as the stream's reset, and a write racing it must not become an 'error' nobody listens to
+   * (a client leaving never crashes the process).
+   */
   write(chunk: Buffer, cb: (err?: Error) => void): void {
     const status = this.host.n.wtWrite(this.id, chunk, false);
     if (status === 1) this.waiting = cb;
-    else if (status === 0) cb();
-    else cb(new Error(status === 3 ? 'WebTransport stream is closed' : 'WebTransport write refused: buffer full'));
+    else if (status === 2) cb(new Error('WebTransport write refused: over the 4 MiB a stream may have unsent'));
+    else cb();
   }
 
   end(cb: (err?: Error) => void): void {
-    const status = this.host.n.wtWrite(this.id, new Uint8Array(0), true);
-    cb(status === 3 ? new Error('WebTransport stream is closed') : undefined);
+    this.host.n.wtWrite(this.id, new Uint8Array(0), true);
+    cb();
   }
 
   drained(): void {
@@ -98,6 +103,15 @@ class Core {
     this.host.forget(this.id);
     this.drained();
   }
+}
+
+/**
+ * The client reset or stopped stream `s`: destroyed with a WebTransportStreamError when something listens for
+ * 'error' (pipeline, for await, a handler), else destroyed quietly ('close' still comes): a client cannot crash the
+ * process by resetting a stream the app only pipes.
+ */
+function failed(s: Duplex | Readable | Writable, code: number | null, stopped: boolean): void {
+  s.destroy(s.listenerCount('error') > 0 ? new WebTransportStreamError(code, stopped) : undefined);
 }
 
 /** @internal what the hub calls on a stream */
@@ -149,7 +163,7 @@ export class WebTransportBidiStream extends Duplex implements StreamEnd {
     this._core.data(this, buf, fin);
   }
   /** @internal */ _reset(code: number | null, stopped: boolean): void {
-    this.destroy(new WebTransportStreamError(code, stopped));
+    failed(this, code, stopped);
   }
 }
 
@@ -187,7 +201,7 @@ export class WebTransportReceiveStream extends Readable implements StreamEnd {
     this._core.data(this, buf, fin);
   }
   /** @internal */ _reset(code: number | null, stopped: boolean): void {
-    this.destroy(new WebTransportStreamError(code, stopped));
+    failed(this, code, stopped);
   }
 }
 
@@ -223,7 +237,7 @@ export class WebTransportSendStream extends Writable implements StreamEnd {
   }
   /** @internal */ _data(): void {}
   /** @internal */ _reset(code: number | null, stopped: boolean): void {
-    this.destroy(new WebTransportStreamError(code, stopped));
+    failed(this, code, stopped);
   }
 }
 
