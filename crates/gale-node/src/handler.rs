@@ -195,7 +195,7 @@ impl Handler for JsHandler {
                 self.call(f, &args);
                 return;
             }
-            Event::Wt(e) => return self.call(f, &wt_event(env, e)),
+            Event::Wt(e) => return self.call(f, &wt_event(env, *e)),
             Event::WsClose { sid, code, reason } => {
                 let args = [
                     nu::uint(env, EV_WS_CLOSE),

@@ -217,8 +217,8 @@ pub enum Event {
     /// In-process connection `key` has response bytes to read, room for more request bytes, or its server side
     /// closed (`Server::mem_read` tells which).
     Pipe(u32),
-    /// Something happened in a WebTransport session (HTTP/3).
-    Wt(WtEvent),
+    /// Something happened in a WebTransport session (HTTP/3). Boxed: the queue's every other event stays small.
+    Wt(Box<WtEvent>),
 }
 
 /// What a WebTransport write, datagram or open did, as JS reads it (the WebSocket statuses).

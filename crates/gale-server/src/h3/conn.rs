@@ -108,6 +108,8 @@ pub(super) async fn connection(admitted: Admitted, ctx: Rc<Ctx>) {
                     return;
                 };
                 let resolver = h3c.create_resolver(FrameStream::new(BufRecvStream::new(stream)));
+                // As h3's own accept(): a GREASE frame on the first request stream only.
+                h3c.inner.send_grease_frame = false;
                 exec.spawn(request(
                     ctx.clone(),
                     quic.clone(),

@@ -105,7 +105,7 @@ pub(super) fn emit(ctx: &Ctx, evs: impl IntoIterator<Item = WtEvent>) {
     {
         let mut inner = server.inner.borrow_mut();
         for e in evs {
-            inner.events.push_back(Event::Wt(e));
+            inner.events.push_back(Event::Wt(Box::new(e)));
             any = true;
         }
     }
