@@ -17,6 +17,7 @@ import { io as ioClient } from 'socket.io-client';
 import WebSocket from 'ws';
 import { h3Requests } from '../h3/aioquic.js';
 import { makePki } from '../tls/certs.js';
+import { closeCapsule, streamText, wtClient } from '../webtransport/wt.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const { docFiles, extractBlocks } = (await import(pathToFileURL(join(root, 'scripts', 'check-docs.mjs')).href)) as {
@@ -682,6 +683,78 @@ const EXAMPLES: Example[] = [
       assert.equal(h3.alpn, 'h3');
       assert.deepEqual(JSON.parse(h3.responses[0].body.toString()), { version: '3.0' });
       assert.deepEqual(JSON.parse(await http2Get(base.replace('http:', 'https:'), pki.ca)), { version: '2.0' });
+    },
+  },
+  {
+    file: 'docs/guides/webtransport.md',
+    match: "(req, _res, next) => (req.headers.authorization === 'Bearer s3cret' ? next() : next(new HttpError(401))),",
+    files: { 'site.crt': site.cert, 'site.key': site.key },
+    async check(base) {
+      const port = Number(new URL(base).port);
+      const tls = { ca: pki.caPath, servername: 'localhost' };
+      const refused = await wtClient(
+        port,
+        [
+          { do: 'connect', path: '/game/lobby' },
+          { do: 'wait', for: 'status' },
+        ],
+        30,
+        tls,
+      );
+      assert.equal(refused.find((e) => e.kind === 'status')?.status, 401);
+      const ev = await wtClient(
+        port,
+        [
+          { do: 'connect', path: '/game/lobby', headers: [['authorization', 'Bearer s3cret']] },
+          { do: 'wait', for: 'datagram' },
+          { do: 'datagram', data: 'ping' },
+          { do: 'bidi', name: 'a', data: 'echo me', fin: true },
+          { do: 'wait', for: 'end:a' },
+          { do: 'capsule', hex: closeCapsule(0, 'bye'), fin: true },
+          { do: 'wait', for: 'connect-end' },
+        ],
+        30,
+        tls,
+      );
+      assert.deepEqual(
+        ev.filter((e) => e.kind === 'datagram').map((e) => e.data),
+        ['welcome to lobby', 'ping'],
+      );
+      assert.deepEqual(streamText(ev, 'a'), { text: 'echo me', end: true });
+    },
+    stdout: [/^closed lobby 0 bye$/m],
+  },
+  {
+    file: 'docs/guides/webtransport.md',
+    match: "app.webtransport('/live', { datagram: (s, d) => s.sendDatagram(d) });",
+    files: { 'site.crt': site.cert, 'site.key': site.key },
+    async check(base) {
+      const tls = { ca: pki.caPath, servername: 'localhost' };
+      const steps = [
+        { do: 'connect', path: '/live' },
+        { do: 'datagram', data: 'hi' },
+        { do: 'wait', for: 'datagram' },
+      ] as const;
+      const ev = await wtClient(Number(new URL(base).port), [...steps], 30, tls);
+      assert.equal(ev.find((e) => e.kind === 'datagram')?.data, 'hi');
+    },
+  },
+  {
+    file: 'docs/guides/socket-io.md',
+    match: "const io = new Server(app, { transports: ['polling', 'websocket', 'webtransport'] });",
+    files: { 'site.crt': site.cert, 'site.key': site.key },
+    async check(base) {
+      // Engine.IO over WebTransport as engine.io-client opens it: a session at the path, its first bidirectional
+      // stream, the framed open packet '0' (1 byte), answered with the server's open packet '0{"sid":…}'.
+      const tls = { ca: pki.caPath, servername: 'localhost' };
+      const steps = [
+        { do: 'connect', path: '/socket.io/' },
+        { do: 'wait', for: 'status' },
+        { do: 'bidi', name: 'eio', data: '\x010' },
+        { do: 'wait', for: 'data' },
+      ] as const;
+      const ev = await wtClient(Number(new URL(base).port), [...steps], 30, tls);
+      assert.match(streamText(ev, 'eio').text, /^.0\{"sid":"[^"]+","upgrades":\[\]/);
     },
   },
   {

@@ -1,5 +1,5 @@
 # A WebTransport client for the tests: aioquic (PyPI) over one QUIC connection to 127.0.0.1, running a script of steps.
-# Input (stdin, JSON): {"port", "ca" (PEM path), "steps": [...]}; each step is one of
+# Input (stdin, JSON): {"port", "ca" (PEM path), "servername" (a.test), "steps": [...]}; each step is one of
 #   {"do": "connect", "path", "headers": [[k, v]]}     a session's extended CONNECT (later steps use the last one)
 #   {"do": "datagram", "data"}                           a datagram in the session
 #   {"do": "bidi" | "uni", "name", "data", "fin"}         opens a stream of the session and writes to it
@@ -98,6 +98,7 @@ async def run(job):
     cfg = QuicConfiguration(is_client=True, alpn_protocols=H3_ALPN, max_datagram_frame_size=65536)
     cfg.load_verify_locations(job["ca"])
     cfg.server_name = job.get("servername", "a.test")
+    host = cfg.server_name.encode()
     async with connect("127.0.0.1", job["port"], configuration=cfg, create_protocol=Client) as c:
         streams = {}
         mark = 0
@@ -108,8 +109,8 @@ async def run(job):
                 sid = c._quic.get_next_available_stream_id()
                 c.session = sid
                 fields = [(b":method", b"CONNECT"), (b":protocol", b"webtransport"), (b":scheme", b"https"),
-                          (b":authority", b"a.test"), (b":path", step["path"].encode()),
-                          (b"origin", b"https://a.test")]
+                          (b":authority", host), (b":path", step["path"].encode()),
+                          (b"origin", b"https://" + host)]
                 fields += [(k.encode(), v.encode()) for k, v in step.get("headers", [])]
                 c.h3.send_headers(sid, fields)
                 mark = len(c.events)
@@ -133,7 +134,7 @@ async def run(job):
             elif do == "get":
                 sid = c._quic.get_next_available_stream_id()
                 c.gets.add(sid)
-                c.h3.send_headers(sid, [(b":method", b"GET"), (b":scheme", b"https"), (b":authority", b"a.test"),
+                c.h3.send_headers(sid, [(b":method", b"GET"), (b":scheme", b"https"), (b":authority", host),
                                         (b":path", step["path"].encode())], end_stream=True)
             elif do == "sleep":
                 c.transmit()

@@ -33,9 +33,17 @@ export interface WtEvent {
   for?: string;
 }
 
-/** Runs `steps` against 127.0.0.1:`port` (the test PKI's a.test certificate) and returns the events. */
-export function wtClient(port: number, steps: Step[], timeout = 30): Promise<WtEvent[]> {
-  const spec = { port, ca: testPki().pki.caPath, steps };
+/**
+ * Runs `steps` against 127.0.0.1:`port` and returns the events; by default the server shows the test PKI's a.test
+ * certificate (`tls` names another CA file and server name).
+ */
+export function wtClient(
+  port: number,
+  steps: Step[],
+  timeout = 30,
+  tls: { ca: string; servername: string } = { ca: testPki().pki.caPath, servername: 'a.test' },
+): Promise<WtEvent[]> {
+  const spec = { port, ca: tls.ca, servername: tls.servername, steps };
   const env = { ...process.env, PYTHONPATH: aioquicPath() };
   return new Promise((resolve, reject) => {
     const child = spawn('python3', [script], { env, timeout: timeout * 1000 });
