@@ -249,16 +249,7 @@ async fn connection(endpoint: quinn::Endpoint, sh: Rc<Shared>, opened: Rc<Cell<u
         let sender = match connect(&endpoint, &sh.args).await {
             Ok(s) => s,
             Err(e) => {
-                {
-                    let mut st = sh.stats.borrow_mut();
-                    if sh.counting() {
-                        st.errors.connect += 1;
-                    } else if first {
-                        st.open_connect_errors += 1;
-                        eprintln!("gale-loadgen-h3: connect: {e}");
-                    }
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                connect_failed(&sh, first, &format!("connect: {e}")).await;
                 continue;
             }
         };
@@ -284,6 +275,21 @@ async fn connection(endpoint: quinn::Endpoint, sh: Rc<Shared>, opened: Rc<Cell<u
     }
 }
 
+/// A connection (or session) could not be opened: counted (a connect error in the run, else one of the opening's,
+/// which is also printed), then a pause before the next try.
+async fn connect_failed(sh: &Shared, first: bool, why: &str) {
+    {
+        let mut st = sh.stats.borrow_mut();
+        if sh.counting() {
+            st.errors.connect += 1;
+        } else if first {
+            st.open_connect_errors += 1;
+            eprintln!("gale-loadgen-h3: {why}");
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+}
+
 /// A WebTransport connection (wt.rs): its session opened, its workers run; opened again while the run lasts if lost.
 async fn wt_connection(endpoint: quinn::Endpoint, sh: Rc<Shared>, opened: Rc<Cell<usize>>) {
     let mut first = true;
@@ -291,16 +297,7 @@ async fn wt_connection(endpoint: quinn::Endpoint, sh: Rc<Shared>, opened: Rc<Cel
         let session = match crate::wt::open(&endpoint, &sh.args).await {
             Ok(s) => s,
             Err(e) => {
-                {
-                    let mut st = sh.stats.borrow_mut();
-                    if sh.counting() {
-                        st.errors.connect += 1;
-                    } else if first {
-                        st.open_connect_errors += 1;
-                        eprintln!("gale-loadgen-h3: WebTransport session: {e}");
-                    }
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                connect_failed(&sh, first, &format!("WebTransport session: {e}")).await;
                 continue;
             }
         };

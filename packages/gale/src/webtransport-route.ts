@@ -14,6 +14,7 @@ import {
   WebTransportReceiveStream,
   WebTransportSession,
 } from './webtransport.js';
+import { withUpgrade } from './ws-route.js';
 
 /**
  * Handlers of a WebTransport route. Every field is optional.
@@ -188,14 +189,5 @@ export function acceptStep(hub: WtHub, b: WebTransportBehavior) {
       hub.error(err, session);
     }
   };
-  return (req: Request, res: Response): unknown => {
-    if (b.upgrade === undefined) {
-      accept(req, res, undefined);
-      return undefined;
-    }
-    const data = b.upgrade(req, res);
-    if (data instanceof Promise) return data.then((d) => accept(req, res, d));
-    accept(req, res, data);
-    return undefined;
-  };
+  return withUpgrade(b.upgrade as ((req: Request, res: Response) => unknown) | undefined, accept);
 }

@@ -345,12 +345,23 @@ export function upgradeStep(
       hub.error(err, ws);
     }
   };
+  return withUpgrade(b.upgrade, accept);
+}
+
+/**
+ * A route's last step for a WebSocket or WebTransport route: `upgrade(req, res)` (if any) gives the data `accept`
+ * opens the socket or session with; async only when `upgrade` returns a promise.
+ */
+export function withUpgrade(
+  upgrade: ((req: Request, res: Response) => unknown) | undefined,
+  accept: (req: Request, res: Response, data: unknown) => void,
+) {
   return (req: Request, res: Response): unknown => {
-    if (b.upgrade === undefined) {
+    if (upgrade === undefined) {
       accept(req, res, undefined);
       return undefined;
     }
-    const data = b.upgrade(req, res);
+    const data = upgrade(req, res);
     if (data instanceof Promise) return data.then((d) => accept(req, res, d));
     accept(req, res, data);
     return undefined;
