@@ -732,6 +732,8 @@ const EXAMPLES: Example[] = [
       const tls = { ca: pki.caPath, servername: 'localhost' };
       const steps = [
         { do: 'connect', path: '/live' },
+        // Datagrams for a session not open yet are dropped (the draft allows it): wait for its 200 first.
+        { do: 'wait', for: 'status' },
         { do: 'datagram', data: 'hi' },
         { do: 'wait', for: 'datagram' },
       ] as const;

@@ -4,6 +4,7 @@
 #   {"do": "datagram", "data"}                           a datagram in the session
 #   {"do": "bidi" | "uni", "name", "data", "fin"}         opens a stream of the session and writes to it
 #   {"do": "write", "name", "data", "fin"}               writes more to a stream opened by name
+#   {"do": "reset", "name", "code"}                      resets a stream opened by name (RESET_STREAM with an HTTP/3 code)
 #   {"do": "capsule", "hex", "fin"}                      raw bytes as DATA on the CONNECT stream
 #   {"do": "get", "path"}                                a plain HTTP/3 GET on the same connection
 #   {"do": "wait", "for", "timeout"}                     until an event of that kind ("datagram", "status", "end:<name>",
@@ -129,6 +130,8 @@ async def run(job):
                 c._quic.send_stream_data(sid, data, end_stream=step.get("fin", False))
             elif do == "write":
                 c._quic.send_stream_data(streams[step["name"]], data, end_stream=step.get("fin", False))
+            elif do == "reset":
+                c._quic.reset_stream(streams[step["name"]], step["code"])
             elif do == "capsule":
                 c.h3.send_data(c.session, bytes.fromhex(step["hex"]), end_stream=step.get("fin", False))
             elif do == "get":

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import tls from 'node:tls';
-import type { WebTransportBidiStream } from 'gale';
+import type { WebTransportBidiStream, WebTransportStreamError } from 'gale';
 import { testPki } from '../h2/h2.js';
 import { h3App } from '../h3/server.js';
 import { streamText, wtClient } from './wt.js';
@@ -219,4 +219,53 @@ test('a client that leaves while the app pipes its stream back crashes nothing, 
     { do: 'wait', for: 'datagram' },
   ]);
   assert.equal(ev.find((e) => e.kind === 'datagram')?.data, 'alive');
+});
+
+test('stop(code) reaches the client as STOP_SENDING with its WebTransport code, also with a read in flight', async (t) => {
+  const { port } = await h3App(t, (app) =>
+    app.webtransport('/stop', {
+      stream: (_s, st) => st.once('data', () => (st as WebTransportBidiStream).stop(77)),
+    }),
+  );
+  const ev = await wtClient(port, [
+    { do: 'connect', path: '/stop' },
+    { do: 'wait', for: 'status' },
+    { do: 'bidi', name: 'a', data: 'first' },
+    { do: 'sleep', s: 0.3 },
+    { do: 'write', name: 'a', data: 'second' },
+    { do: 'wait', for: 'reset:a' },
+  ]);
+  // The draft's mapping of application code 77 into HTTP/3's reserved range (gale-wt stream.rs to_http3).
+  const code = 0x52e4a40fa8db + 77 + Math.floor(77 / 0x1e);
+  assert.deepEqual(
+    ev.filter((e) => e.kind === 'stop' && e.stream === 'a').map((e) => e.code),
+    [code],
+  );
+});
+
+test("a client's reset reaches the app as 'reset' with its WebTransport code, and the stream closes", async (t) => {
+  const resets: [number | null, boolean][] = [];
+  let closed = false;
+  const { port } = await h3App(t, (app) =>
+    app.webtransport('/reset', {
+      stream: (_s, st) => {
+        st.on('reset', (err: WebTransportStreamError) => void resets.push([err.code, err.stopped]));
+        st.on('close', () => {
+          closed = true;
+        });
+        st.resume();
+      },
+    }),
+  );
+  await wtClient(port, [
+    { do: 'connect', path: '/reset' },
+    { do: 'wait', for: 'status' },
+    { do: 'bidi', name: 'a', data: 'some' },
+    { do: 'sleep', s: 0.2 },
+    // Application code 9, as the draft maps it into HTTP/3's reserved range.
+    { do: 'reset', name: 'a', code: 0x52e4a40fa8db + 9 },
+    { do: 'sleep', s: 0.3 },
+  ]);
+  assert.deepEqual(resets, [[9, false]]);
+  assert.equal(closed, true);
 });

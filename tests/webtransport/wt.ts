@@ -14,6 +14,7 @@ export type Step =
   | { do: 'datagram'; data: string }
   | { do: 'bidi' | 'uni'; name: string; data?: string; fin?: boolean }
   | { do: 'write'; name: string; data?: string; fin?: boolean }
+  | { do: 'reset'; name: string; code: number }
   | { do: 'capsule'; hex: string; fin?: boolean }
   | { do: 'get'; path: string }
   | { do: 'wait'; for: string; timeout?: number; since?: number }

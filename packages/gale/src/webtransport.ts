@@ -17,14 +17,12 @@ export type DatagramStatus = 'sent' | 'dropped' | 'closed';
 const DATAGRAM: readonly DatagramStatus[] = ['sent', 'sent', 'dropped', 'closed'];
 
 /**
- * A stream error from the client's side: it reset its sending (`stopped` false) or asked the server to stop
+ * What a stream's 'reset' event carries: the client reset its sending (`stopped` false) or asked the server to stop
  * sending (`stopped` true), with its WebTransport error code (null when the code was HTTP/3's own, or the session
- * or connection went away).
+ * or connection went away). The stream is destroyed right after, without an 'error'.
  *
  * @example
- * stream.on('error', (err) => {
- *   if (err instanceof WebTransportStreamError) console.log('client reset', err.code);
- * });
+ * stream.on('reset', (err: WebTransportStreamError) => console.log('client reset', err.code, err.stopped));
  */
 export class WebTransportStreamError extends Error {
   readonly code: number | null;
@@ -106,12 +104,14 @@ class Core {
 }
 
 /**
- * The client reset or stopped stream `s`: destroyed with a WebTransportStreamError when something listens for
- * 'error' (pipeline, for await, a handler), else destroyed quietly ('close' still comes): a client cannot crash the
- * process by resetting a stream the app only pipes.
+ * The client reset or stopped stream `s`: it emits 'reset' with a WebTransportStreamError, then is destroyed without
+ * an error ('close' follows; `for await` and `pipeline` see a premature close). Not an 'error': `pipe` listens for
+ * those and throws them again when nothing else does, and a client must not be able to crash the process by
+ * resetting a stream the app only pipes.
  */
 function failed(s: Duplex | Readable | Writable, code: number | null, stopped: boolean): void {
-  s.destroy(s.listenerCount('error') > 0 ? new WebTransportStreamError(code, stopped) : undefined);
+  s.emit('reset', new WebTransportStreamError(code, stopped));
+  s.destroy();
 }
 
 /** @internal what the hub calls on a stream */

@@ -171,7 +171,7 @@ async fn run(
     mut recv: Option<WtRecv>,
 ) {
     // h3-quinn's receive half lends its QUIC stream to the read in flight (its last poll was Pending), and stopping it
-    // then would find no stream: such a half is dropped instead, which quinn answers with STOP_SENDING code 0.
+    // then would find no stream (h3-quinn panics): a stop waits for the read to come back (below).
     let mut reading = false;
     let fut = poll_fn(|cx| {
         let mut evs = Vec::new();
@@ -229,10 +229,25 @@ async fn run(
             }
             if let Some(r) = recv.as_mut() {
                 if let Some(code) = rec.stop {
-                    if !reading {
-                        r.stop_sending(code);
+                    // With a read in flight the stream is the read's: the stop waits for what the read brings (the
+                    // client is sending, which is why the app stops it), dropped, and then goes with its code. A
+                    // stream of an ended session is let go at once (quinn stops it with code 0).
+                    let settled = if !reading || code == codes::SESSION_GONE {
+                        Some(!reading)
+                    } else {
+                        match r.poll_data(cx) {
+                            Poll::Pending => None,
+                            Poll::Ready(Ok(Some(_))) => Some(true),
+                            // It ended or was reset meanwhile: nothing to stop.
+                            Poll::Ready(_) => Some(false),
+                        }
+                    };
+                    if let Some(stop) = settled {
+                        if stop {
+                            r.stop_sending(code);
+                        }
+                        recv = None;
                     }
-                    recv = None;
                 } else if !rec.paused {
                     let mut budget = READ_BUDGET;
                     loop {
