@@ -3,6 +3,7 @@
 // session not accepted yet (held, then delivered or refused), and a stream JS does not read (QUIC flow control holds
 // the client back; nothing is lost).
 import assert from 'node:assert/strict';
+import http2 from 'node:http2';
 import { test } from 'node:test';
 import tls from 'node:tls';
 import type { WebTransportBidiStream, WebTransportStreamError } from 'gale';
@@ -177,9 +178,9 @@ test('a stream JS does not read holds the client back by flow control, and loses
   assert.deepEqual(streamText(ev, 'big'), { text: String(size), end: true });
 });
 
-test('an HTTP/1.1 CONNECT to a WebTransport route gets a 400 saying a session needs HTTP/3', async (t) => {
+test('an HTTP/1.1 CONNECT or an HTTP/2 extended CONNECT to a WebTransport route gets a 400 saying a session needs HTTP/3', async (t) => {
   let opened = 0;
-  const { port } = await h3App(t, (app) => app.webtransport('/wt', { open: () => opened++ }));
+  const { port } = await h3App(t, (app) => app.webtransport('/wt', { open: () => opened++ }), { http2: true });
   const answer = await new Promise<string>((resolve, reject) => {
     const s = tls.connect({ port, host: '127.0.0.1', servername: 'a.test', ca: testPki().pki.ca }, () =>
       s.write('CONNECT /wt HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n'),
@@ -193,6 +194,22 @@ test('an HTTP/1.1 CONNECT to a WebTransport route gets a 400 saying a session ne
   });
   assert.match(answer, /^HTTP\/1\.1 400 /);
   assert.match(answer, /extended CONNECT \(:protocol webtransport\)/);
+  // HTTP/2's extended CONNECT (RFC 8441, offered for WebSockets) with :protocol webtransport: the same 400.
+  const h2 = http2.connect(`https://127.0.0.1:${port}`, { ca: testPki().pki.ca, servername: 'a.test' });
+  t.after(() => h2.close());
+  const [status, body] = await new Promise<[unknown, string]>((resolve, reject) => {
+    h2.once('remoteSettings', () => {
+      const req = h2.request({ ':method': 'CONNECT', ':protocol': 'webtransport', ':path': '/wt', ':scheme': 'https' });
+      let got = '';
+      req.on('response', (h) => req.on('end', () => resolve([h[':status'], got])));
+      req.on('data', (d: Buffer) => {
+        got += d;
+      });
+      req.on('error', reject);
+    });
+  });
+  assert.equal(status, 400);
+  assert.match(body, /extended CONNECT \(:protocol webtransport\)/);
   assert.equal(opened, 0);
 });
 
