@@ -168,3 +168,45 @@ test('a graceful close sends DRAIN, the app hears draining, and the close waits 
   await closing;
   assert.deepEqual(order, ['session closed', 'app closed']);
 });
+
+test('one 5 MiB write arrives whole; a datagram over maxDatagramSize is dropped; the client’s DRAIN reaches draining', async (t) => {
+  const size = 5 * 1024 * 1024;
+  const seen: { max?: number; big?: string; small?: string; draining?: boolean } = {};
+  const { port } = await h3App(t, (app) =>
+    app.webtransport('/s', {
+      open: (s) => {
+        seen.max = s.maxDatagramSize;
+        seen.big = s.sendDatagram(Buffer.alloc(s.maxDatagramSize + 1));
+        seen.small = s.sendDatagram('fits');
+        // One write larger than the engine's 4 MiB cap on unsent bytes: it goes in whole (nothing was queued).
+        s.createUnidirectionalStream().end(Buffer.alloc(size, 'z'));
+      },
+      draining: () => {
+        seen.draining = true;
+      },
+    }),
+  );
+  const ev = await wtClient(port, [
+    { do: 'connect', path: '/s' },
+    { do: 'wait', for: 'server-end', timeout: 20 },
+    // DRAIN_WEBTRANSPORT_SESSION (type 0x78ae as a 4-byte varint, no value).
+    { do: 'capsule', hex: '800078ae00' },
+    { do: 'sleep', s: 0.3 },
+  ]);
+  assert.deepEqual(
+    ev.filter((e) => e.kind === 'timeout'),
+    [],
+  );
+  const server = ev.find((e) => e.kind === 'data' && e.stream?.startsWith('s'));
+  const got = streamText(ev, server?.stream as string);
+  assert.equal(got.end, true);
+  assert.equal(got.text.length, size);
+  assert.ok((seen.max ?? 0) > 1000, `maxDatagramSize ${seen.max}`);
+  assert.equal(seen.big, 'dropped');
+  assert.equal(seen.small, 'sent');
+  assert.deepEqual(
+    ev.filter((e) => e.kind === 'datagram').map((e) => e.data),
+    ['fits'],
+  );
+  assert.equal(seen.draining, true);
+});

@@ -8,7 +8,8 @@
 #   {"do": "capsule", "hex", "fin"}                      raw bytes as DATA on the CONNECT stream
 #   {"do": "get", "path"}                                a plain HTTP/3 GET on the same connection
 #   {"do": "wait", "for", "timeout"}                     until an event of that kind ("datagram", "status", "end:<name>",
-#                                                        "server-stream", "connect-end", "reset:<name>", "response")
+#                                                        "server-stream", "server-end", "connect-end", "reset:<name>",
+#                                                        "response")
 #   {"do": "sleep", "s"}
 # Output (stdout, JSON): {"events": [...]} in arrival order: {"kind": "status", "status"}, {"kind": "datagram", "data"},
 # {"kind": "data", "stream" (name, or "s<id>" for the server's), "data", "end"}, {"kind": "reset", "stream", "code"},
@@ -80,6 +81,8 @@ class Client(QuicConnectionProtocol):
         for ev in self.events[since:]:
             k = ev["kind"]
             if want == k or (want == "server-stream" and k == "data" and ev["stream"].startswith("s")):
+                return True
+            if want == "server-end" and k == "data" and ev["stream"].startswith("s") and ev["end"]:
                 return True
             if want.startswith("end:") and k == "data" and ev["stream"] == want[4:] and ev["end"]:
                 return True

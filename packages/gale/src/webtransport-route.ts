@@ -6,7 +6,6 @@ import type { NativeServer } from './native.js';
 import type { AnyParams } from './request/api.js';
 import type { Request } from './request/request.js';
 import type { Response } from './response/response.js';
-import { TracedResponse } from './tracing.js';
 import {
   type SessionHost,
   type StreamEnd,
@@ -14,7 +13,7 @@ import {
   WebTransportReceiveStream,
   WebTransportSession,
 } from './webtransport.js';
-import { withUpgrade } from './ws-route.js';
+import { upgraded, withUpgrade } from './ws-route.js';
 
 /**
  * Handlers of a WebTransport route. Every field is optional.
@@ -152,16 +151,6 @@ export class WtHub implements SessionHost {
   }
 }
 
-/** Marks the CONNECT answered (by the 200 the engine sends). */
-function accepted(req: Request, res: Response): void {
-  res.finished = true;
-  res.headersSent = true;
-  res.statusCode = 200;
-  if (req._deferred) res._host.forget(res._id);
-  req._res = undefined;
-  if (res instanceof TracedResponse) res._done();
-}
-
 /**
  * The last step of a WebTransport route's chain: runs `upgrade(req)`, asks the engine to accept the session and opens
  * its object. A request that is no WebTransport CONNECT (HTTP/1.1 or HTTP/2 CONNECT to the path) gets a 400 saying so.
@@ -180,7 +169,7 @@ export function acceptStep(hub: WtHub, b: WebTransportBehavior) {
         );
       return;
     }
-    accepted(req, res);
+    upgraded(req, res, 200);
     const session = hub.open(id, b, data, req);
     try {
       const out = b.open?.(session);

@@ -63,7 +63,7 @@ class Core {
   write(chunk: Buffer, cb: (err?: Error) => void): void {
     const status = this.host.n.wtWrite(this.id, chunk, false);
     if (status === 1) this.waiting = cb;
-    else if (status === 2) cb(new Error('WebTransport write refused: over the 4 MiB a stream may have unsent'));
+    else if (status === 2) cb(new Error('WebTransport write refused: 4 MiB unsent on this stream; wait for drain'));
     else cb();
   }
 

@@ -275,11 +275,11 @@ function tokens(raw: string | undefined): string[] {
     .filter((p) => p !== '');
 }
 
-/** Marks the upgrade request answered (by the 101 the engine sent). */
-function upgraded(req: Request, res: Response): void {
+/** Marks the upgrade request answered (by the 101 the engine sent; a WebTransport CONNECT's 200). */
+export function upgraded(req: Request, res: Response, status = 101): void {
   res.finished = true;
   res.headersSent = true;
-  res.statusCode = 101;
+  res.statusCode = status;
   if (req._deferred) res._host.forget(res._id);
   // ws.req lives as long as the socket; the response object need not.
   req._res = undefined;

@@ -20,8 +20,8 @@ pub(super) type WtRecv = BufRecvStream<h3_quinn::RecvStream, Bytes>;
 
 /// Output buffered for a stream above which a write says `Buffered` (and a drain event follows).
 pub(super) const HIGH_WATER: usize = 64 * 1024;
-/// Output buffered for a stream above which a write is refused (`Dropped`): a client that never reads cannot make
-/// the server hold more.
+/// Output buffered for a stream above which a write is refused (`Dropped`) when the writer already heard `Buffered`
+/// and went on: a client that never reads cannot make the server hold more.
 pub(super) const MAX_BUFFERED: usize = 4 * 1024 * 1024;
 
 /// One QUIC connection's WebTransport state, shared by its task and its sessions' and streams' tasks.

@@ -92,7 +92,9 @@ impl Server {
         if !s.sends || s.fin || s.send_done || s.reset.is_some() {
             return WtStatus::Closed;
         }
-        if s.out_len + data.len() > MAX_BUFFERED {
+        // Refused only for a writer that went on past `Buffered` (node:streams wait for the drain): one large write
+        // to a stream with little queued goes in whole.
+        if s.out_len > HIGH_WATER && s.out_len + data.len() > MAX_BUFFERED {
             return WtStatus::Dropped;
         }
         if !data.is_empty() {
